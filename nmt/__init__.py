@@ -1,0 +1,16 @@
+"""RNNsearch / RNNencdec (Bahdanau, Cho & Bengio, ICLR 2015) with one decoding core.
+
+Modules, one concept each:
+
+* :mod:`nmt.tokenize`   – sacremoses tokenisation / detokenisation
+* :mod:`nmt.vocab`      – word vocabularies with a frequency shortlist
+* :mod:`nmt.data`       – corpus reading, length filtering, length-sorted minibatches
+* :mod:`nmt.model`      – the model of Appendix A.2 (encoder, alignment model, decoder)
+* :mod:`nmt.decoding`   – greedy, beam and forced decoding, and token-by-token stepping,
+  all returning :class:`nmt.trace.DecodeTrace`
+* :mod:`nmt.trace`      – the decode trace every view of the app reads
+* :mod:`nmt.checkpoint` – safe checkpoint save / load
+* :mod:`nmt.metrics`    – sacrebleu BLEU / chrF, BLEU by length bucket
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,116 @@
+"""Checkpoints: weights, config, vocabularies and provenance in one file, loaded safely.
+
+A checkpoint is a plain dict (tensors, strings, numbers, lists, dicts) written with ``torch.save``
+and read with ``torch.load(..., weights_only=True)``: loading never runs pickled code.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch.torch_version import TorchVersion
+
+from nmt.model import ModelConfig, RNNSearch
+from nmt.tokenize import Tokenizer
+from nmt.vocab import Vocab
+
+FORMAT = "rnnsearch-explorer/1"
+
+
+def atomic_save(obj: Any, path: str | Path) -> None:
+    """Write ``obj`` so that ``path`` holds either the old or the new file, never half of one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def make_checkpoint(
+    model: RNNSearch,
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    src_lang: str,
+    tgt_lang: str,
+    meta: dict[str, Any],
+    half: bool = False,
+    train_state: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The checkpoint dict of a model; ``half`` stores weights as fp16 (for shipping)."""
+    weights = {k: (v.detach().cpu().half() if half and v.is_floating_point() else v.detach().cpu())
+               for k, v in model.state_dict().items()}
+    ckpt: dict[str, Any] = {
+        "format": FORMAT,
+        "config": model.cfg.to_dict(),
+        "model": weights,
+        "src_lang": src_lang,
+        "tgt_lang": tgt_lang,
+        "src_vocab": src_vocab.to_list(),
+        "tgt_vocab": tgt_vocab.to_list(),
+        "meta": meta,
+    }
+    if train_state is not None:
+        ckpt["train_state"] = train_state
+    return ckpt
+
+
+def read_checkpoint(path: str | Path) -> dict[str, Any]:
+    """The raw checkpoint dict, loaded without unpickling arbitrary objects."""
+    # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
+    with torch.serialization.safe_globals([TorchVersion]):
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise ValueError(f"{path} is not an RNNsearch Explorer checkpoint")
+    return ckpt
+
+
+@dataclass
+class LoadedModel:
+    """A ready-to-decode model with its vocabularies, tokenisers and provenance."""
+
+    model: RNNSearch
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    src_tok: Tokenizer
+    tgt_tok: Tokenizer
+    meta: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+
+    @property
+    def config(self) -> ModelConfig:
+        return self.model.cfg
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+
+def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:
+    """An fp32 model in eval mode with the checkpoint's weights."""
+    model = RNNSearch(ModelConfig.from_dict(ckpt["config"]))
+    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ckpt["model"].items()})
+    return model.to(device).eval()
+
+
+def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
+    """Load a checkpoint file for decoding."""
+    ckpt = read_checkpoint(path)
+    return LoadedModel(
+        model=model_from_checkpoint(ckpt, device),
+        src_vocab=Vocab(ckpt["src_vocab"]),
+        tgt_vocab=Vocab(ckpt["tgt_vocab"]),
+        src_tok=Tokenizer(ckpt["src_lang"]),
+        tgt_tok=Tokenizer(ckpt["tgt_lang"]),
+        meta=dict(ckpt.get("meta", {})),
+        path=str(path),
+    )

@@ -1,0 +1,148 @@
+"""Parallel corpora: reading ``DIR/{split}.{lang}[.gz]``, length filtering, and minibatches.
+
+Minibatches follow the paper's App. B.2: take a chunk of ~20 minibatches of sentence pairs, sort it
+by length, split it into minibatches, and shuffle the order of minibatches.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import random
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from nmt.tokenize import Tokenizer
+from nmt.vocab import BOS_ID, PAD_ID, Vocab
+
+
+def corpus_file(data_dir: str | Path, split: str, lang: str) -> Path:
+    """The file holding ``split`` in ``lang``: plain or gzipped."""
+    base = Path(data_dir) / f"{split}.{lang}"
+    for candidate in (base, base.with_name(base.name + ".gz")):
+        if candidate.exists():
+            return candidate
+    raise FileNotFoundError(
+        f"no {split}.{lang} or {split}.{lang}.gz in {data_dir} (see README: getting the data)"
+    )
+
+
+def read_lines(path: str | Path, limit: int | None = None) -> list[str]:
+    """Lines of a UTF-8 text file, gzipped or not, without their newline."""
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    out: list[str] = []
+    with opener(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            out.append(line.rstrip("\n").rstrip("\r"))
+            if limit is not None and len(out) >= limit:
+                break
+    return out
+
+
+def read_parallel(
+    data_dir: str | Path, split: str, src: str, tgt: str, limit: int | None = None
+) -> tuple[list[str], list[str]]:
+    """Raw source and target sentences of one split; fails clearly if line counts differ."""
+    s = read_lines(corpus_file(data_dir, split, src), limit)
+    t = read_lines(corpus_file(data_dir, split, tgt), limit)
+    if len(s) != len(t):
+        raise ValueError(f"{split}: {len(s)} {src} lines but {len(t)} {tgt} lines")
+    return s, t
+
+
+def files_sha256(paths: Sequence[Path]) -> str:
+    """One hash over the bytes of the training files, recorded in checkpoints."""
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(Path(p).read_bytes())
+    return h.hexdigest()
+
+
+@dataclass
+class Example:
+    """One tokenised sentence pair."""
+
+    src: list[str]
+    tgt: list[str]
+
+
+def tokenize_pairs(
+    src_lines: Sequence[str], tgt_lines: Sequence[str], src_lang: str, tgt_lang: str
+) -> list[Example]:
+    """Moses-tokenise both sides of every pair."""
+    ts, tt = Tokenizer(src_lang), Tokenizer(tgt_lang)
+    return [Example(ts.tokenize(s), tt.tokenize(t)) for s, t in zip(src_lines, tgt_lines, strict=True)]
+
+
+def filter_by_length(examples: Sequence[Example], max_len: int, min_len: int = 1) -> list[Example]:
+    """Pairs whose both sides have between ``min_len`` and ``max_len`` tokens (RNNsearch-30/50)."""
+    return [e for e in examples if min_len <= len(e.src) <= max_len and min_len <= len(e.tgt) <= max_len]
+
+
+@dataclass
+class Batch:
+    """Padded id tensors of a minibatch.
+
+    src: (B, Tx) source ids with ``</s>``;  src_len: (B,)
+    tgt_in: (B, Ty) ``<s> y_1 … y_{T}``;   tgt_out: (B, Ty) ``y_1 … y_T </s>``;  tgt_len: (B,)
+    """
+
+    src: torch.Tensor
+    src_len: torch.Tensor
+    tgt_in: torch.Tensor
+    tgt_out: torch.Tensor
+    tgt_len: torch.Tensor
+
+    @property
+    def n_tgt_tokens(self) -> int:
+        return int(self.tgt_len.sum())
+
+    def to(self, device: torch.device | str) -> Batch:
+        return Batch(*(t.to(device, non_blocking=True) for t in
+                       (self.src, self.src_len, self.tgt_in, self.tgt_out, self.tgt_len)))
+
+
+def pad_ids(seqs: Sequence[Sequence[int]], pad: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
+    """(B, T) right-padded tensor and (B,) lengths of id sequences."""
+    lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
+    out = torch.full((len(seqs), int(lengths.max()) if len(seqs) else 0), pad, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
+    return out, lengths
+
+
+def make_batch(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: Vocab) -> Batch:
+    """Tensorise a list of pairs."""
+    src, src_len = pad_ids([src_vocab.encode(e.src) for e in examples])
+    tgt_ids = [tgt_vocab.encode(e.tgt) for e in examples]  # y_1 … y_T </s>
+    tgt_out, tgt_len = pad_ids(tgt_ids)
+    tgt_in, _ = pad_ids([[BOS_ID] + ids[:-1] for ids in tgt_ids])
+    return Batch(src, src_len, tgt_in, tgt_out, tgt_len)
+
+
+def batches(
+    examples: Sequence[Example],
+    src_vocab: Vocab,
+    tgt_vocab: Vocab,
+    batch_size: int,
+    shuffle: bool = True,
+    seed: int = 0,
+    chunk_batches: int = 20,
+) -> Iterator[Batch]:
+    """Minibatches sorted by length within chunks of ``chunk_batches`` batches (App. B.2)."""
+    order = list(range(len(examples)))
+    rng = random.Random(seed)
+    if shuffle:
+        rng.shuffle(order)
+    chunk = batch_size * chunk_batches
+    for start in range(0, len(order), chunk):
+        idx = sorted(order[start : start + chunk], key=lambda i: (len(examples[i].src), len(examples[i].tgt)))
+        groups = [idx[k : k + batch_size] for k in range(0, len(idx), batch_size)]
+        if shuffle:
+            rng.shuffle(groups)
+        for g in groups:
+            yield make_batch([examples[i] for i in g], src_vocab, tgt_vocab)

@@ -1,0 +1,357 @@
+"""RNNsearch and RNNencdec: the model of Bahdanau, Cho & Bengio (ICLR 2015), Appendix A.2.
+
+Notation follows the paper: m = embedding size, n = hidden units, n' = alignment-model units,
+l = maxout units, Tx / Ty = source / target length, K_x / K_y = vocabulary sizes, B = batch.
+Equation numbers refer to the paper. Biases the appendix omits "to make the equations less
+cluttered" are kept.
+
+Modules hold weights only. Everything that belongs to one sentence (annotations h_j, the
+precomputed keys U_a h_j, the decoder state s_i) lives in :class:`EncoderState` and
+:class:`DecoderState`, which are passed in and returned, so one model serves many users at once.
+
+The ``context`` setting chooses what c_i is:
+
+* ``attention`` (RNNsearch): c_i = Σ_j α_ij h_j, eqs. (5)-(6);
+* ``fixed`` (RNNencdec): c_i = c = [→h_Tx; ←h_1] for every i: the encoder's two final states,
+  the paper's "fix c_i to →h_Tx" widened to both directions; no α exists;
+* ``mean``: uniform α, c = mean_j h_j (a second frozen mode).
+
+It is set at training time and may be overridden at decode time (an untrained ablation).
+
+Deviations, written down: PyTorch's default ``nn.Linear`` / embedding initialisation
+(recurrent matrices orthogonal as in App. B.1) instead of the paper's Gaussian N(0, 0.01²);
+optional dropout on embeddings and on the maxout layer (the paper used none for RNNsearch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Literal
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from nmt.vocab import PAD_ID
+
+ContextMode = Literal["attention", "fixed", "mean"]
+CONTEXT_MODES: tuple[str, ...] = ("attention", "fixed", "mean")
+
+
+@dataclass
+class ModelConfig:
+    """Sizes and the context setting of one model."""
+
+    src_vocab_size: int
+    tgt_vocab_size: int
+    emb_dim: int = 256  # m   (paper: 620)
+    hidden_dim: int = 512  # n   (paper: 1000)
+    attn_dim: int = 512  # n'  (paper: 1000)
+    maxout_dim: int = 256  # l   (paper: 500)
+    dropout: float = 0.0
+    context: str = "attention"
+
+    def __post_init__(self) -> None:
+        if self.context not in CONTEXT_MODES:
+            raise ValueError(f"context must be one of {CONTEXT_MODES}, got {self.context!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> ModelConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in names})
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-sentence state objects (never stored on a module)
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class EncoderState:
+    """What the decoder reads from one batch of source sentences.
+
+    annotations: (B, Tx, 2n)  h_j = [→h_j; ←h_j], zero on padding
+    keys:        (B, Tx, n')  U_a h_j, precomputed once per sentence (App. A.1.2)
+    mask:        (B, Tx)      True on real tokens (incl. ``</s>``), False on padding
+    summary:     (B, 2n)      c = [→h_Tx; ←h_1], the RNNencdec fixed context
+    s0:          (B, n)       s_0 = tanh(W_s ←h_1)
+    src_len:     (B,)
+    """
+
+    annotations: torch.Tensor
+    keys: torch.Tensor
+    mask: torch.Tensor
+    summary: torch.Tensor
+    s0: torch.Tensor
+    src_len: torch.Tensor
+
+    def select(self, rows: torch.Tensor) -> EncoderState:
+        """Rows ``rows`` of the batch (used to expand sentences into beams)."""
+        return EncoderState(*(t.index_select(0, rows) for t in (
+            self.annotations, self.keys, self.mask, self.summary, self.s0, self.src_len)))
+
+
+@dataclass
+class DecoderState:
+    """The decoder's recurrent state before step i: s_{i-1} (N, n) and y_{i-1} (N,)."""
+
+    s: torch.Tensor
+    y_prev: torch.Tensor
+
+    def select(self, rows: torch.Tensor) -> DecoderState:
+        return DecoderState(self.s.index_select(0, rows), self.y_prev.index_select(0, rows))
+
+
+@dataclass
+class Attended:
+    """One decoder step's context: c_i (N, 2n), energies e_ij and weights α_ij (N, Tx) or None."""
+
+    context: torch.Tensor
+    energies: torch.Tensor | None
+    alpha: torch.Tensor | None
+
+
+@dataclass
+class StepOutput:
+    """Result of one decoding step: log p(y_i | y_<i, x) (N, K_y), the context used, next state."""
+
+    log_probs: torch.Tensor
+    attended: Attended
+    state: DecoderState
+
+
+# ----------------------------------------------------------------------------------------------
+# Gated recurrent unit of the appendix (reset gate applied *before* U, as in Cho et al. 2014)
+# ----------------------------------------------------------------------------------------------
+
+
+def gru_update(
+    h_prev: torch.Tensor, gx: torch.Tensor, u_zr: torch.Tensor, u_h: torch.Tensor,
+    bmm: bool = False,
+) -> torch.Tensor:
+    """One GRU transition h_i from h_{i-1} given the input projections gx = [W_z x; W_r x; W x].
+
+    z = σ(W_z x + U_z h_{i-1});  r = σ(W_r x + U_r h_{i-1});
+    h̃ = tanh(W x + U [r ∘ h_{i-1}]);  h_i = (1 − z) ∘ h_{i-1} + z ∘ h̃.
+    With ``bmm`` the leading dimension stacks independent GRUs (the two encoder directions).
+    """
+    n = h_prev.shape[-1]
+    mm = torch.bmm if bmm else torch.matmul
+    gx_zr, gx_h = gx.split([2 * n, n], dim=-1)
+    z, r = torch.sigmoid(gx_zr + mm(h_prev, u_zr)).chunk(2, dim=-1)  # (…, n) each
+    h_tilde = torch.tanh(gx_h + mm(r * h_prev, u_h))  # (…, n)
+    return h_prev + z * (h_tilde - h_prev)  # = (1 − z) ∘ h_{i-1} + z ∘ h̃
+
+
+# ----------------------------------------------------------------------------------------------
+# Encoder (A.2.1): bidirectional GRU
+# ----------------------------------------------------------------------------------------------
+
+
+class Encoder(nn.Module):
+    """Bidirectional GRU over source embeddings; annotations h_j = [→h_j; ←h_j] (eq. 7 context)."""
+
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, dropout: float) -> None:
+        super().__init__()
+        n = hidden_dim
+        self.embed = nn.Embedding(vocab_size, emb_dim, padding_idx=PAD_ID)  # E (shared by →, ←)
+        # Direction d ∈ {→, ←}: [W_z; W_r; W] (m → 3n) with bias, [U_z; U_r] (n → 2n), U (n → n).
+        self.w_in = nn.Parameter(torch.empty(2, emb_dim, 3 * n))
+        self.b_in = nn.Parameter(torch.zeros(2, 1, 3 * n))
+        self.u_zr = nn.Parameter(torch.empty(2, n, 2 * n))
+        self.u_h = nn.Parameter(torch.empty(2, n, n))
+        self.dropout = nn.Dropout(dropout)
+        bound = 1.0 / emb_dim**0.5
+        nn.init.uniform_(self.w_in, -bound, bound)
+        for d in range(2):
+            nn.init.orthogonal_(self.u_zr.data[d, :, :n])
+            nn.init.orthogonal_(self.u_zr.data[d, :, n:])
+            nn.init.orthogonal_(self.u_h.data[d])
+
+    def forward(self, src: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Annotations (B, Tx, 2n) and the mask (B, Tx) of a padded source batch (B, Tx)."""
+        B, Tx = src.shape
+        n = self.u_h.shape[-1]
+        pos = torch.arange(Tx, device=src.device).unsqueeze(0)  # (1, Tx)
+        mask = pos < src_len.unsqueeze(1)  # (B, Tx)
+        # ← reads each sentence backwards *within its length*, so padding never enters a state.
+        rev = torch.where(mask, src_len.unsqueeze(1) - 1 - pos, pos)  # (B, Tx), an involution
+        x = self.dropout(self.embed(src))  # (B, Tx, m)
+        x_rev = x.gather(1, rev.unsqueeze(-1).expand_as(x))
+        xs = torch.stack([x, x_rev])  # (2, B, Tx, m)
+        gx = torch.einsum("dbtm,dmk->dbtk", xs, self.w_in) + self.b_in.unsqueeze(1)  # (2, B, Tx, 3n)
+        h = xs.new_zeros(2, B, n)  # →h_0 = ←h_{Tx+1} = 0
+        outs = []
+        for gx_t in gx.unbind(2):  # unbind, not indexing: one gradient buffer, not Tx
+            h = gru_update(h, gx_t, self.u_zr, self.u_h, bmm=True)  # (2, B, n)
+            outs.append(h)
+        hs = torch.stack(outs, dim=2)  # (2, B, Tx, n)
+        h_fwd = hs[0]
+        h_bwd = hs[1].gather(1, rev.unsqueeze(-1).expand(B, Tx, n))  # undo the reversal
+        annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask.unsqueeze(-1)  # (B, Tx, 2n)
+        return annotations, mask
+
+
+# ----------------------------------------------------------------------------------------------
+# Alignment model (A.1.2): e_ij = v_aᵀ tanh(W_a s_{i-1} + U_a h_j)
+# ----------------------------------------------------------------------------------------------
+
+
+class AdditiveAttention(nn.Module):
+    """The alignment model a(s_{i-1}, h_j), a one-hidden-layer MLP (eq. 6)."""
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int) -> None:
+        super().__init__()
+        self.W_a = nn.Linear(query_dim, attn_dim, bias=False)  # n → n'
+        self.U_a = nn.Linear(key_dim, attn_dim, bias=True)  # 2n → n'
+        self.v_a = nn.Linear(attn_dim, 1, bias=False)  # n' → 1
+
+    def keys(self, annotations: torch.Tensor) -> torch.Tensor:
+        """U_a h_j for all j (B, Tx, n'): independent of i, so computed once per sentence."""
+        return self.U_a(annotations)
+
+    def forward(
+        self, s_prev: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor
+    ) -> Attended:
+        """Energies e_ij, weights α_ij and the context c_i for decoder states s_{i-1} (N, n)."""
+        q = self.W_a(s_prev).unsqueeze(1)  # (N, 1, n')
+        energies = self.v_a(torch.tanh(q + keys)).squeeze(-1)  # (N, Tx)   eq. (6)
+        alpha = torch.softmax(energies.masked_fill(~mask, float("-inf")), dim=-1)  # (N, Tx)   eq. (6)
+        context = torch.bmm(alpha.unsqueeze(1), annotations).squeeze(1)  # (N, 2n)   eq. (5)
+        return Attended(context, energies.masked_fill(~mask, 0.0), alpha)
+
+
+# ----------------------------------------------------------------------------------------------
+# Decoder (A.2.2) with deep output and maxout
+# ----------------------------------------------------------------------------------------------
+
+
+class Decoder(nn.Module):
+    """GRU decoder whose gates read E y_{i-1}, s_{i-1} and c_i, with a maxout deep output."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        m, n, l = cfg.emb_dim, cfg.hidden_dim, cfg.maxout_dim
+        self.embed = nn.Embedding(cfg.tgt_vocab_size, m, padding_idx=PAD_ID)  # E (target)
+        self.attention = AdditiveAttention(n, 2 * n, cfg.attn_dim)
+        self.W_s = nn.Linear(n, n)  # s_0 = tanh(W_s ←h_1)
+        self.W = nn.Linear(m, 3 * n)  # [W_z; W_r; W] E y_{i-1} (+ bias)
+        self.C = nn.Linear(2 * n, 3 * n, bias=False)  # [C_z; C_r; C] c_i
+        self.U_zr = nn.Parameter(torch.empty(n, 2 * n))  # [U_z; U_r] s_{i-1}
+        self.U = nn.Parameter(torch.empty(n, n))  # U [r_i ∘ s_{i-1}]
+        nn.init.orthogonal_(self.U_zr.data[:, :n])
+        nn.init.orthogonal_(self.U_zr.data[:, n:])
+        nn.init.orthogonal_(self.U)
+        # Deep output: t̃_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i  (2l), t_i = maxout(t̃_i)  (l)
+        self.U_o = nn.Linear(n, 2 * l, bias=False)
+        self.V_o = nn.Linear(m, 2 * l, bias=True)
+        self.C_o = nn.Linear(2 * n, 2 * l, bias=False)
+        self.W_o = nn.Linear(l, cfg.tgt_vocab_size)  # p(y_i | …) ∝ exp(y_iᵀ W_o t_i)
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def initial_state(self, h_bwd_first: torch.Tensor) -> torch.Tensor:
+        """s_0 = tanh(W_s ←h_1)   (B, n)."""
+        return torch.tanh(self.W_s(h_bwd_first))
+
+    def attend(self, s_prev: torch.Tensor, enc: EncoderState, mode: str) -> Attended:
+        """c_i for the given context mode (see module docstring)."""
+        if mode == "attention":
+            return self.attention(s_prev, enc.keys, enc.annotations, enc.mask)
+        if mode == "fixed":
+            return Attended(enc.summary, None, None)  # c_i = c, no alignment exists
+        if mode == "mean":
+            alpha = enc.mask.float() / enc.src_len.unsqueeze(1).float()  # (N, Tx) uniform
+            return Attended(torch.bmm(alpha.unsqueeze(1), enc.annotations).squeeze(1), None, alpha)
+        raise ValueError(f"unknown context mode {mode!r}")
+
+    def recur(self, s_prev: torch.Tensor, wy: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """s_i from s_{i-1}, the projected previous word wy = W E y_{i-1} + b (N, 3n), and c_i."""
+        return gru_update(s_prev, wy + self.C(context), self.U_zr, self.U)
+
+    def readout(self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """Output logits (…, K_y) from s_{i-1}, E y_{i-1} and c_i; any leading dims."""
+        t_tilde = self.U_o(s_prev) + self.V_o(y_emb) + self.C_o(context)  # (…, 2l)
+        t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)  # (…, l)   maxout over pairs
+        return self.W_o(self.dropout(t))  # (…, K_y)
+
+
+class RNNSearch(nn.Module):
+    """Encoder, alignment model and decoder; the same code serves RNNsearch and RNNencdec."""
+
+    def __init__(self, cfg: ModelConfig) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.encoder = Encoder(cfg.src_vocab_size, cfg.emb_dim, cfg.hidden_dim, cfg.dropout)
+        self.decoder = Decoder(cfg)
+
+    # -- inference API: explicit states in, states out ---------------------------------------
+
+    def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> EncoderState:
+        """Annotations, keys, fixed summary and s_0 of a source batch (B, Tx)."""
+        annotations, mask = self.encoder(src, src_len)  # (B, Tx, 2n), (B, Tx)
+        n = self.cfg.hidden_dim
+        last = (src_len - 1).view(-1, 1, 1).expand(-1, 1, n)
+        h_fwd_last = annotations[:, :, :n].gather(1, last).squeeze(1)  # →h_Tx  (B, n)
+        h_bwd_first = annotations[:, 0, n:]  # ←h_1   (B, n)
+        return EncoderState(
+            annotations=annotations,
+            keys=self.decoder.attention.keys(annotations),
+            mask=mask,
+            summary=torch.cat([h_fwd_last, h_bwd_first], dim=-1),
+            s0=self.decoder.initial_state(h_bwd_first),
+            src_len=src_len,
+        )
+
+    def initial_state(self, enc: EncoderState, bos: torch.Tensor) -> DecoderState:
+        """The decoder state before the first target word: s_0 and y_0 = ``<s>``."""
+        return DecoderState(enc.s0, bos)
+
+    def step(self, enc: EncoderState, state: DecoderState, context: str | None = None) -> StepOutput:
+        """One target position: c_i, log p(y_i | y_<i, x) and the state s_i for the next step.
+
+        The caller chooses y_i (greedy, beam, forced) and sets it as ``state.y_prev`` next time.
+        """
+        mode = context or self.cfg.context
+        dec = self.decoder
+        y_emb = dec.embed(state.y_prev)  # (N, m)
+        att = dec.attend(state.s, enc, mode)  # c_i from s_{i-1}
+        logits = dec.readout(state.s, y_emb, att.context)  # (N, K_y)
+        s_next = dec.recur(state.s, dec.W(y_emb), att.context)  # (N, n)
+        return StepOutput(torch.log_softmax(logits.float(), dim=-1), att, DecoderState(s_next, state.y_prev))
+
+    # -- training: teacher forcing ---------------------------------------------------------------
+
+    def forward(
+        self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, context: str | None = None
+    ) -> torch.Tensor:
+        """Logits (B, Ty, K_y) of the reference continuation ``tgt_in`` = <s> y_1 … y_{Ty-1}.
+
+        Only the recurrence s_{i-1} → c_i → s_i runs step by step; the embeddings, the input
+        projections W E y, the keys U_a h_j and the whole deep output are batched over all steps.
+        """
+        mode = context or self.cfg.context
+        dec = self.decoder
+        enc = self.encode(src, src_len)
+        y_emb = dec.dropout(dec.embed(tgt_in))  # (B, Ty, m)
+        wy = dec.W(y_emb)  # (B, Ty, 3n)
+        s = enc.s0
+        prev_states, contexts = [], []
+        for wy_i in wy.unbind(1):
+            att = dec.attend(s, enc, mode)
+            prev_states.append(s)
+            contexts.append(att.context)
+            s = dec.recur(s, wy_i, att.context)  # (B, n)
+        return dec.readout(torch.stack(prev_states, 1), y_emb, torch.stack(contexts, 1))  # (B, Ty, K_y)
+
+
+def sequence_loss(
+    logits: torch.Tensor, tgt_out: torch.Tensor, label_smoothing: float = 0.0
+) -> torch.Tensor:
+    """Summed token cross-entropy of (B, Ty, K_y) logits against (B, Ty) targets, padding ignored."""
+    return F.cross_entropy(
+        logits.flatten(0, 1).float(), tgt_out.flatten(), ignore_index=PAD_ID,
+        reduction="sum", label_smoothing=label_smoothing,
+    )

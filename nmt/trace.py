@@ -1,0 +1,160 @@
+"""The decode trace: everything a view needs to show about one decoded sentence.
+
+Greedy, beam and forced decoding and the token-by-token stepper all produce a
+:class:`DecodeTrace`. Per target step i it holds the energies e_ij and weights α_ij (None when c_i
+is a fixed summary: no alignment exists then), the chosen token, whether it was forced, the top-k
+next-token probabilities, ‖s_{i-1}‖ and ‖c_i‖; beam search adds, per step, every live hypothesis
+with its cumulative and normalised score and its parent, the pruned expansions and the finished
+ones, and the n-best list with each hypothesis' own α. Pages read traces; they never touch the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Hypothesis:
+    """One partial or finished beam hypothesis at one step."""
+
+    id: int  # unique within the trace
+    parent: int  # id of the hypothesis it extends; -1 for the empty start
+    step: int  # target position i (0-based) of its last token
+    token: str
+    tokens: list[str]
+    logprob: float  # cumulative log p(y_≤i | x)
+    score: float  # normalised score used for ranking finished hypotheses
+    finished: bool = False
+    status: str = "live"  # live | pruned | finished
+
+
+@dataclass
+class BeamStep:
+    """The beam after step i: live hypotheses, expansions pruned, hypotheses finished."""
+
+    live: list[Hypothesis] = field(default_factory=list)
+    pruned: list[Hypothesis] = field(default_factory=list)
+    finished: list[Hypothesis] = field(default_factory=list)
+
+
+@dataclass
+class StepRecord:
+    """What the decoder did at target position i."""
+
+    i: int
+    token: str
+    token_id: int
+    logprob: float  # log p(y_i | y_<i, x) of the chosen token
+    forced: bool
+    energies: list[float] | None  # e_ij over source positions; None for a fixed context
+    alpha: list[float] | None  # α_ij; None for a fixed context
+    topk: list[tuple[str, float]]  # next-word candidates with probabilities
+    state_norm: float  # ‖s_{i-1}‖, the state this prediction is read from
+    context_norm: float  # ‖c_i‖
+
+    @property
+    def prob(self) -> float:
+        return math.exp(self.logprob)
+
+    def entropy(self) -> float | None:
+        """Entropy of α_i· in nats (None when no alignment exists)."""
+        if self.alpha is None:
+            return None
+        a = np.asarray(self.alpha, dtype=np.float64)
+        a = a[a > 0]
+        return float(-(a * np.log(a)).sum())
+
+
+@dataclass
+class NBestEntry:
+    """One finished hypothesis of a beam search, with its own alignment."""
+
+    tokens: list[str]
+    translation: str
+    logprob: float
+    score: float
+    alpha: list[list[float]] | None
+
+
+@dataclass
+class DecodeTrace:
+    """A decoded (or force-decoded) sentence and the model's internals at every step."""
+
+    source: str
+    src_tokens: list[str]  # Moses tokens + "</s>", as the encoder saw them
+    src_unk: list[bool]  # True where the word is outside the source vocabulary
+    method: str  # greedy | beam | forced | step
+    context: str  # attention | fixed | mean
+    steps: list[StepRecord] = field(default_factory=list)
+    translation: str = ""
+    truncated: bool = False
+    nbest: list[NBestEntry] = field(default_factory=list)
+    beam_size: int = 1
+    length_norm: str = "none"
+    beam_steps: list[BeamStep] = field(default_factory=list)  # beam search: the beam after each step
+    finished: bool = False
+
+    # -- derived views ---------------------------------------------------------------------
+
+    @property
+    def target_tokens(self) -> list[str]:
+        """Chosen target tokens, ``</s>`` included when decoding ended."""
+        return [s.token for s in self.steps]
+
+    @property
+    def logprob(self) -> float:
+        return float(sum(s.logprob for s in self.steps))
+
+    @property
+    def has_alignment(self) -> bool:
+        return any(s.alpha is not None for s in self.steps)
+
+    def _matrix(self, attr: str) -> np.ndarray:
+        out = np.full((len(self.steps), len(self.src_tokens)), np.nan)
+        for r, s in enumerate(self.steps):
+            v = getattr(s, attr)
+            if v is not None:
+                out[r, : len(v)] = v
+        return out
+
+    def alpha_matrix(self) -> np.ndarray:
+        """α as a (target steps × source tokens) array; NaN rows where c_i is fixed."""
+        return self._matrix("alpha")
+
+    def energy_matrix(self) -> np.ndarray:
+        """e as a (target steps × source tokens) array; NaN rows where c_i is fixed."""
+        return self._matrix("energies")
+
+    def cells(self) -> list[dict[str, Any]]:
+        """Long-format rows (one per target step × source token) for tables, charts and CSV."""
+        rows = []
+        for s in self.steps:
+            for j, w in enumerate(self.src_tokens):
+                rows.append({
+                    "i": s.i, "target": s.token, "forced": s.forced, "j": j, "source": w,
+                    "alpha": None if s.alpha is None else s.alpha[j],
+                    "energy": None if s.energies is None else s.energies[j],
+                })
+        return rows
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> DecodeTrace:
+        def hyp_list(xs: list[dict[str, Any]]) -> list[Hypothesis]:
+            return [Hypothesis(**h) for h in xs]
+
+        steps = [StepRecord(**{**s, "topk": [tuple(t) for t in s["topk"]]}) for s in d.get("steps", [])]
+        beam_steps = [BeamStep(hyp_list(b["live"]), hyp_list(b["pruned"]), hyp_list(b["finished"]))
+                      for b in d.get("beam_steps", [])]
+        nbest = [NBestEntry(**n) for n in d.get("nbest", [])]
+        return cls(**{**d, "steps": steps, "beam_steps": beam_steps, "nbest": nbest})

@@ -1,0 +1,66 @@
+"""Shared fixtures: a tiny model overfitted on 20 fixture pairs, and the real corpora when present."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+import train
+from nmt import checkpoint
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+TINY_DATA = FIXTURES / "tiny"
+
+TINY_ARGS = [
+    "--data", str(TINY_DATA), "--emb-dim", "32", "--hidden-dim", "64", "--attn-dim", "32",
+    "--maxout-dim", "32", "--epochs", "60", "--batch-size", "10", "--lr", "0.01", "--min-freq", "1",
+    "--valid-every", "100000", "--no-progress", "--threads", "1", "--amp", "off", "--log-every", "10",
+]
+
+
+def shared_data_dir() -> Path | None:
+    """The real corpora: ``data/`` in the repository, else ``../shared/data`` beside it."""
+    for cand in (ROOT / "data", ROOT.parent / "shared" / "data"):
+        if (cand / "multi30k").is_dir():
+            return cand
+    return None
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Run directory of a tiny RNNsearch trained to near-zero loss on the 20 fixture pairs."""
+    out = tmp_path_factory.mktemp("tiny_run")
+    train.main([*TINY_ARGS, "--out", str(out)])
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_ckpt(tiny_run: Path) -> Path:
+    return tiny_run / "best.pt"
+
+
+@pytest.fixture(scope="session")
+def tiny_lm(tiny_ckpt: Path) -> checkpoint.LoadedModel:
+    return checkpoint.load(tiny_ckpt)
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint_dir(tiny_ckpt: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A checkpoints/ folder with a tiny RNNsearch and a tiny RNNencdec (same vocabularies)."""
+    d = tmp_path_factory.mktemp("ckpts")
+    shutil.copy(tiny_ckpt, d / "tiny-en-fr-rnnsearch.pt")
+    enc = tmp_path_factory.mktemp("tiny_encdec")
+    train.main([*TINY_ARGS, "--context", "fixed", "--out", str(enc)])
+    shutil.copy(enc / "best.pt", d / "tiny-en-fr-rnnencdec.pt")
+    return d
+
+
+@pytest.fixture(scope="session")
+def real_data() -> Path:
+    d = shared_data_dir()
+    if d is None:
+        pytest.skip("real corpora not present (see README: getting the data)")
+    return d

@@ -1,0 +1,67 @@
+"""Attention alignments and AER against Sure/Possible gold links."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from nmt import align
+from nmt.align import alignment_error, argmax_links, parse_links
+from nmt.trace import DecodeTrace, StepRecord
+
+
+def test_parse_links() -> None:
+    assert parse_links("0-0 3-1  2-2") == {(0, 0), (3, 1), (2, 2)}
+    assert parse_links("") == set()
+    with pytest.raises(ValueError, match="malformed"):
+        parse_links("0-0 1:2")
+
+
+def test_aer_hand_worked_example() -> None:
+    # S = {0-0, 1-1}; P = S ∪ {1-2, 2-2}; A = {0-0, 1-2, 2-1}
+    # |A∩S| = 1 (0-0); |A∩P| = 2 (0-0, 1-2); |A| = 3; |S| = 2
+    # AER = 1 − (1 + 2) / (3 + 2) = 0.4; precision = 2/3; recall = 1/2
+    sure = [{(0, 0), (1, 1)}]
+    possible = [{(1, 2), (2, 2)}]  # Possible is taken to include Sure
+    res = alignment_error([{(0, 0), (1, 2), (2, 1)}], sure, possible)
+    assert res["aer"] == pytest.approx(0.4)
+    assert res["precision"] == pytest.approx(2 / 3)
+    assert res["recall"] == pytest.approx(0.5)
+
+
+def test_perfect_and_empty_alignments() -> None:
+    s = [{(0, 0), (1, 1)}]
+    assert alignment_error(s, s, s)["aer"] == 0.0
+    assert alignment_error([set()], s, s)["aer"] == 1.0
+
+
+def _step(i: int, token: str, alpha: list[float] | None) -> StepRecord:
+    return StepRecord(i, token, 0, 0.0, True, alpha, alpha, [], 1.0, 1.0)
+
+
+def test_argmax_links_skip_eos_on_both_sides() -> None:
+    t = DecodeTrace("a b", ["a", "b", "</s>"], [False] * 3, "forced", "attention", steps=[
+        _step(0, "x", [0.1, 0.7, 0.2]),
+        _step(1, "y", [0.2, 0.1, 0.7]),  # most weight on </s>: the best real word is 'a'
+        _step(2, "</s>", [0.0, 0.0, 1.0]),
+    ])
+    assert argmax_links(t) == {(1, 0), (0, 1)}
+
+
+def test_argmax_links_of_a_fixed_context_trace_are_empty() -> None:
+    t = DecodeTrace("a", ["a", "</s>"], [False] * 2, "forced", "fixed", steps=[_step(0, "x", None)])
+    assert argmax_links(t) == set()
+
+
+def test_align_cli_on_a_gold_set(tiny_ckpt: Path, tmp_path: Path) -> None:
+    (tmp_path / "g.en").write_text("a man is riding .\n")
+    (tmp_path / "g.fr").write_text("un homme fait du vélo .\n")
+    (tmp_path / "g.en-fr.sure").write_text("0-0 1-1\n")
+    (tmp_path / "g.en-fr.possible").write_text("0-0 1-1 3-2 3-3 3-4 4-5\n")
+    out = tmp_path / "res.json"
+    assert align.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out)]) == 0
+    res = json.loads(out.read_text())
+    assert 0.0 <= res["aer"] <= 1.0 and res["sentences"] == 1
+    assert len(res["links"]) == 1
