@@ -17,6 +17,7 @@ import json
 import math
 import os
 import random
+import signal
 import sys
 import time
 import tomllib
@@ -30,7 +31,13 @@ from tqdm import tqdm
 
 from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, read_checkpoint
 from nmt.data import (
-    Example, batches, corpus_file, filter_by_length, files_sha256, read_parallel, tokenize_pairs,
+    Example,
+    batches,
+    corpus_file,
+    files_sha256,
+    filter_by_length,
+    read_parallel,
+    tokenize_pairs,
 )
 from nmt.decoding import translate
 from nmt.metrics import corpus_bleu
@@ -183,7 +190,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "args": {k: v for k, v in vars(args).items() if k != "resume"},
         "train_data": {"dir": str(args.data), "split": args.train_split, "sha256": data_hash,
                        "pairs": len(examples)},
-        "device": torch.cuda.get_device_name(device) if device.type == "cuda" else f"cpu ({torch.get_num_threads()} threads)",
+        "device": (torch.cuda.get_device_name(device) if device.type == "cuda"
+                   else f"cpu ({torch.get_num_threads()} threads)"),
         "world_size": world, "torch": str(torch.__version__),
     }
 
@@ -201,6 +209,15 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     if is_main:
         (out / "args.json").write_text(json.dumps(meta_base["args"], indent=2))
+    # SIGTERM / SIGINT: finish the current update, save last.pt, and stop (resume with --resume).
+    interrupted: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        interrupted.append(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+
     model.train()
     t_last = time.time()
     win_tokens, win_loss, win_t = 0, 0.0, time.time()
@@ -262,6 +279,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 st["stopped"] = st["stopped"] or "time budget"
             if out_of_updates:
                 st["stopped"] = st["stopped"] or "max updates"
+            if interrupted:
+                st["stopped"] = st["stopped"] or f"signal {interrupted[0]}"
             if distributed:
                 flag = torch.tensor([1 if st["stopped"] else 0], device=device)
                 dist.broadcast(flag, 0)

@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     sure = read_links(f"{prefix}.{s_lang}-{t_lang}.sure")
     possible = read_links(f"{prefix}.{s_lang}-{t_lang}.possible")
     if not (len(src) == len(tgt) == len(sure) == len(possible)):
-        raise SystemExit(f"gold set {prefix}: line counts differ ({len(src)}, {len(tgt)}, {len(sure)}, {len(possible)})")
+        counts = (len(src), len(tgt), len(sure), len(possible))
+        raise SystemExit(f"gold set {prefix}: line counts differ {counts}")
     traces = forced(lm, src, tgt, pretokenized=True, topk=1)
     predicted = [argmax_links(t) for t in traces]
     res: dict[str, Any] = {"checkpoint": args.checkpoint, "gold": str(prefix), "sentences": len(src),

@@ -120,7 +120,7 @@ def make_batch(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: Vocab) 
     src, src_len = pad_ids([src_vocab.encode(e.src) for e in examples])
     tgt_ids = [tgt_vocab.encode(e.tgt) for e in examples]  # y_1 … y_T </s>
     tgt_out, tgt_len = pad_ids(tgt_ids)
-    tgt_in, _ = pad_ids([[BOS_ID] + ids[:-1] for ids in tgt_ids])
+    tgt_in, _ = pad_ids([[BOS_ID, *ids[:-1]] for ids in tgt_ids])
     return Batch(src, src_len, tgt_in, tgt_out, tgt_len)
 
 

@@ -80,7 +80,7 @@ def _encode(lm: LoadedModel, sources: Sequence[Source]) -> EncoderState:
 
 def _new_trace(lm: LoadedModel, src: Source, method: str, context: str) -> DecodeTrace:
     return DecodeTrace(
-        source=src.text, src_tokens=src.tokens + [EOS], src_unk=src.unk, method=method,
+        source=src.text, src_tokens=[*src.tokens, EOS], src_unk=src.unk, method=method,
         context=context, truncated=src.truncated,
     )
 
@@ -214,7 +214,9 @@ def forced(
     for idx in _in_length_order(len(sources), [len(s.ids) for s in sources], batch_size):
         batch_refs = [refs[b] for b in idx]
 
-        def take_ref(i: int, log_probs: torch.Tensor, rows: list[int], refs_: list = batch_refs) -> tuple[list[int], bool]:
+        def take_ref(
+            i: int, log_probs: torch.Tensor, rows: list[int], refs_: list = batch_refs
+        ) -> tuple[list[int], bool]:
             return [refs_[r][i] for r in rows], True
 
         _run_batch(lm, [sources[b] for b in idx], [traces[b] for b in idx], mode, take_ref,
@@ -390,7 +392,7 @@ def _beam_batch(
                 status = "pruned"
                 if accepted:
                     rec = view.record(lm, r0 + parent, i, tok, False, len(sources[b].ids))
-                    slot = _Slot(next_id[b], p_slot.tokens + [tok], p_slot.records + [rec], score)
+                    slot = _Slot(next_id[b], [*p_slot.tokens, tok], [*p_slot.records, rec], score)
                     if tok == EOS_ID:
                         finished[b].append((norm(score, length), slot))
                         status = "finished"
@@ -401,7 +403,7 @@ def _beam_batch(
                         status = "live"
                 if step_rec is not None:
                     h = Hypothesis(next_id[b], p_slot.hyp_id, i, itos[tok],
-                                   [itos[t] for t in p_slot.tokens + [tok]],
+                                   [itos[t] for t in [*p_slot.tokens, tok]],
                                    score, norm(score, length), status == "finished", status)
                     getattr(step_rec, status).append(h)
                 next_id[b] += 1

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
 
 SUPPORTED_LANGS = ("en", "fr", "de")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _moses(lang: str) -> tuple[MosesPunctNormalizer, MosesTokenizer, MosesDetokenizer]:
     if lang not in SUPPORTED_LANGS:
         raise ValueError(f"unsupported language {lang!r}; expected one of {SUPPORTED_LANGS}")

@@ -14,7 +14,7 @@ import sys
 import torch
 
 from nmt import checkpoint
-from nmt.decoding import MAX_SOURCE_TOKENS, LENGTH_NORMS, prepare_source, translate
+from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, prepare_source, translate
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -42,7 +42,7 @@ class Vocab:
     def encode(self, tokens: Sequence[str], add_eos: bool = True) -> list[int]:
         """Ids of tokens (unknown words become ``<unk>``), with ``</s>`` appended by default."""
         ids = [self.stoi.get(t, UNK_ID) for t in tokens]
-        return ids + [EOS_ID] if add_eos else ids
+        return [*ids, EOS_ID] if add_eos else ids
 
     def decode(self, ids: Iterable[int], strip_specials: bool = True) -> list[str]:
         """Words of ids, stopping at ``</s>``; specials dropped unless asked to keep them."""

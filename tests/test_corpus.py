@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from nmt import checkpoint
-from nmt.data import files_sha256, read_parallel, corpus_file
+from nmt.data import corpus_file, files_sha256, read_parallel
 from nmt.evaluate import evaluate
 from tests.conftest import ROOT
 

@@ -1,0 +1,103 @@
+"""Score a finished training run and ship it as an fp16 checkpoint with its scores inside.
+
+    python -m nmt.export --run runs/m30k-en-fr-rnnsearch --name rnnsearch \
+        --data data/multi30k --splits val test_2016_flickr test_2017_flickr test_2017_mscoco \
+        --out checkpoints/m30k-en-fr-rnnsearch.pt --results checkpoints/m30k-en-fr.results.json
+
+For every split it decodes greedily and with beam 5, and records the three BLEU variants of
+:mod:`nmt.metrics`, BLEU by source-length bucket and decoding speed. The scores go into the
+checkpoint's ``meta["scores"]`` and under ``models[NAME]`` of the results JSON (other models in
+that file are kept). A checkpoint is only replaced by one that scores better on the first split
+(``--force`` overrides): every replaced checkpoint stays in git history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, model_from_checkpoint, read_checkpoint
+from nmt.data import read_parallel
+from nmt.evaluate import evaluate
+from nmt.tokenize import Tokenizer
+from nmt.vocab import Vocab
+
+
+def score_splits(lm: LoadedModel, data: str, splits: list[str], beams: list[int]) -> dict[str, Any]:
+    """Scores per split and decoding setting, hypotheses left out."""
+    scores: dict[str, Any] = {}
+    for split in splits:
+        src, ref = read_parallel(data, split, lm.src_tok.lang, lm.tgt_tok.lang)
+        scores[split] = {}
+        for beam in beams:
+            res = evaluate(lm, src, ref, beam=beam)
+            res.pop("hypotheses")
+            key = "greedy" if beam == 1 else f"beam{beam}"
+            scores[split][key] = res
+            print(f"{split:18s} {key:7s} BLEU {res['bleu']['score']:6.2f}  lc {res['bleu_lc']['score']:6.2f}  "
+                  f"tok-lc {res['bleu_tok_lc']['score']:6.2f}  ({res['sentences_per_s']} sent/s)", file=sys.stderr)
+    return scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--run", required=True, help="training run directory (reads best.pt and metrics.jsonl)")
+    p.add_argument("--name", required=True, help="model name in the results JSON")
+    p.add_argument("--data", required=True)
+    p.add_argument("--splits", nargs="+", required=True)
+    p.add_argument("--beams", nargs="+", type=int, default=[1, 5])
+    p.add_argument("--out", required=True)
+    p.add_argument("--results", required=True)
+    p.add_argument("--force", action="store_true", help="replace even if the old checkpoint scores better")
+    args = p.parse_args(argv)
+
+    run = Path(args.run)
+    ckpt = read_checkpoint(run / "best.pt")
+    lm = LoadedModel(model_from_checkpoint(ckpt), Vocab(ckpt["src_vocab"]), Vocab(ckpt["tgt_vocab"]),
+                     Tokenizer(ckpt["src_lang"]), Tokenizer(ckpt["tgt_lang"]), dict(ckpt["meta"]))
+    # Score the weights as shipped (fp16), not the fp32 originals.
+    lm.model.load_state_dict({k: v.half().float() if v.is_floating_point() else v
+                              for k, v in lm.model.state_dict().items()})
+    t0 = time.time()
+    scores = score_splits(lm, args.data, args.splits, args.beams)
+    first, best_key = args.splits[0], "beam5" if 5 in args.beams else "greedy"
+    new_score = scores[first][best_key]["bleu"]["score"]
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        old = read_checkpoint(out)["meta"].get("scores", {}).get(first, {}).get(best_key, {})
+        old_score = old.get("bleu", {}).get("score", -1.0)
+        if old_score >= new_score:
+            print(f"kept {out}: it scores {old_score} ≥ {new_score} on {first}", file=sys.stderr)
+            return 1
+    meta = dict(ckpt["meta"])
+    meta["torch"] = str(meta.get("torch", torch.__version__))
+    meta.update({"scores": scores, "exported_from": str(run), "weights": "fp16"})
+    metrics_file = run / "metrics.jsonl"
+    model = model_from_checkpoint(ckpt)
+    atomic_save(make_checkpoint(model, lm.src_vocab, lm.tgt_vocab, ckpt["src_lang"], ckpt["tgt_lang"], meta,
+                                half=True), out)
+
+    results_path = Path(args.results)
+    results = json.loads(results_path.read_text()) if results_path.exists() else {"models": {}}
+    results["models"][args.name] = {
+        "checkpoint": str(out), "config": ckpt["config"],
+        "training": {k: meta.get(k) for k in ("device", "train_seconds", "train_tokens", "train_tokens_per_s",
+                                              "updates", "epochs", "best_valid_bleu", "train_data")},
+        "args": meta.get("args"), "scores": scores,
+        "curve": [json.loads(line) for line in metrics_file.read_text().splitlines()
+                  if '"valid"' in line] if metrics_file.exists() else [],
+    }
+    results_path.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) and {results_path} in {time.time() - t0:.0f}s",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
