@@ -1,0 +1,299 @@
+"""Alignment browser: the model's α over a corpus, sentence by sentence, and against gold links.
+
+Pick a split from the data directory (or paste / upload your own pairs): the page decodes the first
+N sentences that pass the length and text filters and lists them in a sortable table with sentence
+BLEU and chrF (sacrebleu), the mean entropy of α and the mean peak α. For a chosen pair it shows the
+model's own translation with its α, and forced decoding of the reference: the model's α for the
+human translation. Gold alignment sets (Sure/Possible links) are overlaid on the forced heatmap and
+scored: the alignment error rate (AER) of the argmax-α links over the whole set.
+
+Controls are bound to URL query parameters (``al_*``); pasted or uploaded pairs are not (too big for
+a URL). The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.analysis_ui`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from nmt.align import Links
+from nmt.decoding import InputError
+from nmt.tokenize import Tokenizer
+from nmt.trace import DecodeTrace
+from ui import analysis as A
+from ui import analysis_ui as U
+
+BIND = U.BIND
+PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
+SOURCES = ("corpus", "my own pairs")
+UPLOADS = ("paste", "TSV file", "two files")
+LEN_MAX = 120
+COLUMN_WIDTH = 380  # heatmap width in a half-page column (pixels)
+ss = st.session_state
+
+
+@dataclass
+class Pairs:
+    """The sentence pairs being browsed, and their gold links if they are a gold alignment set."""
+
+    name: str
+    pairs: list[tuple[str, str]]
+    pretokenized: bool = False
+    sure: list[Links] | None = None
+    possible: list[Links] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def gold(self) -> bool:
+        """Whether the pairs come with gold Sure/Possible links."""
+        return self.sure is not None
+
+
+def corpus_pairs(src: str, tgt: str) -> Pairs | None:
+    """Pairs of a split of the data directory (with gold links for alignment sets)."""
+    data_dir = U.data_dir_input("al_data")
+    splits = A.find_splits(data_dir, src, tgt)
+    if not splits:
+        st.warning(f"No {src}–{tgt} parallel files (NAME.{src} and NAME.{tgt}, gzipped or not) in "
+                   f"`{U.md(str(data_dir))}`. Set the data directory in the sidebar, or use your own pairs.")
+        return None
+    split = U.split_picker(splits, "al_split", prefer=PREFERRED)
+    try:
+        s_lines, r_lines = U.read_split(split, src, tgt)
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        st.error(f"Cannot read {U.md(split.label)}: {U.md(str(err))}")
+        return None
+    out = Pairs(split.label, [(s, r) for s, r in zip(s_lines, r_lines) if s.strip() and r.strip()],
+                pretokenized=split.gold)
+    if len(s_lines) >= U.MAX_READ:
+        out.notes.append(f"Only the first {U.MAX_READ} lines of this split are read.")
+    if split.gold:
+        try:
+            sure, possible = U.read_gold(split, src, tgt)
+        except (OSError, ValueError) as err:
+            st.error(f"Cannot read the gold links of {U.md(split.label)}: {U.md(str(err))}")
+            return out
+        if len(sure) != len(s_lines) or len(possible) != len(s_lines):
+            st.error(f"The gold link files of {U.md(split.label)} have {len(sure)} / {len(possible)} lines "
+                     f"but the text has {len(s_lines)}; ignoring them.")
+            return out
+        keep = [k for k, (s, r) in enumerate(zip(s_lines, r_lines)) if s.strip() and r.strip()]
+        out.sure, out.possible = [sure[k] for k in keep], [possible[k] for k in keep]
+    return out
+
+
+def own_pairs() -> Pairs | None:
+    """Pairs pasted or uploaded by the user (errors shown as messages)."""
+    how = st.radio("How", UPLOADS, key="al_upload", bind=BIND, horizontal=True,
+                   help="paste: source<TAB>reference lines · TSV file: the same as a file · two files: "
+                        "sources and references, one sentence per line")
+    try:
+        if how == "paste":
+            text = st.text_area("One pair per line: source, a tab, then the reference", key="al_paste", height=140,
+                                placeholder="A dog runs.\tUn chien court.")
+            if not (text or "").strip():
+                st.info("Paste sentence pairs to browse them.")
+                return None
+            return Pairs("pasted pairs", A.parse_tsv_pairs(text))
+        if how == "TSV file":
+            f = st.file_uploader("Tab-separated pairs (UTF-8)", type=["tsv", "txt"], key="al_file_tsv")
+            if f is None:
+                st.info("Upload a file with one source<TAB>reference pair per line.")
+                return None
+            return Pairs(f.name, A.parse_tsv_pairs(f.getvalue(), f.name))
+        c1, c2 = st.columns(2)
+        fs = c1.file_uploader("Source sentences (UTF-8, one per line)", key="al_file_src")
+        fr = c2.file_uploader("Reference translations (UTF-8, one per line)", key="al_file_ref")
+        if fs is None or fr is None:
+            st.info("Upload both files: line k of the references translates line k of the sources.")
+            return None
+        return Pairs(f"{fs.name} + {fr.name}", A.parse_two_files(fs.getvalue(), fr.getvalue(), fs.name, fr.name))
+    except A.PairsError as err:
+        st.error(str(err))
+        return None
+
+
+def _on_table_select() -> None:
+    """A row clicked in the table becomes the chosen pair."""
+    row = A.selected_row(ss.get("al_table"))
+    ids = ss.get("_al_ids") or []
+    if row is not None and 0 <= row < len(ids):
+        ss["al_pick"] = int(ids[row])
+
+
+def scoring_text(hyp: str, ref: str, pretokenized: bool, tok: Tokenizer) -> tuple[str, str]:
+    """What sentence BLEU/chrF compare: pre-tokenised lowercase references against the tokenised,
+    lowercased translation; otherwise the detokenised translation against the reference as is."""
+    if not pretokenized:
+        return hyp, ref
+    return " ".join(tok.tokenize(hyp)).lower(), ref.lower()
+
+
+def table(data: Pairs, idx: list[int], own: list[DecodeTrace], forced: list[DecodeTrace], tgt: str) -> pd.DataFrame:
+    """The sortable sentence table; a clicked row picks the pair shown below."""
+    tok = Tokenizer(tgt)
+    rows = []
+    for k, o, f in zip(idx, own, forced):
+        s, r = data.pairs[k]
+        hyp_sc, ref_sc = scoring_text(o.translation, r, data.pretokenized, tok)
+        row: dict[str, Any] = A.browser_row(k, s, r, o, f, hyp_sc, ref_sc)
+        if data.gold and data.sure is not None and data.possible is not None:
+            row["AER"] = A.sentence_aer(f, data.sure[k], data.possible[k])
+        rows.append(row)
+    df = A.browser_frame(rows)
+    ss["_al_ids"] = [int(k) for k in df["#"]]
+    st.dataframe(df, hide_index=True, key="al_table", on_select=_on_table_select, selection_mode="single-row",
+                 column_config={
+                     "#": st.column_config.NumberColumn("#", help="line in the corpus (0-based)"),
+                     "BLEU": st.column_config.NumberColumn(format="%.1f", help="sentence BLEU (sacrebleu)"),
+                     "chrF": st.column_config.NumberColumn(format="%.1f", help="sentence chrF (sacrebleu)"),
+                     "α entropy": st.column_config.NumberColumn(
+                         format="%.2f", help="mean entropy of α over the translation's words (nats)"),
+                     "max α": st.column_config.NumberColumn(
+                         format="%.2f", help="mean over the translation's words of the largest α_ij"),
+                     "ref log p": st.column_config.NumberColumn(
+                         format="%.2f", help="log-probability of the reference (forced decoding)"),
+                     "AER": st.column_config.NumberColumn(format="%.2f", help="AER of argmax-α links vs gold"),
+                 })
+    st.caption("Click a column header to sort, a row to show that pair below.")
+    return df
+
+
+def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict[str, Any]) -> None:
+    """One pair: its translation and α, and the α of forced decoding of the reference (with gold links)."""
+    s, r = data.pairs[k]
+    st.markdown(f"**Source** ({row['src words']} words): {U.md(s)}")
+    st.markdown(f"**Reference:** {U.md(r)}")
+    st.markdown(f"**Model:** {U.md(own.translation) or '(empty)'}")
+    m = st.columns(4)
+    m[0].metric("sentence BLEU", f"{row['BLEU']:.1f}")
+    m[1].metric("chrF", f"{row['chrF']:.1f}")
+    m[2].metric("log p(reference)", f"{forced.logprob:.2f}")
+    m[3].metric("AER (this pair)", f"{row['AER']:.2f}" if A.finite(row.get("AER")) else "—")
+    sure = possible = None
+    show_argmax = False
+    if data.gold and data.sure is not None and data.possible is not None:
+        c1, c2 = st.columns(2)
+        if c1.toggle("Overlay gold Sure / Possible links", value=True, key="al_gold", bind=BIND):
+            sure, possible = data.sure[k], data.possible[k]
+        show_argmax = c2.toggle("Mark the argmax-α link of each word", value=True, key="al_argmax", bind=BIND)
+    stem = f"pair{k}"
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**The model's own translation**")
+        chart = A.trace_chart(own, title="α while translating", max_width=COLUMN_WIDTH)
+        if not own.has_alignment:
+            st.caption("A fixed-context model: every word reads the same summary c, so there is no α.")
+        if chart is not None:
+            U.show_chart(chart, key="al_chart_own", fit=True)
+        U.downloads([*U.chart_downloads(chart, f"alignment-own-{stem}"),
+                     U.Download("JSON", own.to_json(indent=1), f"trace-own-{stem}.json", "application/json")],
+                    key="al_dl_own")
+    with right:
+        st.markdown("**Forced decoding of the reference**")
+        chart = A.trace_chart(forced, title="α for the human translation", max_width=COLUMN_WIDTH, sure=sure,
+                              possible=possible, show_argmax=show_argmax)
+        if chart is not None:
+            U.show_chart(chart, key="al_chart_forced", fit=True)
+        if forced.has_alignment and (sure is not None or show_argmax):
+            st.caption("Squares: gold Sure links; circles: Possible links; crosses: argmax α (the model's link).")
+        U.downloads([*U.chart_downloads(chart, f"alignment-forced-{stem}"),
+                     U.Download("JSON", forced.to_json(indent=1), f"trace-forced-{stem}.json", "application/json")],
+                    key="al_dl_forced")
+
+
+def aer_section(data: Pairs, job: U.Job) -> None:
+    """AER, precision and recall of argmax-α links over the whole gold set."""
+    st.subheader("Alignment error rate over the whole set")
+    n = len(data.pairs)
+    if not st.toggle(f"Compute AER over all {n} sentences", value=False, key="al_aer", bind=BIND,
+                     help="Force-decodes every reference on its given tokens and links each target word to its "
+                          "most-attended source word (Luong et al. 2015); AER as in Och & Ney (2003)."):
+        return
+    assert data.sure is not None and data.possible is not None
+    try:
+        traces = U.decode(job, [s for s, _ in data.pairs], [r for _, r in data.pairs], label="Force-decoding the set")
+    except InputError as err:
+        U.input_error(err)
+        return
+    if not all(t.has_alignment for t in traces):
+        st.info("This model reads a fixed summary c: it has no α, so there is no alignment to score.")
+        return
+    res = A.corpus_aer(traces, data.sure, data.possible)
+    c = st.columns(4)
+    c[0].metric("AER", f"{res['aer']:.3f}", help="lower is better")
+    c[1].metric("precision", f"{res['precision']:.3f}", help="|A ∩ P| / |A|")
+    c[2].metric("recall", f"{res['recall']:.3f}", help="|A ∩ S| / |S|")
+    c[3].metric("sentences", res["sentences"])
+    U.downloads([U.Download("AER JSON", json.dumps({"set": data.name, **res}, indent=1), "aer.json",
+                            "application/json"),
+                 U.Download("Links CSV", A.links_csv(traces, list(range(n))), "argmax-links.csv", "text/csv")],
+                key="al_dl_aer")
+
+
+def main() -> None:
+    """Build the page."""
+    st.title("Alignment browser")
+    st.caption("How the model's attention lines up source and target words across a whole corpus: "
+               "sort by sentence BLEU or attention entropy, open a pair, and compare with human alignments.")
+    with st.sidebar:
+        st.header("Model")
+    ckpt = U.checkpoint_picker("al_model")
+    lm = U.load_lm(ckpt) if ckpt is not None else None
+    if ckpt is None or lm is None:
+        return
+    src, tgt = lm.src_tok.lang, lm.tgt_tok.lang
+    how = st.radio("Browse", SOURCES, key="al_from", bind=BIND, horizontal=True)
+    data = corpus_pairs(src, tgt) if how == "corpus" else own_pairs()
+    if how != "corpus":
+        U.data_dir_input("al_data")
+    if data is None:
+        return
+    for note in data.notes:
+        st.caption(note)
+
+    f1, f2, f3 = st.columns([2, 2, 1])
+    lo, hi = f1.slider("Source length (words)", 1, LEN_MAX, (1, LEN_MAX), key="al_len", bind=BIND)
+    query = f2.text_input("Search (source or reference)", key="al_q", bind=BIND)
+    n_max = f3.number_input("Decode the first N", 1, 1000, 50, step=10, key="al_n", bind=BIND,
+                            help="Only the first N matching pairs are decoded (cached).")
+    matching = A.filter_pairs(data.pairs, (lo, hi if hi < LEN_MAX else 10**6), query or "")
+    idx = matching[: int(n_max or 50)]
+    st.caption(f"{len(matching)} of {len(data.pairs)} pairs in {U.md(data.name)} match; showing the first {len(idx)}.")
+    if not idx:
+        st.info("No pair matches the filters.")
+        return
+
+    sources = [data.pairs[k][0] for k in idx]
+    refs = [data.pairs[k][1] for k in idx]
+    forced_job = U.job_for(ckpt, "forced", pretokenized=data.pretokenized)
+    try:
+        own = U.decode(U.job_for(ckpt, "greedy"), sources, label="Translating")
+        forced = U.decode(forced_job, sources, refs, label="Force-decoding the references")
+    except InputError as err:
+        U.input_error(err)
+        return
+    if not own[0].has_alignment:
+        st.info("This model (RNNencdec) reads one fixed summary c for every word: it has no α, so its "
+                "pictures show that summary instead of a heatmap, and its entropy and AER are empty.")
+
+    df = table(data, idx, own, forced, tgt)
+    U.downloads([U.Download("Table CSV", df.to_csv(index=False), "sentences.csv", "text/csv")], key="al_dl_table")
+
+    st.subheader("One pair")
+    if "al_pick" in ss and ss["al_pick"] not in idx:
+        ss["al_pick"] = idx[0]
+    k = st.selectbox("Pair # (or click a row of the table)", idx, key="al_pick", bind=BIND)
+    k = int(k if k in idx else idx[0])
+    p = idx.index(k)
+    detail(data, k, own[p], forced[p], df.iloc[p].to_dict())
+
+    if data.gold:
+        aer_section(data, forced_job)
+
+
+main()

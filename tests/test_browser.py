@@ -1,0 +1,215 @@
+"""Drive the running app in headless Chromium: step through a preset, force a word, flip the toggle.
+
+Starts ``streamlit run app.py`` on a free localhost port with ``RNNSEARCH_CHECKPOINTS`` pointing at
+the tiny checkpoint folder (or at the folder already named by that variable), and saves
+screenshots to ``test-artifacts/``. Skipped when Playwright or Debian's Chromium is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A running app on localhost, stopped after the module's tests."""
+    ckpts = os.environ.get("RNNSEARCH_CHECKPOINTS") or str(request.getfixturevalue("tiny_checkpoint_dir"))
+    port = _free_port()
+    env = {**os.environ, "RNNSEARCH_CHECKPOINTS": ckpts, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    log = (ARTIFACTS / "streamlit.log")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.time() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.time() > deadline:
+                    pytest.fail(f"streamlit did not start; see {log}")
+                time.sleep(0.5)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def _settle(page: object) -> None:
+    """Wait until Streamlit has finished rerunning (its status widget gone)."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
+    page.wait_for_timeout(300)
+
+
+def _chips(page: object) -> list[str]:
+    return page.locator('[data-testid="translation-so-far"] > span').all_inner_texts()
+
+
+def _wait_chips(page: object, n: int) -> list[str]:
+    """Wait until the translation so far shows ``n`` words, and return them."""
+    sync_api.expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(n, timeout=30_000)
+    _settle(page)
+    return _chips(page)
+
+
+def _query(page: object) -> dict[str, list[str]]:
+    return parse_qs(urlparse(page.url).query)
+
+
+def test_step_force_and_toggle(app_url: str, browser: object) -> None:
+    """Load a preset, step, force a word, flip the bottleneck toggle; screenshots along the way."""
+    page = browser.new_page(viewport={"width": 1400, "height": 2600})
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(app_url)
+    page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
+    _settle(page)
+
+    # Pick the "Monotonic copy" preset from the preset selectbox.
+    page.get_by_test_id("stSelectbox").filter(has_text="Preset").click()
+    page.get_by_role("option", name="Monotonic copy").click()
+    _settle(page)
+    assert "Two dogs" in page.get_by_role("textbox", name="Source sentence (English)").input_value()
+    page.screenshot(path=str(ARTIFACTS / "01-preset.png"), full_page=True)
+
+    step = page.get_by_role("button", name="Step", exact=True)
+    for n in range(1, 4):
+        step.click()
+        _wait_chips(page, n)
+    assert _query(page).get("step") == ["3"]
+    page.get_by_text("Σ_j α_ij").first.wait_for()
+    page.screenshot(path=str(ARTIFACTS / "02-stepped.png"), full_page=True)
+
+    # Click a cell of the first heatmap row: the panel switches to step 0.
+    chart = page.get_by_test_id("stVegaLiteChart").first
+    chart.scroll_into_view_if_needed()
+    cell = chart.locator("g.mark-rect path").first
+    if cell.count():
+        cell.click()
+    else:  # canvas renderer: click where the first row's first cell is drawn
+        box = chart.locator("canvas").first.bounding_box()
+        chart.locator("canvas").first.click(position={"x": box["width"] * 0.45, "y": box["height"] * 0.45})
+    page.get_by_text("Step 0 wrote").first.wait_for(timeout=30_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "02b-clicked-cell.png"), full_page=True)
+    page.get_by_role("button", name="Follow the latest step").click()
+    page.get_by_text("Now writing (i = 2)").first.wait_for(timeout=30_000)
+    _settle(page)
+
+    # Force the second-ranked candidate of the latest step.
+    before = _chips(page)
+    cand = page.locator('[class*="st-key-force_"] button:not([disabled])').first
+    forced_word = cand.inner_text().strip()
+    cand.click()
+    sync_api.expect(page.locator('[data-testid="translation-so-far"] sup')).to_have_count(1, timeout=30_000)
+    after = _wait_chips(page, len(before))
+    assert forced_word in after[-1] and "forced" in after[-1]
+    assert any(v.startswith("2:") for v in _query(page).get("force", []))
+    page.get_by_text(f"forced “{forced_word}” at step 2").first.wait_for(state="attached")
+    page.screenshot(path=str(ARTIFACTS / "03-forced.png"), full_page=True)
+
+    # Flip the bottleneck toggle: no heatmap, an explanation instead.
+    page.get_by_text("Freeze c_i (RNNencdec setting)").click()
+    _settle(page)
+    page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+    assert _query(page).get("freeze") == ["1"]
+    page.screenshot(path=str(ARTIFACTS / "04-frozen.png"), full_page=True)
+
+    # Run to the end and look at the whole heatmap with the toggle off again.
+    page.get_by_text("Freeze c_i (RNNencdec setting)").click()
+    _settle(page)
+    page.get_by_role("button", name="Run to end").click()
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "05-run-to-end.png"), full_page=True)
+    n_words = len(_chips(page))
+
+    # Play from the start: the words appear one by one, then playback stops by itself.
+    page.get_by_role("button", name="Reset").click()
+    _wait_chips(page, 0)
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.get_by_role("button", name="Pause").wait_for(timeout=30_000)
+    sync_api.expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(
+        n_words, timeout=60_000)
+    sync_api.expect(page.get_by_role("button", name="Play", exact=True)).to_be_disabled(timeout=30_000)
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / "05b-played.png"), full_page=True)
+
+    # HTML typed into the sentence box is shown as text, never run.
+    box = page.get_by_role("textbox", name="Source sentence (English)")
+    box.fill("<script>alert(1)</script> <b>bold</b> dog 😀")
+    box.press("Control+Enter")
+    _settle(page)
+    step.click()
+    _settle(page)
+    assert dialogs == []
+    page.get_by_test_id("source-words").get_by_text("script").first.wait_for()
+    assert page.locator("b", has_text="bold").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "06-html-input.png"), full_page=True)
+    assert not errors, errors
+    page.close()
+
+
+def test_shared_link_reopens_view(app_url: str, browser: object) -> None:
+    """A URL with the view in its query string reopens that view in a fresh session."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1400})
+    page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=2&freeze=1")
+    page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
+    _settle(page)
+    _wait_chips(page, 2)
+    page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+    page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
+    page.close()

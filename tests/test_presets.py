@@ -1,0 +1,72 @@
+"""Every stepper preset does on the shipped model what its one-line description says."""
+
+from __future__ import annotations
+
+import pytest
+
+from nmt import checkpoint
+from nmt.decoding import greedy
+from tests.conftest import ROOT
+from ui.presets import BY_NAME, PRESETS
+
+SEARCH = ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
+ENCDEC = ROOT / "checkpoints" / "m30k-en-fr-rnnencdec.pt"
+
+pytestmark = pytest.mark.skipif(not SEARCH.exists(), reason="no shipped checkpoint")
+
+
+@pytest.fixture(scope="module")
+def search():
+    return checkpoint.load(SEARCH)
+
+
+def argmax_source(trace, target_word: str) -> str:
+    step = next(s for s in trace.steps if s.token == target_word)
+    return trace.src_tokens[max(range(len(step.alpha)), key=step.alpha.__getitem__)]
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if p.expect], ids=lambda p: p.name)
+def test_expected_alignments_hold(search, preset) -> None:
+    t = greedy(search, [preset.text])[0]
+    for tgt, src in preset.expect:
+        assert tgt in t.target_tokens, f"{preset.name}: {tgt!r} not in {t.translation!r}"
+        assert argmax_source(t, tgt) == src, f"{preset.name}: {tgt!r} reads {argmax_source(t, tgt)!r}"
+
+
+def test_reordered_noun_jumps_ahead_of_its_adjective(search) -> None:
+    t = greedy(search, [BY_NAME["Reordered phrase"].text])[0]
+    src = t.src_tokens
+    pos = {w: src.index(w) for w in ("black", "dog")}
+    out = t.target_tokens
+    assert out.index("chien") < out.index("noir")  # French order: noun, then adjective
+    assert argmax_source(t, "chien") == "dog" and argmax_source(t, "noir") == "black"
+    assert pos["dog"] > pos["black"]  # …so attention jumps ahead, then back
+
+
+def test_soft_alignment_spreads_the_elided_article(search) -> None:
+    t = greedy(search, [BY_NAME["Soft alignment"].text])[0]
+    assert t.translation.startswith("L'homme")
+    step = t.steps[0]
+    a = dict(zip(t.src_tokens, step.alpha))
+    assert a["The"] + a["man"] > 0.6  # the article reads both words…
+    assert min(a["The"], a["man"]) > 0.1  # …not just one of them
+
+
+def test_bottleneck_preset_uses_the_toggle_and_long_sentence_does_not() -> None:
+    assert BY_NAME["Fixed-vector bottleneck"].freeze and not BY_NAME["Long sentence"].freeze
+    assert BY_NAME["Fixed-vector bottleneck"].text == BY_NAME["Long sentence"].text
+
+
+@pytest.mark.skipif(not ENCDEC.exists(), reason="no shipped RNNencdec")
+def test_long_sentence_is_better_with_attention(search) -> None:
+    from nmt.metrics import sentence_scores
+
+    encdec = checkpoint.load(ENCDEC)
+    text = BY_NAME["Long sentence"].text
+    with_att = greedy(search, [text])[0]
+    fixed = greedy(encdec, [text])[0]
+    assert not fixed.has_alignment
+    # the attention model keeps more of the source's content words
+    content = ["homme", "femme", "banc", "enfants", "chien", "herbe"]
+    assert sum(w in with_att.target_tokens for w in content) > sum(w in fixed.target_tokens for w in content)
+    assert sentence_scores(with_att.translation, fixed.translation)["bleu"] < 90  # they really differ

@@ -1,0 +1,168 @@
+"""View state (URL round trip, plans, stepper sync, event log), the checkpoint catalogue and presets."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from nmt import checkpoint
+from nmt.decoding import Stepper, forced, greedy
+from ui import models
+from ui import state as vs
+from ui.presets import BY_NAME, PRESETS
+
+SENTENCE = "A man is riding a bike."
+
+
+# ---------------------------------------------------------------------------- query parameters
+
+
+def test_view_round_trips_through_query_params() -> None:
+    view = vs.View(text='A "dog" & <cat> 😀', model="m30k-en-fr", mode="beam", beam=7, norm="gnmt",
+                   freeze=True, ablation=True, step=4, plan={3: "chat", 1: "l'"})
+    q = vs.view_to_query(view)
+    assert q["force"] == ["1:l'", "3:chat"]
+    assert vs.view_from_query(q) == view
+    assert vs.view_from_query({k: [v] if isinstance(v, str) else v for k, v in q.items()}) == view
+
+
+def test_default_view_keeps_urls_short() -> None:
+    q = vs.view_to_query(vs.View(text="hi", model="m"))
+    assert q == {"text": "hi", "model": "m", "step": "0"}
+
+
+def test_junk_query_params_fall_back_to_defaults() -> None:
+    v = vs.view_from_query({"step": "-3", "mode": "sideways", "beam": "x", "norm": "??", "freeze": "maybe",
+                            "force": ["1:ok", "nope", "2:", ":x", "999999:far"], "text": "x" * 5000})
+    assert v.step == 0 and v.mode == "greedy" and v.beam == 5 and v.norm == "length" and not v.freeze
+    assert v.plan == {1: "ok"}
+    assert len(v.text) == vs.MAX_TEXT_CHARS
+    assert vs.view_from_query({"step": "99999"}).step == vs.MAX_STEP
+    assert vs.view_from_query({}) == vs.View()
+
+
+def test_same_query_and_snapshot() -> None:
+    assert vs.same_query({"a": "1", "f": ["x", "y"]}, {"a": ["1"], "f": ["x", "y"]})
+    assert not vs.same_query({"a": "1"}, {"a": "1", "b": "2"})
+    assert vs.query_snapshot({"a": "1", "f": ["x"]}) == {"a": ["1"], "f": ["x"]}
+
+
+def test_force_plan_drops_later_words() -> None:
+    assert vs.force_plan({0: "a", 2: "b", 5: "c"}, 2, "z") == {0: "a", 2: "z"}
+    assert vs.parse_plan(vs.format_plan({4: "x:y", 0: "a"})) == {0: "a", 4: "x:y"}
+
+
+# ---------------------------------------------------------------------------- stepping
+
+
+def test_sync_stepper_steps_back_and_replays_exactly(tiny_lm: checkpoint.LoadedModel) -> None:
+    st = Stepper(tiny_lm, SENTENCE)
+    ref = greedy(tiny_lm, [SENTENCE])[0]
+    new = vs.sync_stepper(st, {}, 3)
+    assert [r.i for r in new] == [0, 1, 2]
+    assert vs.sync_stepper(st, {}, 3) == []  # nothing to do
+    vs.sync_stepper(st, {}, 1)
+    assert st.position == 1
+    again = vs.sync_stepper(st, {}, vs.MAX_STEP)  # stops where decoding ends
+    assert st.done and st.trace.translation == ref.translation
+    assert [r.i for r in again] == list(range(1, len(ref.steps)))
+    assert [s.alpha for s in st.trace.steps] == [s.alpha for s in ref.steps]
+
+
+def test_sync_stepper_follows_the_plan(tiny_lm: checkpoint.LoadedModel) -> None:
+    st = Stepper(tiny_lm, SENTENCE)
+    vs.sync_stepper(st, {}, 4)
+    word = st.trace.steps[1].topk[1][0]
+    new = vs.sync_stepper(st, {1: word}, 4)  # goes back to step 1 and forces the word there
+    assert [r.i for r in new] == [1, 2, 3]
+    assert st.trace.steps[1].forced and st.trace.steps[1].token == word
+    ref = forced(tiny_lm, [SENTENCE], [" ".join(s.token for s in st.trace.steps[:2])])[0]
+    assert st.trace.steps[1].alpha == pytest.approx(ref.steps[1].alpha)
+    vs.sync_stepper(st, {}, 4)  # the plan emptied: back to pure greedy
+    assert not any(s.forced for s in st.trace.steps)
+    unknown = vs.sync_stepper(st, {0: "zzz-not-a-word"}, 1)
+    assert unknown[0].token == "<unk>" and unknown[0].forced
+
+
+def test_prefix_trace_and_event_log(tiny_lm: checkpoint.LoadedModel) -> None:
+    full = greedy(tiny_lm, [SENTENCE])[0]
+    part = vs.prefix_trace(full, 2, "Un homme")
+    assert len(part.steps) == 2 and not part.finished and len(full.steps) > 2
+    assert vs.prefix_trace(full, len(full.steps), full.translation).finished == full.finished
+    line = vs.describe_step(full.steps[0], full.src_tokens)
+    assert line.startswith("step 0: wrote") and "most weight on" in line
+    log: list[dict] = []
+    for k in range(vs.MAX_LOG + 5):
+        vs.add_event(log, "you", f"e{k}", k)
+    assert len(log) == vs.MAX_LOG and log[-1]["#"] == vs.MAX_LOG + 5
+
+
+# ---------------------------------------------------------------------------- catalogue
+
+
+def test_scan_pairs_checkpoints_and_resolves_the_toggle(tiny_checkpoint_dir: Path, tmp_path: Path) -> None:
+    groups = models.scan(tiny_checkpoint_dir)
+    assert [g.name for g in groups] == ["tiny-en-fr"]
+    g = groups[0]
+    assert g.search is not None and g.search.name == "tiny-en-fr-rnnsearch.pt"
+    assert g.encdec is not None and g.encdec.name == "tiny-en-fr-rnnencdec.pt"
+    assert models.default_group(groups) is g
+    off = models.resolve(g, freeze=False, ablation=False)
+    on = models.resolve(g, freeze=True, ablation=False)
+    abl = models.resolve(g, freeze=True, ablation=True)
+    assert (off.ckpt, off.context, off.kind) == (g.search, None, "rnnsearch")
+    assert (on.ckpt, on.context, on.kind) == (g.encdec, None, "rnnencdec")
+    assert (abl.ckpt, abl.context, abl.kind) == (g.search, "fixed", "ablation")
+    assert models.load(on.ckpt).config.context == "fixed"
+    assert models.load(on.ckpt) is models.load(on.ckpt)  # cached: one model per process
+
+    # a lone RNNsearch: the freeze falls back to the ablation, with a notice
+    solo = tmp_path / "solo"
+    solo.mkdir()
+    shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnsearch.pt", solo / "x-rnnsearch.pt")
+    shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnencdec.pt", solo / "odd-name.pt")
+    (solo / "notes.txt").write_text("not a checkpoint")
+    by = {g.name: g for g in models.scan(solo)}
+    assert set(by) == {"x", "odd-name"}
+    lone = models.resolve(by["x"], freeze=True, ablation=False)
+    assert lone.kind == "ablation" and lone.notice
+    odd = by["odd-name"]
+    assert odd.search is None and odd.encdec is not None  # slot read from the trained context
+    assert models.resolve(odd, freeze=False, ablation=False).notice
+    assert models.scan(tmp_path / "missing") == []
+
+
+def test_describe_and_scores(tiny_checkpoint_dir: Path) -> None:
+    g = models.scan(tiny_checkpoint_dir)[0]
+    row = models.describe(g.search)
+    assert row["model"] == "RNNsearch" and row["languages"] == "en→fr" and row["data"].startswith("tiny")
+    assert models.describe(g.encdec)["model"] == "RNNencdec"
+    assert "tiny-en-fr" in models.group_label(g)
+    assert models.format_scores({"test2016": {"bleu": 35.123, "chrf": 60}, "valid": 30}) == \
+        "test2016 BLEU 35.1, valid 30.0"
+    assert models.format_scores({"greedy": {"test2016": {"BLEU": 33.0}}}) == "greedy: test2016 BLEU 33.0"
+    assert models.format_scores(None) == "" and models.format_scores({"x": "n/a"}) == ""
+
+
+def test_checkpoint_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(models.ENV_VAR, str(tmp_path))
+    assert models.checkpoint_dir() == tmp_path
+    monkeypatch.delenv(models.ENV_VAR)
+    assert models.checkpoint_dir().name == "checkpoints"
+
+
+# ---------------------------------------------------------------------------- presets
+
+
+def test_presets_are_complete() -> None:
+    names = [p.name for p in PRESETS]
+    assert names == ["Monotonic copy", "Reordered phrase", "Soft alignment", "Fixed-vector bottleneck",
+                     "Long sentence"]
+    assert BY_NAME["Fixed-vector bottleneck"].freeze and not BY_NAME["Long sentence"].freeze
+    assert BY_NAME["Fixed-vector bottleneck"].text == BY_NAME["Long sentence"].text
+    assert len(BY_NAME["Long sentence"].text.split()) > 25
+    for p in PRESETS:
+        assert p.watch and p.text.strip()
+        assert all(src in p.text for _, src in p.expect)

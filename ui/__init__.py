@@ -1,0 +1,1 @@
+"""Streamlit-side helpers of the app: checkpoint catalogue, view state, presets and plot builders."""

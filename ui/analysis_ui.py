@@ -1,0 +1,305 @@
+"""Streamlit pieces shared by the three analysis pages: pickers, cached decoding, downloads.
+
+The pages keep their state in the URL by binding each control to a query parameter
+(``bind="query-params"``, the control's key being the parameter's name), so a copied URL reopens
+the same view. Decoding runs through :func:`decode`, cached per checkpoint file and input with
+``st.cache_data``, in chunks so long lists show a progress bar; the model itself is loaded once
+per process by :func:`ui.models.load_model`. Nothing here computes model internals: the pages only
+read the traces that :mod:`nmt.decoding` returns.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from nmt import decoding
+from nmt.align import Links, read_links
+from nmt.checkpoint import LoadedModel
+from nmt.data import corpus_file, read_parallel
+from nmt.trace import DecodeTrace
+from ui import models
+from ui.analysis import Split, gold_files
+from ui.plots import chart_png, chart_svg
+
+DATA_ENV_VAR = "RNNSEARCH_DATA"
+ROOT = Path(__file__).resolve().parent.parent
+BIND = "query-params"
+CHUNK = 16
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$&\"'=^%@;,?/])")
+
+
+def md(text: str) -> str:
+    """User or model text made inert for Streamlit Markdown (ASCII punctuation escaped)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+# ----------------------------------------------------------------------------------------------
+# Data directory and checkpoints
+# ----------------------------------------------------------------------------------------------
+
+
+def default_data_dir() -> str:
+    """``$RNNSEARCH_DATA`` if set, else ``data``."""
+    return os.environ.get(DATA_ENV_VAR, "").strip() or "data"
+
+
+def resolve_dir(value: str) -> Path:
+    """A data directory as typed: relative paths are tried from the working directory, then the app."""
+    p = Path(value.strip() or default_data_dir()).expanduser()
+    if p.is_absolute() or p.exists():
+        return p
+    return ROOT / p
+
+
+def data_dir_input(key: str) -> Path:
+    """The sidebar's data-directory box (bound to the URL parameter ``key``)."""
+    value = st.sidebar.text_input(
+        "Data directory", value=default_data_dir(), key=key, bind=BIND,
+        help=f"Folder with parallel text (NAME.en / NAME.fr, gzipped or not). Default: ${DATA_ENV_VAR} or data/.")
+    return resolve_dir(value or "")
+
+
+def load_lm(ckpt: models.CheckpointInfo) -> LoadedModel | None:
+    """The shared model of a checkpoint, or ``None`` after an error message if it cannot be read."""
+    try:
+        return models.load(ckpt)
+    except Exception as err:  # a corrupt or foreign file: say so instead of a traceback
+        st.error(f"Cannot load {md(ckpt.name)}: {md(str(err))}")
+        return None
+
+
+def no_checkpoints() -> None:
+    """The message shown when the checkpoint folder holds no model."""
+    st.error(f"No checkpoints found in `{md(str(models.checkpoint_dir()))}`.")
+    st.markdown(
+        "Copy a trained model there, e.g. `cp runs/m30k-en-fr-rnnsearch/best.pt "
+        "checkpoints/m30k-en-fr-rnnsearch.pt`, or point the environment variable "
+        f"`{models.ENV_VAR}` at a folder of `.pt` checkpoints.")
+
+
+def all_checkpoints() -> list[models.CheckpointInfo]:
+    """Every checkpoint of the catalogue, RNNsearch models first within each group."""
+    return [c for g in models.scan(models.checkpoint_dir()) for c in g.members]
+
+
+def kind_label(c: models.CheckpointInfo) -> str:
+    """``file.pt (RNNsearch)`` / ``(RNNencdec)``, read from the context it was trained with."""
+    ctx = models.trained_context(str(c.path), c.mtime)
+    return f"{c.name} ({'RNNencdec' if ctx == 'fixed' else 'RNNsearch'})"
+
+
+def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> models.CheckpointInfo | None:
+    """A checkpoint select box bound to the URL (default: the default group's RNNsearch)."""
+    ckpts = all_checkpoints()
+    if not ckpts:
+        no_checkpoints()
+        return None
+    by_name = {c.name: c for c in ckpts}
+    group = models.default_group(models.scan(models.checkpoint_dir()))
+    default = (group.search or group.encdec) if group is not None else None
+    names = list(by_name)
+    index = names.index(default.name) if default is not None and default.name in names else 0
+    box = container if container is not None else st.sidebar
+    name = box.selectbox(label, names, index=index, key=key, bind=BIND,
+                         help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec).")
+    chosen = by_name.get(name or names[index], by_name[names[index]])
+    box.caption(kind_label(chosen))
+    return chosen
+
+
+def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
+    """A model-group select box (an RNNsearch and its RNNencdec twin) bound to the URL."""
+    groups = models.scan(models.checkpoint_dir())
+    if not groups:
+        no_checkpoints()
+        return None
+    by_name = {g.name: g for g in groups}
+    default = models.default_group(groups)
+    names = list(by_name)
+    index = names.index(default.name) if default is not None else 0
+    box = container if container is not None else st.sidebar
+    name = box.selectbox("Model pair", names, index=index, key=key, bind=BIND,
+                         help="An RNNsearch and an RNNencdec paired by name: "
+                              "<name>-rnnsearch.pt / <name>-rnnencdec.pt.")
+    chosen = by_name.get(name or names[index], by_name[names[index]])
+    box.caption(md(models.group_label(chosen)))
+    return chosen
+
+
+# ----------------------------------------------------------------------------------------------
+# Cached decoding
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Job:
+    """What to decode with: a checkpoint file, a decoding method and its options."""
+
+    path: str
+    mtime: float
+    method: str  # greedy | forced | beam
+    context: str | None = None
+    pretokenized: bool = False
+    beam: int = 1
+    n_best: int = 1
+    length_norm: str = "length"
+    gnmt_alpha: float = 0.6
+    topk: int = 1
+
+
+def job_for(ckpt: models.CheckpointInfo, method: str, **options: Any) -> Job:
+    """A decoding job for a catalogue checkpoint."""
+    return Job(str(ckpt.path), ckpt.mtime, method, **options)
+
+
+@st.cache_data(show_spinner=False, max_entries=2048)
+def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | None) -> list[DecodeTrace]:
+    """Decode one chunk (cached per job and input); raises :class:`nmt.decoding.InputError`."""
+    lm = models.load_model(job.path, job.mtime)
+    if job.method == "greedy":
+        return decoding.greedy(lm, list(sources), context=job.context, topk=job.topk)
+    if job.method == "forced":
+        assert refs is not None
+        return decoding.forced(lm, list(sources), list(refs), context=job.context, topk=job.topk,
+                               pretokenized=job.pretokenized)
+    if job.method == "beam":
+        return decoding.beam_search(lm, list(sources), beam=job.beam, n_best=job.n_best,
+                                    length_norm=job.length_norm, gnmt_alpha=job.gnmt_alpha, context=job.context,
+                                    topk=job.topk, record_beam=True)
+    raise ValueError(f"unknown decoding method {job.method!r}")
+
+
+def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, label: str | None = None,
+           chunk: int = CHUNK) -> list[DecodeTrace]:
+    """Traces of ``sources`` (and ``refs`` for forced decoding), chunk by chunk with a progress bar.
+
+    Each chunk is cached, so a second call with the same inputs returns at once.
+    """
+    sources = list(sources)
+    if not sources:
+        return []
+    refs_t = None if refs is None else list(refs)
+    bar = st.progress(0.0, text=label) if label and len(sources) > chunk else None
+    out: list[DecodeTrace] = []
+    try:
+        for k in range(0, len(sources), chunk):
+            part = tuple(sources[k : k + chunk])
+            out.extend(_decode_chunk(job, part, None if refs_t is None else tuple(refs_t[k : k + chunk])))
+            if bar is not None:
+                done = min(len(sources), k + chunk)
+                bar.progress(done / len(sources), text=f"{label} ({done}/{len(sources)})")
+    finally:
+        if bar is not None:
+            bar.empty()
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Downloads
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Download:
+    """One download button: label, data (or a callable making it on click), file name, MIME type."""
+
+    label: str
+    data: str | bytes | Callable[[], str | bytes]
+    file_name: str
+    mime: str
+
+
+def downloads(items: Sequence[Download], key: str) -> None:
+    """A row of download buttons (no rerun on click; callables run only when clicked)."""
+    if not items:
+        return
+    cols = st.columns(len(items))
+    for n, (col, item) in enumerate(zip(cols, items)):
+        col.download_button(item.label, item.data, file_name=item.file_name, mime=item.mime,
+                            key=f"{key}_{n}", on_click="ignore", icon=":material/download:")
+
+
+def chart_downloads(chart: Any, stem: str) -> list[Download]:
+    """PNG and SVG downloads of an altair chart, rendered by vl-convert when clicked."""
+    if chart is None:
+        return []
+    return [Download("PNG", lambda: chart_png(chart), f"{stem}.png", "image/png"),
+            Download("SVG", lambda: chart_svg(chart), f"{stem}.svg", "image/svg+xml")]
+
+
+def safe_stem(text: str, limit: int = 40) -> str:
+    """A file-name-safe stem from free text."""
+    s = re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
+    return (s[:limit].rstrip("-") or "sentence")
+
+
+def show_chart(chart: Any, key: str | None = None, fit: bool = False) -> None:
+    """An altair chart at its own width, or (``fit``) squeezed to its column's width."""
+    st.altair_chart(chart, width="stretch" if fit else "content", key=key)
+
+
+def input_error(err: Exception) -> None:
+    """Show a user-facing decoding problem (never a traceback)."""
+    st.error(str(err))
+
+
+# ----------------------------------------------------------------------------------------------
+# Corpora
+# ----------------------------------------------------------------------------------------------
+
+MAX_READ = 20000  # lines read from the top of a split (big training files are only sampled)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _read_split(directory: str, name: str, src: str, tgt: str, limit: int, stamp: float
+                ) -> tuple[list[str], list[str]]:
+    """Cached :func:`nmt.data.read_parallel` (``stamp`` is the files' mtime, so edits re-read)."""
+    return read_parallel(directory, name, src, tgt, limit=limit)
+
+
+def read_split(split: Split, src: str, tgt: str, limit: int = MAX_READ) -> tuple[list[str], list[str]]:
+    """The first ``limit`` sentence pairs of a split (cached; re-read when the files change)."""
+    try:
+        stamp = max(corpus_file(split.directory, split.name, lang).stat().st_mtime for lang in (src, tgt))
+    except OSError:
+        stamp = 0.0
+    return _read_split(str(split.directory), split.name, src, tgt, limit, stamp)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _read_gold(sure: str, possible: str, stamp: float) -> tuple[list[Links], list[Links]]:
+    """Cached Sure and Possible link files."""
+    return read_links(sure), read_links(possible)
+
+
+def read_gold(split: Split, src: str, tgt: str) -> tuple[list[Links], list[Links]]:
+    """The Sure and Possible links of a gold split, one set per sentence (cached)."""
+    s, p = gold_files(split, src, tgt)
+    stamp = max((f.stat().st_mtime for f in (s, p) if f.exists()), default=0.0)
+    if not p.exists():
+        sure = _read_gold(str(s), str(s), stamp)[0]
+        return sure, sure
+    return _read_gold(str(s), str(p), stamp)
+
+
+def split_picker(splits: Sequence[Split], key: str, label: str = "Corpus split", prefer: Sequence[str] = (),
+                 container: Any = None) -> Split:
+    """A split select box bound to the URL; ``prefer`` lists labels to default to, in order."""
+    labels = [s.label for s in splits]
+    index = next((labels.index(p) for p in prefer if p in labels), 0)
+    by_label = {s.label: s for s in splits}
+    box = container if container is not None else st
+    chosen = box.selectbox(label, labels, index=index, key=key, bind=BIND,
+                           help="Parallel files NAME.src / NAME.tgt found under the data directory.")
+    split = by_label.get(chosen or labels[index], splits[index])
+    if split.gold:
+        box.caption("A gold alignment set: pre-tokenised text with Sure/Possible links.")
+    return split

@@ -1,0 +1,255 @@
+"""The checkpoint catalogue and the cached model loader of the app.
+
+Checkpoints live in ``checkpoints/`` beside the app, or in the directory named by the environment
+variable ``RNNSEARCH_CHECKPOINTS``. An RNNsearch and an RNNencdec trained on the same data are
+paired by name, ``<prefix>-rnnsearch.pt`` and ``<prefix>-rnnencdec.pt``, into one *model group*;
+the bottleneck toggle of the stepper switches between the two. Models are loaded once per process
+(``st.cache_resource``) and shared by every session; each session keeps only its own decoding state.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+import torch
+from torch.torch_version import TorchVersion
+
+from nmt import checkpoint
+from nmt.checkpoint import LoadedModel
+
+ENV_VAR = "RNNSEARCH_CHECKPOINTS"
+DEFAULT_GROUP = "m30k-en-fr"
+ROOT = Path(__file__).resolve().parent.parent
+KINDS = {"rnnsearch": "attention", "rnnencdec": "fixed"}
+
+
+def checkpoint_dir() -> Path:
+    """Where the app looks for checkpoints: ``$RNNSEARCH_CHECKPOINTS`` or ``checkpoints/``."""
+    env = os.environ.get(ENV_VAR, "").strip()
+    return Path(env) if env else ROOT / "checkpoints"
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """One checkpoint file: where it is, which group it belongs to, and what it is."""
+
+    path: Path
+    group: str  # name prefix shared by an RNNsearch / RNNencdec pair
+    kind: str  # rnnsearch | rnnencdec | other
+    mtime: float
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+
+@dataclass(frozen=True)
+class ModelGroup:
+    """An RNNsearch checkpoint and its RNNencdec twin (either may be missing)."""
+
+    name: str
+    search: CheckpointInfo | None
+    encdec: CheckpointInfo | None
+
+    @property
+    def members(self) -> list[CheckpointInfo]:
+        return [c for c in (self.search, self.encdec) if c is not None]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What the stepper decodes with: a checkpoint and the context mode to decode it in."""
+
+    ckpt: CheckpointInfo
+    context: str | None  # None: the checkpoint's own setting
+    kind: str  # rnnsearch | rnnencdec | ablation
+    label: str  # short human description
+    notice: str | None = None  # shown when the toggle could not be honoured as asked
+
+
+def _kind_of(path: Path) -> tuple[str, str]:
+    """(group, kind) from a file name ``<prefix>-rnnsearch.pt`` / ``<prefix>-rnnencdec.pt``."""
+    stem = path.stem
+    for kind in KINDS:
+        if stem.endswith("-" + kind) and len(stem) > len(kind) + 1:
+            return stem[: -len(kind) - 1], kind
+    return stem, "other"
+
+
+def scan(directory: Path) -> list[ModelGroup]:
+    """The model groups in ``directory`` (sorted by name); an unreadable folder gives none.
+
+    A file that follows neither naming pattern forms a group of its own; whether it fills the
+    RNNsearch or the RNNencdec slot is read from the context it was trained with.
+    """
+    try:
+        files = sorted(p for p in directory.glob("*.pt") if p.is_file())
+    except OSError:
+        return []
+    slots: dict[str, dict[str, CheckpointInfo]] = {}
+    for p in files:
+        try:
+            mtime = p.stat().st_mtime
+        except OSError:
+            continue
+        group, kind = _kind_of(p)
+        info = CheckpointInfo(p, group, kind, mtime)
+        if kind == "other":
+            ctx = trained_context(str(p), mtime)
+            kind = "rnnencdec" if ctx == "fixed" else "rnnsearch"
+        slots.setdefault(group, {}).setdefault(kind, info)
+    return [ModelGroup(name, s.get("rnnsearch"), s.get("rnnencdec")) for name, s in sorted(slots.items())]
+
+
+def default_group(groups: list[ModelGroup]) -> ModelGroup | None:
+    """The group shown at first launch: the Multi30k one with an RNNsearch, else the first."""
+    for g in groups:
+        if g.name == DEFAULT_GROUP and g.search is not None:
+            return g
+    with_search = [g for g in groups if g.search is not None]
+    return (with_search or groups or [None])[0]
+
+
+def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
+    """The checkpoint and context mode for the bottleneck toggle.
+
+    Off: the RNNsearch, a fresh c_i per word. On: the RNNencdec twin, trained with a fixed c; with
+    ``ablation``, the RNNsearch's own weights decoded with c_i frozen (an untrained ablation).
+    Missing twins fall back to what exists, with a notice saying so.
+    """
+    s, e = group.search, group.encdec
+    if not freeze:
+        if s is not None:
+            return Choice(s, None, "rnnsearch", "RNNsearch: a fresh context c_i for every target word")
+        assert e is not None
+        return Choice(e, None, "rnnencdec", "RNNencdec: one fixed summary c for every target word",
+                      notice=f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
+    if ablation or e is None:
+        if s is not None:
+            notice = None if ablation else (
+                f"Group “{group.name}” has no RNNencdec checkpoint; showing the RNNsearch weights with "
+                "c_i frozen instead (an untrained ablation).")
+            return Choice(s, "fixed", "ablation",
+                          "RNNsearch weights with c_i frozen to the summary c (untrained ablation)", notice)
+    if e is None:  # pragma: no cover - a group always has a member
+        raise ValueError(f"group {group.name} is empty")
+    notice = None if not ablation else (
+        f"Group “{group.name}” has no RNNsearch checkpoint to ablate; showing the RNNencdec.")
+    return Choice(e, None, "rnnencdec", "RNNencdec: one fixed summary c for every target word", notice)
+
+
+# ----------------------------------------------------------------------------------------------
+# Loading (cached per process)
+# ----------------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def read_meta(path: str, mtime: float) -> dict[str, Any]:
+    """A checkpoint's ``meta`` dict (plus ``config``) without reading its weights (memory-mapped)."""
+    try:
+        with torch.serialization.safe_globals([TorchVersion]):
+            ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception:  # an old serialisation format cannot be memory-mapped: read it whole
+        try:
+            ckpt = checkpoint.read_checkpoint(path)
+        except Exception:
+            return {}
+    if not isinstance(ckpt, dict):
+        return {}
+    meta = dict(ckpt.get("meta") or {})
+    meta["config"] = dict(ckpt.get("config") or {})
+    meta["langs"] = f"{ckpt.get('src_lang', '?')}→{ckpt.get('tgt_lang', '?')}"
+    return meta
+
+
+def trained_context(path: str, mtime: float) -> str:
+    """The context mode a checkpoint was trained with ("attention" when unknown)."""
+    meta = read_meta(path, mtime)
+    return str(meta.get("config", {}).get("context") or meta.get("args", {}).get("context") or "attention")
+
+
+@st.cache_resource(show_spinner="Loading the model…", max_entries=8)
+def load_model(path: str, mtime: float) -> LoadedModel:
+    """The model of a checkpoint file, loaded once per process (``mtime`` reloads a rewritten file)."""
+    return checkpoint.load(path)
+
+
+def load(ckpt: CheckpointInfo) -> LoadedModel:
+    """The shared, cached model of ``ckpt``."""
+    return load_model(str(ckpt.path), ckpt.mtime)
+
+
+# ----------------------------------------------------------------------------------------------
+# Describing checkpoints
+# ----------------------------------------------------------------------------------------------
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def format_scores(scores: Any) -> str:
+    """A short line from ``meta["scores"]``, whatever its shape: ``{name: bleu}`` or nested dicts."""
+    if not isinstance(scores, dict):
+        return ""
+    parts = []
+    for name, v in scores.items():
+        x = _num(v)
+        if x is not None:
+            parts.append(f"{name} {x:.1f}")
+        elif isinstance(v, dict):
+            inner = [(k, _num(val)) for k, val in v.items()]
+            bleu = next((val for k, val in inner if str(k).lower() in ("bleu", "score") and val is not None), None)
+            if bleu is not None:
+                parts.append(f"{name} BLEU {bleu:.1f}")
+            else:
+                sub = format_scores(v)
+                if sub:
+                    parts.append(f"{name}: {sub}")
+    return ", ".join(parts)
+
+
+def data_name(meta: dict[str, Any]) -> str:
+    """The training corpus of a checkpoint, e.g. ``multi30k (29000 pairs)``."""
+    td = meta.get("train_data")
+    if not isinstance(td, dict):
+        return ""
+    name = Path(str(td.get("dir", ""))).name or "?"
+    pairs = td.get("pairs")
+    return f"{name} ({pairs} pairs)" if isinstance(pairs, int) else name
+
+
+def describe(ckpt: CheckpointInfo) -> dict[str, Any]:
+    """One catalogue row for a checkpoint: file, kind, data, scores and training facts."""
+    meta = read_meta(str(ckpt.path), ckpt.mtime)
+    ctx = trained_context(str(ckpt.path), ckpt.mtime)
+    valid = _num(meta.get("best_valid_bleu"))
+    return {
+        "file": ckpt.name,
+        "model": {"attention": "RNNsearch", "fixed": "RNNencdec", "mean": "mean context"}.get(ctx, ctx),
+        "languages": meta.get("langs", ""),
+        "data": data_name(meta),
+        "scores": format_scores(meta.get("scores")) or "—",
+        "valid BLEU": f"{valid:.1f}" if valid is not None and valid >= 0 else "—",
+        "updates": meta.get("updates", "—"),
+        "hours": f"{meta['train_seconds'] / 3600:.1f}" if _num(meta.get("train_seconds")) else "—",
+    }
+
+
+def group_label(group: ModelGroup) -> str:
+    """The model picker's label of a group: its name, corpus and scores where known."""
+    parts = []
+    for c in group.members:
+        d = describe(c)
+        score = d["scores"]
+        if score == "—":
+            score = f"valid BLEU {d['valid BLEU']}" if d["valid BLEU"] != "—" else ""
+        parts.append(f"{d['model']}" + (f" {score}" if score else ""))
+    first = describe(group.members[0]) if group.members else {}
+    data = first.get("data") or ""
+    return f"{group.name}" + (f" · {data}" if data else "") + (f" · {'; '.join(parts)}" if parts else "")

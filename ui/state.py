@@ -1,0 +1,224 @@
+"""View state of the stepper page and its round trip through the URL's query parameters.
+
+Everything the page shows is a function of a :class:`View`: the sentence, the model, the decoding
+mode, the bottleneck toggle, the forced words (the *plan*) and the step position. The view is
+written to ``st.query_params`` after every run, so a copied URL reopens the same view; this module
+turns it into query parameters and back (tolerating any junk a hand-edited URL may carry) and
+brings a :class:`nmt.decoding.Stepper` to the position and forced words of a view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from nmt.decoding import Stepper
+from nmt.trace import DecodeTrace, StepRecord
+from nmt.vocab import UNK_ID
+
+MODES = ("greedy", "beam")
+LENGTH_NORMS = ("length", "none", "gnmt")
+MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
+MAX_STEP = 1000
+BEAM_RANGE = (2, 12)
+QUERY_KEYS = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "step", "force")
+
+
+@dataclass
+class View:
+    """What the stepper page shows; serialisable to and from the URL."""
+
+    text: str = ""
+    model: str = ""  # model group name (checkpoint prefix), "" = the default
+    mode: str = "greedy"  # greedy | beam
+    beam: int = 5
+    norm: str = "length"  # beam length normalisation
+    freeze: bool = False  # the bottleneck toggle: c_i frozen (RNNencdec setting)
+    ablation: bool = False  # freeze the RNNsearch weights themselves instead of showing RNNencdec
+    step: int = 0  # number of target words produced
+    plan: dict[int, str] = field(default_factory=dict)  # forced words by target position
+
+
+# ----------------------------------------------------------------------------------------------
+# Query parameters
+# ----------------------------------------------------------------------------------------------
+
+
+def _first(params: Mapping[str, Any], key: str) -> str | None:
+    """The (last) string value of ``key`` in a mapping of str or list-of-str values."""
+    v = params.get(key)
+    if isinstance(v, (list, tuple)):
+        v = v[-1] if v else None
+    return v if isinstance(v, str) else None
+
+
+def _all(params: Mapping[str, Any], key: str) -> list[str]:
+    """Every string value of ``key`` (repeated query parameters come as lists)."""
+    v = params.get(key)
+    if v is None:
+        return []
+    if isinstance(v, str):
+        return [v]
+    return [x for x in v if isinstance(x, str)]
+
+
+def _int(s: str | None, default: int, lo: int, hi: int) -> int:
+    """``s`` as an int clamped to [lo, hi]; ``default`` when it is not a number."""
+    try:
+        return max(lo, min(hi, int(str(s).strip())))
+    except (TypeError, ValueError):
+        return default
+
+
+def _bool(s: str | None, default: bool = False) -> bool:
+    if s is None:
+        return default
+    return s.strip().lower() in ("1", "true", "yes", "on")
+
+
+def parse_plan(values: Sequence[str]) -> dict[int, str]:
+    """Forced words from ``"<position>:<word>"`` strings; malformed entries are skipped."""
+    plan: dict[int, str] = {}
+    for v in values:
+        pos, sep, word = v.partition(":")
+        if not sep or not word or not pos.strip().isdigit():
+            continue
+        k = int(pos)
+        if k < MAX_STEP:
+            plan[k] = word
+    return plan
+
+
+def format_plan(plan: Mapping[int, str]) -> list[str]:
+    """The ``"<position>:<word>"`` strings of a plan, in position order."""
+    return [f"{k}:{w}" for k, w in sorted(plan.items())]
+
+
+def view_from_query(params: Mapping[str, Any]) -> View:
+    """A view from query parameters (values str or list of str); unknown or bad values fall back."""
+    d = View()
+    mode = _first(params, "mode")
+    norm = _first(params, "norm")
+    return View(
+        text=(_first(params, "text") or "")[:MAX_TEXT_CHARS],
+        model=(_first(params, "model") or "")[:200],
+        mode=mode if mode in MODES else d.mode,
+        beam=_int(_first(params, "beam"), d.beam, *BEAM_RANGE),
+        norm=norm if norm in LENGTH_NORMS else d.norm,
+        freeze=_bool(_first(params, "freeze")),
+        ablation=_bool(_first(params, "ablation")),
+        step=_int(_first(params, "step"), 0, 0, MAX_STEP),
+        plan=parse_plan(_all(params, "force")),
+    )
+
+
+def view_to_query(view: View) -> dict[str, str | list[str]]:
+    """Query parameters of a view (defaults left out to keep URLs short)."""
+    q: dict[str, str | list[str]] = {"text": view.text, "model": view.model, "step": str(view.step)}
+    if view.mode != "greedy":
+        q["mode"] = view.mode
+        q["beam"] = str(view.beam)
+        if view.norm != "length":
+            q["norm"] = view.norm
+    if view.freeze:
+        q["freeze"] = "1"
+    if view.ablation:
+        q["ablation"] = "1"
+    if view.plan:
+        q["force"] = format_plan(view.plan)
+    return {k: v for k, v in q.items() if v != ""}
+
+
+def query_snapshot(params: Any) -> dict[str, list[str]]:
+    """All values of ``st.query_params`` (or any mapping with ``get_all``) as lists, for comparing."""
+    if hasattr(params, "get_all"):
+        return {k: list(params.get_all(k)) for k in params}
+    return {k: list(_all(params, k)) for k in params}
+
+
+def same_query(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether two query mappings (str or list values) hold the same parameters."""
+    keys = set(a) | set(b)
+    return all(_all(a, k) == _all(b, k) for k in keys)
+
+
+# ----------------------------------------------------------------------------------------------
+# Plans and stepping
+# ----------------------------------------------------------------------------------------------
+
+
+def force_plan(plan: Mapping[int, str], position: int, word: str) -> dict[int, str]:
+    """The plan after forcing ``word`` at ``position``: earlier forced words stay, later ones go."""
+    out = {k: w for k, w in plan.items() if k < position}
+    out[position] = word
+    return out
+
+
+def _matches(rec: StepRecord, plan: Mapping[int, str], stoi: Mapping[str, int]) -> bool:
+    """Whether an already decoded step agrees with the plan at its position."""
+    if rec.i in plan:
+        return rec.forced and rec.token_id == stoi.get(plan[rec.i], UNK_ID)
+    return not rec.forced
+
+
+def sync_stepper(stepper: Stepper, plan: Mapping[int, str], target: int) -> list[StepRecord]:
+    """Bring ``stepper`` to ``target`` words with the plan's forced words; return the new steps.
+
+    Steps that already agree with the plan are kept (so a step costs one decoder step, not a
+    whole decode); from the first disagreement on the stepper goes back and decodes again. It
+    stops early where decoding ends (``</s>`` or the length limit).
+    """
+    stoi = stepper.lm.tgt_vocab.stoi
+    keep = 0
+    for rec in stepper.trace.steps[:target]:
+        if not _matches(rec, plan, stoi):
+            break
+        keep += 1
+    while stepper.position > keep:
+        stepper.back()
+    new = []
+    while stepper.position < target and not stepper.done:
+        new.append(stepper.step(plan.get(stepper.position)))
+    return new
+
+
+def prefix_trace(trace: DecodeTrace, n: int, translation: str) -> DecodeTrace:
+    """A copy of ``trace`` showing only its first ``n`` steps (the beam view's cursor)."""
+    steps = trace.steps[:n]
+    return dataclasses.replace(trace, steps=steps, translation=translation,
+                               finished=bool(steps) and len(steps) == len(trace.steps) and trace.finished)
+
+
+# ----------------------------------------------------------------------------------------------
+# Event log
+# ----------------------------------------------------------------------------------------------
+
+MAX_LOG = 500
+
+
+def describe_step(rec: StepRecord, src_tokens: Sequence[str], method: str = "step") -> str:
+    """One event-log line for what the model did at a step (plain text, never HTML)."""
+    what = f"step {rec.i}: wrote “{rec.token}” (p={rec.prob:.2f})"
+    if rec.alpha is not None and rec.energies is not None:
+        j = max(range(len(rec.alpha)), key=rec.alpha.__getitem__)
+        what += f", most weight on “{src_tokens[j]}” (α={rec.alpha[j]:.2f})"
+    elif rec.alpha is None:
+        what += f", read the fixed summary c (‖c‖={rec.context_norm:.2f})"
+    else:
+        what += ", read the uniform mean of the annotations"
+    if rec.forced:
+        best, p = rec.topk[0] if rec.topk else ("?", 0.0)
+        what += f"; forced by you (the model preferred “{best}”, p={p:.2f})"
+    if method == "beam":
+        what = "beam best hypothesis, " + what
+    return what
+
+
+def add_event(log: list[dict[str, Any]], who: str, what: str, step: int) -> None:
+    """Append an event (capped at :data:`MAX_LOG`, oldest dropped)."""
+    n = (log[-1]["#"] + 1) if log else 1
+    log.append({"#": n, "who": who, "step": step, "what": what})
+    if len(log) > MAX_LOG:
+        del log[: len(log) - MAX_LOG]
