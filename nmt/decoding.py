@@ -346,60 +346,63 @@ def _beam_batch(
     lm: LoadedModel, sources: Sequence[Source], traces: Sequence[DecodeTrace], mode: str, k: int,
     n_best: int, length_norm: str, gnmt_alpha: float, topk: int, record_beam: bool, unk_replace: bool,
 ) -> None:
+    """Beam search over a batch laid out as k rows per searching sentence.
+
+    Row a·k + j holds slot j of the a-th searching sentence. Empty slots carry a cumulative score of
+    −∞, so all their expansions rank last; the k rows of a sentence share its encoder rows, which
+    are only re-selected when a sentence finishes.
+    """
     itos = lm.tgt_vocab.itos
     dev = lm.device
-    enc0 = _encode(lm, sources)
     B = len(sources)
-    # Live slots per sentence; the search starts from one empty hypothesis (id 0).
-    slots: list[list[_Slot]] = [[_Slot(0, [], [], 0.0)] for _ in range(B)]
+    enc = _encode(lm, sources).select(torch.arange(B, device=dev).repeat_interleave(k))  # (B·k, …)
+    state = lm.model.initial_state(enc, torch.full((B * k,), BOS_ID, dtype=torch.long, device=dev))
+    # The search starts from one empty hypothesis (id 0) per sentence.
+    slots: list[list[_Slot | None]] = [[_Slot(0, [], [], 0.0)] + [None] * (k - 1) for _ in range(B)]
+    cum = torch.full((B, k), -math.inf, device=dev)
+    cum[:, 0] = 0.0
     finished: list[list[tuple[float, _Slot]]] = [[] for _ in range(B)]
     next_id = [1] * B
-    rows = list(range(B))  # sentences still searching
-    # Batch row layout: for each sentence in `rows`, its live slots in order.
-    row_sent = [b for b in rows for _ in slots[b]]
-    enc = enc0.select(torch.tensor(row_sent, device=dev))
-    state = lm.model.initial_state(enc, torch.full((len(row_sent),), BOS_ID, dtype=torch.long, device=dev))
+    active = list(range(B))  # sentence of each block of k rows
     limits = [max_target_len(len(s.ids)) for s in sources]
 
     def norm(logprob: float, length: int) -> float:
         return logprob / length_penalty(length, length_norm, gnmt_alpha)
 
     i = 0
-    while rows:
-        out = lm.model.step(enc, state, mode)  # (R, K_y)
+    while active:
+        out = lm.model.step(enc, state, mode)  # (A·k, K_y)
         view = _StepView(out, state.s, topk)
         V = out.log_probs.shape[-1]
-        new_rows_src: list[int] = []  # batch row each new live slot extends
-        new_tokens: list[int] = []
-        still: list[int] = []
-        r0 = 0
-        for b in rows:
+        cand = (cum.unsqueeze(-1) + out.log_probs.view(len(active), k, V)).view(len(active), k * V)
+        top_v, top_i = cand.topk(min(2 * k, k * V), dim=-1)  # (A, 2k): one call for the batch
+        kept: list[int] = []  # positions a (in `active`) of sentences still searching
+        sel: list[int] = []  # for each kept sentence, the k rows its new slots extend
+        tokens: list[int] = []
+        new_cum: list[float] = []
+        for a, (b, vals, idxs) in enumerate(zip(active, top_v.tolist(), top_i.tolist(), strict=True)):
             live = slots[b]
-            R = len(live)
-            cum = torch.tensor([s.logprob for s in live], device=dev).unsqueeze(1)
-            cand = (cum + out.log_probs[r0 : r0 + R]).flatten()  # (R·K_y,)
-            n_cand = min(2 * k, cand.numel())
-            top_v, top_i = cand.topk(n_cand)
             step_rec = BeamStep() if record_beam else None
             new_live: list[_Slot] = []
-            for rank, (score, flat) in enumerate(zip(top_v.tolist(), top_i.tolist(), strict=True)):
-                parent, tok = divmod(flat, V)
+            parents: list[int] = []
+            for rank, (score, flat) in enumerate(zip(vals, idxs, strict=True)):
                 if math.isinf(score):
                     continue
+                parent, tok = divmod(flat, V)
                 p_slot = live[parent]
+                assert p_slot is not None  # empty slots score −∞
                 accepted = len(new_live) < k and (tok != EOS_ID or rank < k)
                 length = len(p_slot.tokens) + 1
                 status = "pruned"
                 if accepted:
-                    rec = view.record(lm, r0 + parent, i, tok, False, len(sources[b].ids))
+                    rec = view.record(lm, a * k + parent, i, tok, False, len(sources[b].ids))
                     slot = _Slot(next_id[b], [*p_slot.tokens, tok], [*p_slot.records, rec], score)
                     if tok == EOS_ID:
                         finished[b].append((norm(score, length), slot))
                         status = "finished"
                     else:
                         new_live.append(slot)
-                        new_rows_src.append(r0 + parent)
-                        new_tokens.append(tok)
+                        parents.append(parent)
                         status = "live"
                 if step_rec is not None:
                     h = Hypothesis(next_id[b], p_slot.hyp_id, i, itos[tok],
@@ -407,27 +410,29 @@ def _beam_batch(
                                    score, norm(score, length), status == "finished", status)
                     getattr(step_rec, status).append(h)
                 next_id[b] += 1
-            r0 += R
             if step_rec is not None:
                 traces[b].beam_steps.append(step_rec)
             at_limit = i + 1 >= limits[b]
             if len(finished[b]) >= k or at_limit or not new_live:
                 if at_limit or len(finished[b]) < n_best:
                     finished[b].extend((norm(s.logprob, len(s.tokens)), s) for s in new_live)
-                # drop the live slots we just queued for this sentence
-                n_new = len(new_live)
-                if n_new:
-                    del new_rows_src[-n_new:], new_tokens[-n_new:]
                 _conclude(lm, traces[b], finished[b], n_best, unk_replace)
-            else:
-                slots[b] = new_live
-                still.append(b)
-        rows = still
+                continue
+            pad = k - len(new_live)
+            slots[b] = [*new_live, *([None] * pad)]
+            kept.append(a)
+            sel += [a * k + p for p in parents] + [a * k] * pad
+            tokens += [s.tokens[-1] for s in new_live] + [EOS_ID] * pad
+            new_cum += [s.logprob for s in new_live] + [-math.inf] * pad
         i += 1
-        if rows:
-            sel = torch.tensor(new_rows_src, dtype=torch.long, device=dev)
-            enc = enc.select(sel)
-            state = DecoderState(out.state.s.index_select(0, sel), torch.tensor(new_tokens, device=dev))
+        if not kept:
+            break
+        if len(kept) < len(active):
+            enc = enc.select(torch.tensor([a * k + j for a in kept for j in range(k)], device=dev))
+            active = [active[a] for a in kept]
+        state = DecoderState(out.state.s.index_select(0, torch.tensor(sel, device=dev)),
+                             torch.tensor(tokens, dtype=torch.long, device=dev))
+        cum = torch.tensor(new_cum, device=dev).view(len(active), k)
 
 
 def _conclude(
