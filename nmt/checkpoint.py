@@ -64,11 +64,13 @@ def make_checkpoint(
     return ckpt
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The raw checkpoint dict, loaded without unpickling arbitrary objects."""
+def read_checkpoint(path: str | Path, mmap: bool = False) -> dict[str, Any]:
+    """The raw checkpoint dict, loaded without unpickling arbitrary objects.
+
+    With ``mmap`` the weights stay on disk until touched (cheap when only ``meta`` is wanted)."""
     # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
     with torch.serialization.safe_globals([TorchVersion]):
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise ValueError(f"{path} is not an RNNsearch Explorer checkpoint")
     return ckpt

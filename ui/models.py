@@ -16,8 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
-import torch
-from torch.torch_version import TorchVersion
 
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
@@ -152,14 +150,8 @@ def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
 def read_meta(path: str, mtime: float) -> dict[str, Any]:
     """A checkpoint's ``meta`` dict (plus ``config``) without reading its weights (memory-mapped)."""
     try:
-        with torch.serialization.safe_globals([TorchVersion]):
-            ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
-    except Exception:  # an old serialisation format cannot be memory-mapped: read it whole
-        try:
-            ckpt = checkpoint.read_checkpoint(path)
-        except Exception:
-            return {}
-    if not isinstance(ckpt, dict):
+        ckpt = checkpoint.read_checkpoint(path, mmap=True)
+    except Exception:  # not a checkpoint of ours, or unreadable: described as unknown
         return {}
     meta = dict(ckpt.get("meta") or {})
     meta["config"] = dict(ckpt.get("config") or {})
