@@ -1,4 +1,4 @@
-"""Parallel corpora: reading ``DIR/{split}.{lang}[.gz]``, length filtering, and minibatches.
+"""Parallel corpora: reading ``DIR/{split}.{lang}[.gz|.xz]``, length filtering, and minibatches.
 
 Minibatches follow the paper's App. B.2: take a chunk of ~20 minibatches of sentence pairs, sort it
 by length, split it into minibatches, and shuffle the order of minibatches.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import lzma
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -20,20 +21,20 @@ from nmt.vocab import BOS_ID, PAD_ID, Vocab
 
 
 def corpus_file(data_dir: str | Path, split: str, lang: str) -> Path:
-    """The file holding ``split`` in ``lang``: plain or gzipped."""
+    """The file holding ``split`` in ``lang``: plain, gzipped or xz-compressed."""
     base = Path(data_dir) / f"{split}.{lang}"
-    for candidate in (base, base.with_name(base.name + ".gz")):
+    for candidate in (base, base.with_name(base.name + ".gz"), base.with_name(base.name + ".xz")):
         if candidate.exists():
             return candidate
     raise FileNotFoundError(
-        f"no {split}.{lang} or {split}.{lang}.gz in {data_dir} (see README: getting the data)"
+        f"no {split}.{lang}[.gz|.xz] in {data_dir} (see README: getting the data)"
     )
 
 
 def read_lines(path: str | Path, limit: int | None = None) -> list[str]:
-    """Lines of a UTF-8 text file, gzipped or not, without their newline."""
+    """Lines of a UTF-8 text file (plain, .gz or .xz), without their newline."""
     path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    opener = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
     out: list[str] = []
     with opener(path, "rt", encoding="utf-8") as f:
         for line in f:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import lzma
 from pathlib import Path
 
 import pytest
@@ -43,6 +44,10 @@ def test_read_plain_and_gzipped(tmp_path: Path) -> None:
     with gzip.open(tmp_path / "x.fr.gz", "wt") as f:
         f.write("un\ndeux\n")
     assert read_parallel(tmp_path, "x", "en", "fr") == (["one", "two"], ["un", "deux"])
+    with lzma.open(tmp_path / "z.en.xz", "wt") as f:
+        f.write("three\n")
+    (tmp_path / "z.fr").write_text("trois\n")
+    assert read_parallel(tmp_path, "z", "en", "fr") == (["three"], ["trois"])
     with pytest.raises(FileNotFoundError, match="README"):
         corpus_file(tmp_path, "y", "en")
 
