@@ -7,7 +7,9 @@
            vocabularies, batch 64 (the issue's setting), fp32 and bf16 autocast, on synthetic
            batches shaped like Multi30k (source 13, target 14 tokens incl. ``</s>``);
 * decode – sentences/s of greedy and beam-5 decoding of test_2016_flickr, batched;
-* step   – latency of one :meth:`nmt.decoding.Stepper.step` (what the app does per click).
+* step   – latency of one :meth:`nmt.decoding.Stepper.step` (what the app does per click);
+* app    – server-side time of the app's first view (model load included) and of one "Step" click,
+           through Streamlit's AppTest.
 
 Numbers are machine-specific: the JSON records the device, thread count and torch version.
 """
@@ -99,9 +101,28 @@ def bench_step(ckpt: str, sentence: str, repeats: int) -> dict[str, Any]:
             "step_ms_p95": round(sorted(times)[int(0.95 * (len(times) - 1))], 2), "repeats": repeats}
 
 
+def bench_app(repeats: int = 5) -> dict[str, Any]:
+    """Server-side seconds to render the first view of a fresh session, and one Step click."""
+    from streamlit.testing.v1 import AppTest
+
+    first, clicks = [], []
+    for _ in range(repeats):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        t0 = time.perf_counter()
+        at.run()
+        first.append(time.perf_counter() - t0)
+        step = next(b for b in at.button if b.key == "btn_step")
+        t0 = time.perf_counter()
+        step.click().run()
+        clicks.append(time.perf_counter() - t0)
+        assert not at.exception, at.exception
+    return {"first_view_s_cold": round(first[0], 3), "first_view_s_median": round(statistics.median(first), 3),
+            "step_click_s_median": round(statistics.median(clicks), 3), "repeats": repeats}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--what", nargs="+", default=["train", "decode", "step"], choices=["train", "decode", "step"])
+    p.add_argument("--what", nargs="+", default=["train", "decode", "step"], choices=["train", "decode", "step", "app"])
     p.add_argument("--device", default="cpu")
     p.add_argument("--batch", type=int, nargs="+", default=[64])
     p.add_argument("--steps", type=int, default=10)
@@ -124,6 +145,9 @@ def main() -> int:
     if "step" in args.what:
         res["step"] = bench_step(args.checkpoint, "A man in a red shirt is riding a bike down the street.", 200)
         print(f"step: {res['step']}", file=sys.stderr)
+    if "app" in args.what:
+        res["app"] = bench_app()
+        print(f"app: {res['app']}", file=sys.stderr)
     if args.json:
         path = Path(args.json)
         old = json.loads(path.read_text()) if path.exists() else {}
