@@ -29,6 +29,7 @@ TOPK = 5
 CUSTOM = "(your own sentence)"
 DEFAULT_PRESET = "Reordered phrase"
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
+ALIGN_TABS = ("α_ij heatmap", "Energies e_ij", "‖c_i‖ per step")
 MODE_LABELS = {"greedy": "Greedy (step, force words)", "beam": "Beam search (best hypothesis)"}
 NORM_LABELS = {"length": "divide by length", "none": "none", "gnmt": "GNMT length penalty"}
 
@@ -380,12 +381,17 @@ def status_line(trace: DecodeTrace, done: bool, limit: int, choice: models.Choic
 
 
 def alignment_tabs(trace: DecodeTrace, latest: int | None, nonce: str) -> tuple[int | None, Any]:
-    """The α / energy heatmaps and the ‖c_i‖ chart; returns the step clicked and the α chart."""
-    tabs = st.tabs(["α_ij heatmap", "Energies e_ij", "‖c_i‖ per step"])
+    """The α / energy heatmaps and the ‖c_i‖ chart; returns the step clicked and the α chart.
+
+    Tabs are lazy: only the open tab's chart is built and sent (a chart costs tens of ms per step).
+    The α chart object is always built, for the downloads."""
+    tabs = st.tabs(list(ALIGN_TABS), key="w_align_tab", on_change="rerun")
     clicked: int | None = None
     alpha_chart = plots.heatmap(trace, "alpha", latest=latest)
     with tabs[0]:
-        if alpha_chart is not None:
+        if not tabs[0].open:
+            pass
+        elif alpha_chart is not None:
             ev = st.altair_chart(alpha_chart, key=f"alpha_{nonce}", on_select="rerun", width="content")
             clicked = plots.selected_step(ev)
             st.caption("Rows: target words (* = forced); columns: source words. Hover a cell for "
@@ -400,8 +406,10 @@ def alignment_tabs(trace: DecodeTrace, latest: int | None, nonce: str) -> tuple[
         else:
             st.caption("The heatmap grows one row per step: press Step.")
     with tabs[1]:
-        energy_chart = plots.heatmap(trace, "energy", latest=latest)
-        if energy_chart is not None:
+        energy_chart = plots.heatmap(trace, "energy", latest=latest) if tabs[1].open else None
+        if not tabs[1].open:
+            pass
+        elif energy_chart is not None:
             ev = st.altair_chart(energy_chart, key=f"energy_{nonce}", on_select="rerun", width="content")
             clicked = clicked if clicked is not None else plots.selected_step(ev)
             st.caption("e_ij = v_aᵀ tanh(W_a s_(i-1) + U_a h_j): the alignment model's score before the "
@@ -413,8 +421,10 @@ def alignment_tabs(trace: DecodeTrace, latest: int | None, nonce: str) -> tuple[
         else:
             st.caption("Nothing decoded yet.")
     with tabs[2]:
-        norm_chart = plots.context_norm_chart(trace)
-        if norm_chart is not None:
+        norm_chart = plots.context_norm_chart(trace) if tabs[2].open else None
+        if not tabs[2].open:
+            pass
+        elif norm_chart is not None:
             st.altair_chart(norm_chart, width="stretch")
             st.caption("‖c_i‖ moves with attention; with a frozen context it is the same number at every step.")
         else:
