@@ -99,7 +99,7 @@ class LoadedModel:
 
 def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:
     """An fp32 model in eval mode with the checkpoint's weights."""
-    model = RNNSearch(ModelConfig.from_dict(ckpt["config"]))
+    model = RNNSearch(ModelConfig.from_dict(ckpt["config"]), init=False)  # no QR for weights about to go
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ckpt["model"].items()})
     return model.to(device).eval()
 

@@ -154,7 +154,7 @@ def gru_update(
 class Encoder(nn.Module):
     """Bidirectional GRU over source embeddings; annotations h_j = [→h_j; ←h_j] (eq. 7 context)."""
 
-    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, dropout: float) -> None:
+    def __init__(self, vocab_size: int, emb_dim: int, hidden_dim: int, dropout: float, init: bool = True) -> None:
         super().__init__()
         n = hidden_dim
         self.embed = nn.Embedding(vocab_size, emb_dim, padding_idx=PAD_ID)  # E (shared by →, ←)
@@ -164,6 +164,8 @@ class Encoder(nn.Module):
         self.u_zr = nn.Parameter(torch.empty(2, n, 2 * n))
         self.u_h = nn.Parameter(torch.empty(2, n, n))
         self.dropout = nn.Dropout(dropout)
+        if not init:
+            return
         bound = 1.0 / emb_dim**0.5
         nn.init.uniform_(self.w_in, -bound, bound)
         for d in range(2):
@@ -232,7 +234,7 @@ class AdditiveAttention(nn.Module):
 class Decoder(nn.Module):
     """GRU decoder whose gates read E y_{i-1}, s_{i-1} and c_i, with a maxout deep output."""
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, init: bool = True) -> None:
         super().__init__()
         m, n, l = cfg.emb_dim, cfg.hidden_dim, cfg.maxout_dim
         self.embed = nn.Embedding(cfg.tgt_vocab_size, m, padding_idx=PAD_ID)  # E (target)
@@ -242,9 +244,10 @@ class Decoder(nn.Module):
         self.C = nn.Linear(2 * n, 3 * n, bias=False)  # [C_z; C_r; C] c_i
         self.U_zr = nn.Parameter(torch.empty(n, 2 * n))  # [U_z; U_r] s_{i-1}
         self.U = nn.Parameter(torch.empty(n, n))  # U [r_i ∘ s_{i-1}]
-        nn.init.orthogonal_(self.U_zr.data[:, :n])
-        nn.init.orthogonal_(self.U_zr.data[:, n:])
-        nn.init.orthogonal_(self.U)
+        if init:
+            nn.init.orthogonal_(self.U_zr.data[:, :n])
+            nn.init.orthogonal_(self.U_zr.data[:, n:])
+            nn.init.orthogonal_(self.U)
         # Deep output: t̃_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i  (2l), t_i = maxout(t̃_i)  (l)
         self.U_o = nn.Linear(n, 2 * l, bias=False)
         self.V_o = nn.Linear(m, 2 * l, bias=True)
@@ -281,11 +284,12 @@ class Decoder(nn.Module):
 class RNNSearch(nn.Module):
     """Encoder, alignment model and decoder; the same code serves RNNsearch and RNNencdec."""
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, init: bool = True) -> None:
+        """``init=False`` skips the (slow, orthogonal) initialisation, for weights about to be loaded."""
         super().__init__()
         self.cfg = cfg
-        self.encoder = Encoder(cfg.src_vocab_size, cfg.emb_dim, cfg.hidden_dim, cfg.dropout)
-        self.decoder = Decoder(cfg)
+        self.encoder = Encoder(cfg.src_vocab_size, cfg.emb_dim, cfg.hidden_dim, cfg.dropout, init)
+        self.decoder = Decoder(cfg, init)
 
     # -- inference API: explicit states in, states out ---------------------------------------
 

@@ -1,0 +1,57 @@
+"""Screenshot app views for the README: starts the app on localhost and opens shared-view URLs.
+
+    python scripts/screenshot.py docs/stepper.png "text=A black dog is running on the green grass.&step=6"
+
+Needs Playwright (requirements-dev.txt) and Debian's Chromium (/usr/bin/chromium).
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parent.parent
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync"]
+
+
+def main(out: str, query: str, page: str = "", width: int = 1400, height: int = 1800) -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+                             "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        q = "&".join(f"{k}={quote(v)}" for k, _, v in (p.partition("=") for p in query.split("&")) if k)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            tab = browser.new_page(viewport={"width": width, "height": height})
+            tab.goto(f"{base}/{page}?{q}")
+            tab.wait_for_selector("[data-testid='stApp']", timeout=60000)
+            time.sleep(8)  # let the model load and the charts render
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            tab.screenshot(path=out, full_page=False)
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:3], *(sys.argv[3:4] or [])))
