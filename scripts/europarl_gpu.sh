@@ -9,7 +9,12 @@
 #                                   #  join here with `cat part.* > checkpoints/NAME.pt`)
 #
 # Each run is resumable (`--resume`), so a fresh machine continues from runs/*/last.pt when that
-# folder is carried back. DATA defaults to data/ (europarl-v7-fr-en/ and wmt/ below it).
+# folder is carried back. DATA defaults to data/ (europarl-v7-fr-en/ and wmt/ below it); build the
+# carry folder with scripts/europarl_gpu_data.sh. Plan for one 30-minute device session:
+#   1. DATA=.gpu-data scripts/europarl_gpu.sh start; sleep 560                      (carry .gpu-data)
+#   2. sleep 380; DATA=.gpu-data scripts/europarl_gpu.sh finish; OUT=$OUT scripts/europarl_gpu.sh fetch rnnsearch-50
+#   3. OUT=$OUT scripts/europarl_gpu.sh fetch rnnencdec-50
+# (configs train for 15 minutes each, all four at once on the one GPU).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-data}
@@ -40,7 +45,7 @@ finish)
   done
   python -m nmt.experiment --data "$DATA" "${specs[@]}" --test wmt/newstest2014-fren \
     --test europarl-v7-fr-en/test2000q4 --out "$OUT/europarl-en-fr.results.json"
-  for m in "${MODELS[@]}"; do cp "runs/europarl-en-fr-$m/metrics.jsonl" "$OUT/$m.metrics.jsonl"; done ;;
+  tar czf "$OUT/europarl-logs.tgz" runs/europarl-en-fr-*/metrics.jsonl runs/europarl-en-fr-*/train.log ;;
 fetch)
   mkdir -p "$OUT"; split -b 15M -d "checkpoints/europarl-en-fr-${2:?model}.pt" "$OUT/europarl-en-fr-$2.pt.part." ;;
 *) echo "usage: $0 start|status|finish|fetch MODEL" >&2; exit 2 ;;
