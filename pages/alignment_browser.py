@@ -26,6 +26,7 @@ from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
 from ui import analysis as A
 from ui import analysis_ui as U
+from ui import nav
 
 BIND = U.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
@@ -296,4 +297,5 @@ def main() -> None:
         aer_section(data, forced_job)
 
 
-main()
+if nav.inside_app(__file__):
+    main()

@@ -17,6 +17,7 @@ from nmt.decoding import InputError
 from nmt.trace import DecodeTrace
 from ui import analysis as A
 from ui import analysis_ui as U
+from ui import nav
 
 DEFAULT_TEXT = "A black dog is running on the green grass."
 NORMS = ["none", "length", "gnmt"]
@@ -207,4 +208,5 @@ def main() -> None:
             norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem)
 
 
-main()
+if nav.inside_app(__file__):
+    main()

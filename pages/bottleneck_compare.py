@@ -24,7 +24,7 @@ from nmt.decoding import InputError
 from nmt.trace import DecodeTrace
 from ui import analysis as A
 from ui import analysis_ui as U
-from ui import models
+from ui import models, nav
 from ui.presets import PRESETS
 
 BIND = U.BIND
@@ -228,4 +228,5 @@ def main() -> None:
     sweep(cols, sources, refs)
 
 
-main()
+if nav.inside_app(__file__):
+    main()

@@ -17,7 +17,7 @@ import streamlit as st
 
 from nmt.data import read_parallel
 from nmt.experiment import score_test_set
-from ui import models
+from ui import models, nav
 from ui.experiment import curve_figure, curve_rows, length_figure, length_rows, load_results, table1_frame
 
 qp = st.query_params
@@ -134,4 +134,5 @@ def main() -> None:
         st.plotly_chart(length_figure(rows, f"{ck.name} · {test}"), use_container_width=True, key="lq_recomputed")
 
 
-main()
+if nav.inside_app(__file__):
+    main()

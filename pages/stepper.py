@@ -20,7 +20,7 @@ import streamlit as st
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import InputError, Stepper, beam_search
 from nmt.trace import DecodeTrace, StepRecord
-from ui import models, plots
+from ui import models, nav, plots
 from ui import state as vs
 from ui.presets import BY_NAME, PRESETS
 
@@ -621,4 +621,5 @@ def main() -> None:
     st.fragment(run_every=ss["_timer"])(decoding_view)(lm, choice, text, group)
 
 
-main()
+if nav.inside_app(__file__):
+    main()

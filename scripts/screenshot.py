@@ -7,6 +7,7 @@ Needs Playwright (requirements-dev.txt) and Debian's Chromium (/usr/bin/chromium
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def main(out: str, query: str, page: str = "", width: int = 1400, height: int = 
             tab = browser.new_page(viewport={"width": width, "height": height})
             tab.goto(f"{base}/{page}?{q}")
             tab.wait_for_selector("[data-testid='stApp']", timeout=60000)
-            time.sleep(8)  # let the model load and the charts render
+            time.sleep(float(os.environ.get("SHOT_WAIT", "8")))  # let the model load and charts render
             Path(out).parent.mkdir(parents=True, exist_ok=True)
             tab.screenshot(path=out, full_page=False)
             browser.close()
