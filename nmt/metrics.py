@@ -19,8 +19,11 @@ from nmt.tokenize import Tokenizer
 
 def corpus_bleu(hyps: Sequence[str], refs: Sequence[str], lowercase: bool = False,
                 tokenize: str | None = None, n_bootstrap: int = 1) -> dict[str, Any]:
-    """Corpus BLEU with sacrebleu's signature (and a 95 % bootstrap CI if ``n_bootstrap`` > 1)."""
-    metric = BLEU(lowercase=lowercase, tokenize=tokenize) if tokenize else BLEU(lowercase=lowercase)
+    """Corpus BLEU with sacrebleu's signature (and a 95 % bootstrap CI if ``n_bootstrap`` > 1).
+
+    ``tokenize="none"`` is for text that is already tokenised on purpose (``force`` silences
+    sacrebleu's warning about it)."""
+    metric = BLEU(lowercase=lowercase, tokenize=tokenize, force=True) if tokenize else BLEU(lowercase=lowercase)
     res = metric.corpus_score(list(hyps), [list(refs)], n_bootstrap=n_bootstrap)
     out: dict[str, Any] = {"score": round(res.score, 2), "signature": str(metric.get_signature()),
                            "bp": round(res.bp, 4), "n": len(hyps)}
