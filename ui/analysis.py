@@ -16,7 +16,6 @@ and the discovery of corpus splits and gold alignment sets in a data directory.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from nmt.align import Links, alignment_error, argmax_links
 from nmt.decoding import LENGTH_NORMS, length_penalty
 from nmt.metrics import bleu_by_length, sentence_scores
 from nmt.trace import DecodeTrace, Hypothesis
+from ui.plots import label_expr, source_labels
 
 EOS = "</s>"
 NORM_LABELS = {
@@ -209,17 +209,6 @@ def gold_files(split: Split, src: str, tgt: str) -> tuple[Path, Path]:
 # ----------------------------------------------------------------------------------------------
 
 
-def _label_expr(labels: Sequence[str]) -> str:
-    """A Vega expression mapping an integer axis value (``datum.value``) to its label."""
-    return json.dumps(list(labels), ensure_ascii=False) + "[datum.value]"
-
-
-def src_labels(trace: DecodeTrace) -> list[str]:
-    """Source axis labels; words outside the vocabulary are marked ``(unk)``."""
-    unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
-    return [f"{w} (unk)" if u else w for w, u in zip(trace.src_tokens, unk)]
-
-
 def _cell_steps(n_src: int, n_tgt: int, max_width: int = 860) -> tuple[int, int]:
     """Heatmap cell width and height in pixels, so ``n_src`` columns fit in about ``max_width``."""
     return int(max(8, min(34, max_width // max(n_src, 1)))), (20 if n_tgt <= 40 else 14)
@@ -271,10 +260,10 @@ def alpha_chart(
         return None
     x_step, y_step = _cell_steps(len(src), len(tgt), max_width)
     x = alt.X("j:O", title="source word j", scale=alt.Scale(domain=list(range(len(src)))),
-              axis=alt.Axis(orient="top", labelAngle=-50, labelExpr=_label_expr(src), labelOverlap=False,
+              axis=alt.Axis(orient="top", labelAngle=-50, labelExpr=label_expr(src), labelOverlap=False,
                             labelLimit=140))
     y = alt.Y("i:O", title="target word i", scale=alt.Scale(domain=list(range(len(tgt)))),
-              axis=alt.Axis(labelExpr=_label_expr(tgt), labelOverlap=False, labelLimit=140))
+              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelLimit=140))
     heat = alt.Chart(cells).mark_rect().encode(
         x=x, y=y,
         color=alt.Color("alpha:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
@@ -316,7 +305,7 @@ def trace_alpha_chart(
     links = None
     if sure is not None or possible is not None or show_argmax:
         links = links_frame(trace.src_tokens, tgt, sure, possible, argmax_links(trace) if show_argmax else None)
-    return alpha_chart(src_labels(trace), tgt, [s.alpha for s in trace.steps], links=links, title=title,
+    return alpha_chart(source_labels(trace), tgt, [s.alpha for s in trace.steps], links=links, title=title,
                        max_width=max_width)
 
 
@@ -337,12 +326,12 @@ def fixed_context_chart(trace: DecodeTrace, title: str | None = None, max_width:
     })
     x_step, y_step = _cell_steps(n, len(tgt), max_width)
     x_scale = alt.Scale(domain=[-0.5, n - 0.5], nice=False, zero=False)
-    x_axis = alt.Axis(orient="top", values=list(range(n)), labelExpr=_label_expr(src_labels(trace)),
+    x_axis = alt.Axis(orient="top", values=list(range(n)), labelExpr=label_expr(source_labels(trace)),
                       labelAngle=-50, labelOverlap=False, grid=False, labelLimit=140)
     x_title = "source words (summarised into one vector c)"
     x = alt.X("x0:Q", title=x_title, scale=x_scale, axis=x_axis)
     y = alt.Y("i:O", title="target word i", scale=alt.Scale(domain=list(range(len(tgt)))),
-              axis=alt.Axis(labelExpr=_label_expr(tgt), labelOverlap=False, labelLimit=140))
+              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelLimit=140))
     tip = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("note:N", title="context"),
            alt.Tooltip("context_norm:Q", title="‖c_i‖", format=".3f")]
     bars = alt.Chart(df).mark_bar(color="#9e9e9e", opacity=0.45, cornerRadius=3).encode(
@@ -702,7 +691,7 @@ def nbest_alpha_chart(trace: DecodeTrace, rank: int) -> alt.TopLevelMixin | None
     e = trace.nbest[rank - 1]
     if e.alpha is None:
         return fixed_context_chart(trace) if rank == 1 else None
-    return alpha_chart(src_labels(trace), e.tokens, e.alpha, title=f"α of hypothesis {rank}: {e.translation}")
+    return alpha_chart(source_labels(trace), e.tokens, e.alpha, title=f"α of hypothesis {rank}: {e.translation}")
 
 
 def nbest_cells(trace: DecodeTrace, rank: int) -> pd.DataFrame:

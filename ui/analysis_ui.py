@@ -26,20 +26,12 @@ from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
 from ui import models
 from ui.analysis import Split, gold_files
-from ui.plots import chart_png, chart_svg
+from ui.plots import chart_png, chart_svg, md
 
 DATA_ENV_VAR = "RNNSEARCH_DATA"
 ROOT = Path(__file__).resolve().parent.parent
 BIND = "query-params"
 CHUNK = 16
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$&\"'=^%@;,?/])")
-
-
-def md(text: str) -> str:
-    """User or model text made inert for Streamlit Markdown (ASCII punctuation escaped)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
-
 
 # ----------------------------------------------------------------------------------------------
 # Data directory and checkpoints

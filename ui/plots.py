@@ -47,7 +47,7 @@ def target_labels(trace: DecodeTrace) -> list[str]:
     return [f"{s.token}*" if s.forced else s.token for s in trace.steps]
 
 
-def _label_expr(labels: Sequence[str]) -> str:
+def label_expr(labels: Sequence[str]) -> str:
     """A Vega expression mapping an ordinal index (``datum.value``) to its label."""
     return json.dumps(list(labels), ensure_ascii=False) + "[datum.value]"
 
@@ -107,10 +107,10 @@ def heatmap(
         .mark_rect()
         .encode(
             x=alt.X("j:O", title="source word j", sort="ascending",
-                    axis=alt.Axis(orient="top", labelAngle=-55, labelExpr=_label_expr(source_labels(trace)),
+                    axis=alt.Axis(orient="top", labelAngle=-55, labelExpr=label_expr(source_labels(trace)),
                                   labelOverlap=False, labelLimit=140, labelFontSize=x_font, titleFontSize=12)),
             y=alt.Y("i:O", title="target word i", sort="ascending",
-                    axis=alt.Axis(labelExpr=_label_expr(target_labels(trace)), labelOverlap=False, labelLimit=140,
+                    axis=alt.Axis(labelExpr=label_expr(target_labels(trace)), labelOverlap=False, labelLimit=140,
                                   labelFontSize=y_font, titleFontSize=12)),
             color=alt.Color(f"{value}:Q", scale=scale, legend=legend),
             stroke=stroke.otherwise(alt.value(None)),
