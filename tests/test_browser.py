@@ -108,6 +108,14 @@ def _query(page: object) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
+def _wait_query(page: object, ok: object, timeout: float = 30.0) -> dict[str, list[str]]:
+    """The URL's query once ``ok(query)`` holds (the app writes the URL after it renders)."""
+    deadline = time.time() + timeout
+    while not ok(q := _query(page)) and time.time() < deadline:
+        page.wait_for_timeout(200)
+    return q
+
+
 def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     """Load a preset, step, force a word, flip the bottleneck toggle; screenshots along the way."""
     page = browser.new_page(viewport={"width": 1400, "height": 2600})
@@ -130,7 +138,7 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     for n in range(1, 4):
         step.click()
         _wait_chips(page, n)
-    assert _query(page).get("step") == ["3"]
+    assert _wait_query(page, lambda q: q.get("step") == ["3"]).get("step") == ["3"]
     page.get_by_text("Σ_j α_ij").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "02-stepped.png"), full_page=True)
 
@@ -158,7 +166,8 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     sync_api.expect(page.locator('[data-testid="translation-so-far"] sup')).to_have_count(1, timeout=30_000)
     after = _wait_chips(page, len(before))
     assert forced_word in after[-1] and "forced" in after[-1]
-    assert any(v.startswith("2:") for v in _query(page).get("force", []))
+    forced_q = _wait_query(page, lambda q: any(v.startswith("2:") for v in q.get("force", [])))
+    assert any(v.startswith("2:") for v in forced_q.get("force", []))
     page.get_by_text(f"forced “{forced_word}” at step 2").first.wait_for(state="attached")
     page.screenshot(path=str(ARTIFACTS / "03-forced.png"), full_page=True)
 
@@ -166,7 +175,7 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     page.get_by_text("Freeze c_i (RNNencdec setting)").click()
     _settle(page)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-    assert _query(page).get("freeze") == ["1"]
+    assert _wait_query(page, lambda q: q.get("freeze") == ["1"]).get("freeze") == ["1"]
     page.screenshot(path=str(ARTIFACTS / "04-frozen.png"), full_page=True)
 
     # Run to the end and look at the whole heatmap with the toggle off again.
