@@ -30,6 +30,7 @@ def atomic_save(obj: Any, path: str | Path) -> None:
     os.close(fd)
     try:
         torch.save(obj, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make shipped files private
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -36,20 +36,20 @@ def test_expected_alignments_hold(search, preset) -> None:
 def test_reordered_noun_jumps_ahead_of_its_adjective(search) -> None:
     t = greedy(search, [BY_NAME["Reordered phrase"].text])[0]
     src = t.src_tokens
-    pos = {w: src.index(w) for w in ("black", "dog")}
     out = t.target_tokens
-    assert out.index("chien") < out.index("noir")  # French order: noun, then adjective
-    assert argmax_source(t, "chien") == "dog" and argmax_source(t, "noir") == "black"
-    assert pos["dog"] > pos["black"]  # …so attention jumps ahead, then back
+    for noun, adj, en_noun, en_adj in (("voiture", "rouge", "car", "red"), ("maison", "blanche", "house", "white")):
+        assert out.index(noun) + 1 == out.index(adj)  # French order: noun, then adjective
+        assert src.index(en_adj) < src.index(en_noun)  # English order: adjective, then noun
+        assert argmax_source(t, noun) == en_noun and argmax_source(t, adj) == en_adj  # jump ahead, then back
 
 
 def test_soft_alignment_spreads_the_elided_article(search) -> None:
     t = greedy(search, [BY_NAME["Soft alignment"].text])[0]
-    assert t.translation.startswith("L'homme")
-    step = t.steps[0]
+    assert "l'eau" in t.translation
+    step = next(s for s in t.steps if s.token == "l'")
     a = dict(zip(t.src_tokens, step.alpha))
-    assert a["The"] + a["man"] > 0.6  # the article reads both words…
-    assert min(a["The"], a["man"]) > 0.1  # …not just one of them
+    assert a["the"] + a["water"] > 0.6  # the article reads both words…
+    assert min(a["the"], a["water"]) > 0.2  # …not just one of them
 
 
 def test_bottleneck_preset_uses_the_toggle_and_long_sentence_does_not() -> None:

@@ -35,16 +35,17 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         name="Reordered phrase",
-        text="A black dog is running on the green grass.",
-        watch="Adjective–noun swaps: at « chien » the weight jumps ahead to 'dog', then back to 'black' "
-              "for « noir »; the same happens for « herbe verte ».",
-        expect=(("chien", "dog"), ("noir", "black"), ("herbe", "grass"), ("verte", "green")),
+        text="A red car is parked near a white house.",
+        watch="Adjective–noun swaps: at « voiture » the weight jumps ahead to 'car', past 'red', then back "
+              "to 'red' for « rouge »; the same happens for « maison blanche ».",
+        expect=(("voiture", "car"), ("rouge", "red"), ("maison", "house"), ("blanche", "white")),
     ),
     Preset(
         name="Soft alignment",
-        text="The man is sleeping on a bench.",
-        watch="« L' » spreads its weight over 'The' and 'man': the elided article depends on the noun after it.",
-        expect=(("homme", "man"), ("banc", "bench")),
+        text="Two children are playing near the water.",
+        watch="« l' » spreads its weight over 'the' and 'water': the elided article depends on the noun "
+              "after it, so the model reads both.",
+        expect=(("enfants", "children"), ("eau", "water")),
     ),
     Preset(
         name="Fixed-vector bottleneck",
