@@ -107,7 +107,11 @@ def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cp
 
 def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
     """Load a checkpoint file for decoding."""
-    ckpt = read_checkpoint(path)
+    return loaded_from(read_checkpoint(path), device, str(path))
+
+
+def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: str = "") -> LoadedModel:
+    """A ready-to-decode model from a checkpoint dict already read."""
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),
         src_vocab=Vocab(ckpt["src_vocab"]),
@@ -115,5 +119,5 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
         src_tok=Tokenizer(ckpt["src_lang"]),
         tgt_tok=Tokenizer(ckpt["tgt_lang"]),
         meta=dict(ckpt.get("meta", {})),
-        path=str(path),
+        path=path,
     )

@@ -455,6 +455,16 @@ def translate(
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",
 ) -> list[str]:
     """Detokenised translations (greedy for ``beam`` 1); empty input lines give empty outputs."""
+    traces = translate_traces(lm, sentences, beam=beam, unk_replace=unk_replace, context=context,
+                              batch_size=batch_size, length_norm=length_norm)
+    return ["" if t is None else t.translation for t in traces]
+
+
+def translate_traces(
+    lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
+    context: str | None = None, batch_size: int = 64, length_norm: str = "length",
+) -> list[DecodeTrace | None]:
+    """Lean traces (top-1 only, no beam record) of :func:`translate`; None for empty lines."""
     idx = [i for i, s in enumerate(sentences) if s.strip()]
     todo = [sentences[i] for i in idx]
     if beam <= 1:
@@ -462,7 +472,7 @@ def translate(
     else:
         traces = beam_search(lm, todo, beam=beam, context=context, unk_replace=unk_replace, topk=1,
                              record_beam=False, batch_size=max(1, batch_size // 2), length_norm=length_norm)
-    out = [""] * len(sentences)
+    out: list[DecodeTrace | None] = [None] * len(sentences)
     for i, t in zip(idx, traces, strict=True):
-        out[i] = t.translation
+        out[i] = t
     return out

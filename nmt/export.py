@@ -22,11 +22,9 @@ from typing import Any
 
 import torch
 
-from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, model_from_checkpoint, read_checkpoint
+from nmt.checkpoint import LoadedModel, atomic_save, loaded_from, make_checkpoint, read_checkpoint
 from nmt.data import read_parallel
 from nmt.evaluate import evaluate
-from nmt.tokenize import Tokenizer
-from nmt.vocab import Vocab
 
 
 def score_splits(lm: LoadedModel, data: str, splits: list[str], beams: list[int]) -> dict[str, Any]:
@@ -59,9 +57,8 @@ def main(argv: list[str] | None = None) -> int:
 
     run = Path(args.run)
     ckpt = read_checkpoint(run / "best.pt")
-    lm = LoadedModel(model_from_checkpoint(ckpt), Vocab(ckpt["src_vocab"]), Vocab(ckpt["tgt_vocab"]),
-                     Tokenizer(ckpt["src_lang"]), Tokenizer(ckpt["tgt_lang"]), dict(ckpt["meta"]))
-    # Score the weights as shipped (fp16), not the fp32 originals.
+    lm = loaded_from(ckpt)
+    # Score the weights as shipped (fp16), not the fp32 originals; saving them as fp16 again is exact.
     lm.model.load_state_dict({k: v.half().float() if v.is_floating_point() else v
                               for k, v in lm.model.state_dict().items()})
     t0 = time.time()
@@ -79,8 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     meta["torch"] = str(meta.get("torch", torch.__version__))
     meta.update({"scores": scores, "exported_from": str(run), "weights": "fp16"})
     metrics_file = run / "metrics.jsonl"
-    model = model_from_checkpoint(ckpt)
-    atomic_save(make_checkpoint(model, lm.src_vocab, lm.tgt_vocab, ckpt["src_lang"], ckpt["tgt_lang"], meta,
+    atomic_save(make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, ckpt["src_lang"], ckpt["tgt_lang"], meta,
                                 half=True), out)
 
     results_path = Path(args.results)

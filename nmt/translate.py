@@ -14,7 +14,7 @@ import sys
 import torch
 
 from nmt import checkpoint
-from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, prepare_source, translate
+from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,12 +32,12 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     lm = checkpoint.load(args.checkpoint)
     lines = [line.rstrip("\n") for line in sys.stdin]
-    for n, line in enumerate(lines, 1):
-        if line.strip() and prepare_source(lm, line).truncated:
+    traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace, context=args.context,
+                              batch_size=args.batch_size, length_norm=args.length_norm)
+    for n, t in enumerate(traces, 1):
+        if t is not None and t.truncated:
             print(f"line {n}: source longer than {MAX_SOURCE_TOKENS} tokens, truncated", file=sys.stderr)
-    out = translate(lm, lines, beam=args.beam, unk_replace=args.unk_replace, context=args.context,
-                    batch_size=args.batch_size, length_norm=args.length_norm)
-    sys.stdout.write("".join(t + "\n" for t in out))
+    sys.stdout.write("".join(("" if t is None else t.translation) + "\n" for t in traces))
     return 0
 
 
