@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.data import read_lines
 from nmt.decoding import forced
 from nmt.trace import DecodeTrace
@@ -103,4 +103,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.run(main))

@@ -2,12 +2,21 @@
 
 A checkpoint is a plain dict (tensors, strings, numbers, lists, dicts) written with ``torch.save``
 and read with ``torch.load(..., weights_only=True)``: loading never runs pickled code.
+
+Integrity: every checkpoint written by :func:`make_checkpoint` records ``weights_sha256``, a digest
+of its tensors (names, dtypes, shapes and bytes). Loading for decoding recomputes it and refuses a
+file whose weights changed. Checkpoints shipped before the digest existed are listed in
+``checkpoints/weights.sha256`` (``<digest>  <file name>``), which is checked the same way. Every
+failure is a :class:`CheckpointError` with a one-line, plain message.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
 import tempfile
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +29,35 @@ from nmt.tokenize import Tokenizer
 from nmt.vocab import Vocab
 
 FORMAT = "rnnsearch-explorer/1"
+MANIFEST = "weights.sha256"  # digests of shipped checkpoints that predate ``weights_sha256``
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable checkpoint; the message is one plain line naming the file."""
+
+
+def weights_digest(weights: dict[str, torch.Tensor]) -> str:
+    """SHA-256 over every tensor's name, dtype, shape and bytes, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(weights):
+        t = weights[name].detach().cpu().contiguous()
+        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+def manifest_digest(path: str | Path) -> str | None:
+    """The digest recorded for ``path`` in the ``weights.sha256`` file beside it, if any."""
+    path = Path(path)
+    try:
+        lines = (path.parent / MANIFEST).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        digest, _, name = line.strip().partition("  ")
+        if name == path.name:
+            return digest
+    return None
 
 
 def atomic_save(obj: Any, path: str | Path) -> None:
@@ -54,6 +92,7 @@ def make_checkpoint(
         "format": FORMAT,
         "config": model.cfg.to_dict(),
         "model": weights,
+        "weights_sha256": weights_digest(weights),
         "src_lang": src_lang,
         "tgt_lang": tgt_lang,
         "src_vocab": src_vocab.to_list(),
@@ -65,15 +104,40 @@ def make_checkpoint(
     return ckpt
 
 
-def read_checkpoint(path: str | Path, mmap: bool = False) -> dict[str, Any]:
+def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None) -> dict[str, Any]:
     """The raw checkpoint dict, loaded without unpickling arbitrary objects.
 
-    With ``mmap`` the weights stay on disk until touched (cheap when only ``meta`` is wanted)."""
-    # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
-    with torch.serialization.safe_globals([TorchVersion]):
-        ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
-        raise ValueError(f"{path} is not an RNNsearch Explorer checkpoint")
+    With ``mmap`` the weights stay on disk until touched (cheap when only ``meta`` is wanted).
+    ``verify`` (default: not ``mmap``) checks the weights against their recorded digest.
+    Raises :class:`CheckpointError` for anything that is not an intact checkpoint of ours.
+    """
+    name = Path(path).name
+    try:
+        size = os.path.getsize(path)
+    except OSError as err:
+        raise CheckpointError(f"{name} cannot be read ({err.strerror or err})") from None
+    if size == 0:
+        raise CheckpointError(f"{name} is empty (0 bytes), not a checkpoint")
+    try:
+        # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
+        with torch.serialization.safe_globals([TorchVersion]):
+            ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
+    except pickle.UnpicklingError as err:
+        if "Unsupported global" in str(err):  # an object whose loading would run code named by the file
+            raise CheckpointError(f"{name} holds objects that can only be loaded by running code from the file; "
+                                  "it is not a valid checkpoint and will not be loaded unsafely") from None
+        raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
+                              "file") from None
+    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError, KeyError):
+        raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
+                              "file") from None
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
+        raise CheckpointError(f"{name} is not an RNNsearch Explorer checkpoint")
+    if verify if verify is not None else not mmap:
+        expected = ckpt.get("weights_sha256") or manifest_digest(path)
+        if expected is not None and weights_digest(ckpt["model"]) != expected:
+            raise CheckpointError(f"{name} is damaged: its weights do not match the SHA-256 digest recorded "
+                                  "when it was written, so it will not be used")
     return ckpt
 
 

@@ -10,6 +10,7 @@ import gzip
 import hashlib
 import lzma
 import random
+import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,10 @@ import torch
 
 from nmt.tokenize import Tokenizer
 from nmt.vocab import BOS_ID, PAD_ID, Vocab
+
+
+class CorpusError(ValueError):
+    """A corpus file that cannot be read as UTF-8 text lines; the message names the file, not its folder."""
 
 
 def corpus_file(data_dir: str | Path, split: str, lang: str) -> Path:
@@ -36,11 +41,17 @@ def read_lines(path: str | Path, limit: int | None = None) -> list[str]:
     path = Path(path)
     opener = {".gz": gzip.open, ".xz": lzma.open}.get(path.suffix, open)
     out: list[str] = []
-    with opener(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            out.append(line.rstrip("\n").rstrip("\r"))
-            if limit is not None and len(out) >= limit:
-                break
+    try:
+        with opener(path, "rt", encoding="utf-8") as f:
+            for line in f:
+                out.append(line.rstrip("\n").rstrip("\r"))
+                if limit is not None and len(out) >= limit:
+                    break
+    except (EOFError, gzip.BadGzipFile, lzma.LZMAError, zlib.error) as err:
+        raise CorpusError(f"{path.name} is truncated or damaged after {len(out)} lines ({err or 'unexpected end'})"
+                          ) from None
+    except UnicodeDecodeError as err:
+        raise CorpusError(f"{path.name} is not UTF-8 text (line {len(out) + 1}: {err.reason})") from None
     return out
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.checkpoint import LoadedModel
 from nmt.data import read_parallel
 from nmt.decoding import LENGTH_NORMS, translate
@@ -78,4 +78,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.run(main))

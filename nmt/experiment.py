@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.checkpoint import LoadedModel
 from nmt.data import read_parallel
 from nmt.decoding import translate
@@ -58,7 +58,9 @@ def score_test_set(
     return {
         "sentences": len(src), "no_unk_sentences": len(keep), "beam": beam,
         "all": corpus_bleu(hyps, ref, n_bootstrap=n_bootstrap),
-        "no_unk": corpus_bleu([hyps[k] for k in keep], [ref[k] for k in keep], n_bootstrap=n_bootstrap),
+        # None when no sentence is free of unknown words (there is nothing to score).
+        "no_unk": corpus_bleu([hyps[k] for k in keep], [ref[k] for k in keep], n_bootstrap=n_bootstrap)
+        if keep else None,
         "by_length": bleu_by_length(src_len, hyps, ref, bucket_width, n_bootstrap=n_bootstrap),
     }
 
@@ -91,11 +93,12 @@ def main(argv: list[str] | None = None) -> int:
             res = score_test_set(lm, src, ref, beam=args.beam, n_bootstrap=args.bootstrap)
             res["seconds"] = round(time.time() - t0, 1)
             entry.setdefault("tests", {})[test] = res
+            no_unk = f"{res['no_unk']['score']:6.2f}" if res["no_unk"] else "   n/a"
             print(f"{name:14s} {test:30s} BLEU {res['all']['score']:6.2f} ± {res['all'].get('ci95', 0):.2f}  "
-                  f"no-UNK {res['no_unk']['score']:6.2f} ({res['no_unk_sentences']} sents)", file=sys.stderr)
+                  f"no-UNK {no_unk} ({res['no_unk_sentences']} sents)", file=sys.stderr)
         out.write_text(json.dumps(results, indent=1))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.run(main))

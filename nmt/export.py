@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 
+from nmt import cli
 from nmt.checkpoint import LoadedModel, atomic_save, loaded_from, make_checkpoint, read_checkpoint
 from nmt.data import read_parallel
 from nmt.evaluate import evaluate
@@ -96,4 +97,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.run(main))

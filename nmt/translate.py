@@ -13,7 +13,7 @@ import sys
 
 import torch
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
 
 
@@ -42,4 +42,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.run(main))

@@ -33,6 +33,7 @@ PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-na
 SOURCES = ("corpus", "my own pairs")
 UPLOADS = ("paste", "TSV file", "two files")
 LEN_MAX = 120
+N_CHOICES = (10, 25, 50, 100, 200)  # pairs decoded for the table: the URL can ask for no more
 COLUMN_WIDTH = 380  # heatmap width in a half-page column (pixels)
 ss = st.session_state
 
@@ -56,16 +57,15 @@ class Pairs:
 
 def corpus_pairs(src: str, tgt: str) -> Pairs | None:
     """Pairs of a split of the data directory (with gold links for alignment sets)."""
-    data_dir = U.data_dir_input("al_data")
-    splits = A.find_splits(data_dir, src, tgt)
+    splits = U.corpus_splits(src, tgt)
     if not splits:
-        st.warning(f"No {src}–{tgt} parallel files (NAME.{src} and NAME.{tgt}, gzipped or not) in "
-                   f"`{U.md(str(data_dir))}`. Set the data directory in the sidebar, or use your own pairs.")
+        st.warning(f"No {src}–{tgt} parallel files (NAME.{src} and NAME.{tgt}, gzipped or not) were found. "
+                   + U.roots_note())
         return None
     split = U.split_picker(splits, "al_split", prefer=PREFERRED)
     try:
         s_lines, r_lines = U.read_split(split, src, tgt)
-    except (OSError, ValueError, UnicodeDecodeError) as err:
+    except (OSError, ValueError) as err:
         st.error(f"Cannot read {U.md(split.label)}: {U.md(str(err))}")
         return None
     out = Pairs(split.label, [(s, r) for s, r in zip(s_lines, r_lines) if s.strip() and r.strip()],
@@ -114,7 +114,7 @@ def own_pairs() -> Pairs | None:
             return None
         return Pairs(f"{fs.name} + {fr.name}", A.parse_two_files(fs.getvalue(), fr.getvalue(), fs.name, fr.name))
     except A.PairsError as err:
-        st.error(str(err))
+        st.error(U.md(str(err)))  # messages name uploaded files: user text
         return None
 
 
@@ -211,9 +211,10 @@ def aer_section(data: Pairs, job: U.Job) -> None:
     """AER, precision and recall of argmax-α links over the whole gold set."""
     st.subheader("Alignment error rate over the whole set")
     n = len(data.pairs)
-    if not st.toggle(f"Compute AER over all {n} sentences", value=False, key="al_aer", bind=BIND,
-                     help="Force-decodes every reference on its given tokens and links each target word to its "
-                          "most-attended source word (Luong et al. 2015); AER as in Och & Ney (2003)."):
+    if not U.run_button(f"Compute AER over all {n} sentences", "al_aer", f"{job.path}|{data.name}",
+                        help="Force-decodes every reference on its given tokens and links each target word to its "
+                             "most-attended source word (Luong et al. 2015); AER as in Och & Ney (2003). "
+                             "Results are cached for every visitor."):
         return
     assert data.sure is not None and data.possible is not None
     try:
@@ -250,8 +251,7 @@ def main() -> None:
     src, tgt = lm.src_tok.lang, lm.tgt_tok.lang
     how = st.radio("Browse", SOURCES, key="al_from", bind=BIND, horizontal=True)
     data = corpus_pairs(src, tgt) if how == "corpus" else own_pairs()
-    if how != "corpus":
-        U.data_dir_input("al_data")
+    st.sidebar.caption(U.roots_note())
     if data is None:
         return
     for note in data.notes:
@@ -260,10 +260,10 @@ def main() -> None:
     f1, f2, f3 = st.columns([2, 2, 1])
     lo, hi = f1.slider("Source length (words)", 1, LEN_MAX, (1, LEN_MAX), key="al_len", bind=BIND)
     query = f2.text_input("Search (source or reference)", key="al_q", bind=BIND)
-    n_max = f3.number_input("Decode the first N", 1, 1000, 50, step=10, key="al_n", bind=BIND,
-                            help="Only the first N matching pairs are decoded (cached).")
+    n_max = f3.select_slider("Decode the first N", N_CHOICES, value=50, key="al_n", bind=BIND,
+                             help="Only the first N matching pairs are decoded (cached for every visitor).")
     matching = A.filter_pairs(data.pairs, (lo, hi if hi < LEN_MAX else 10**6), query or "")
-    idx = matching[: int(n_max or 50)]
+    idx = matching[: int(n_max) if n_max in N_CHOICES else 50]
     st.caption(f"{len(matching)} of {len(data.pairs)} pairs in {U.md(data.name)} match; showing the first {len(idx)}.")
     if not idx:
         st.info("No pair matches the filters.")

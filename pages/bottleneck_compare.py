@@ -30,6 +30,7 @@ from ui.presets import PRESETS
 BIND = U.BIND
 FROM = ("typed", "corpus by length")
 MAX_LEN = 80
+MAX_VARIANTS = 200  # sentences of one length offered by the variant picker
 COLUMN_WIDTH = 260  # heatmap width in a third of the page (pixels)
 PREFERRED = ("multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4", "multi30k/val")
 LONG = next((p.text for p in PRESETS if p.freeze), "A man in a blue shirt is riding a bike down the street.")
@@ -63,8 +64,7 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
     """The source and (optional) reference to compare on, and the corpus for the length sweep."""
     how = st.radio("Sentence", FROM, key="bn_from", bind=BIND, horizontal=True,
                    help="typed: your own sentence · corpus by length: a corpus sentence picked by its length")
-    data_dir = U.data_dir_input("bn_data")
-    splits = A.find_splits(data_dir, src, tgt)
+    splits = U.corpus_splits(src, tgt)
     corpus: tuple[list[str], list[str]] = ([], [])
     if splits:
         split = U.split_picker(splits, "bn_split", label="Corpus (length slider and sweep)", prefer=PREFERRED,
@@ -73,7 +73,7 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
             s_lines, r_lines = U.read_split(split, src, tgt, limit=5000)
             keep = [(s, r) for s, r in zip(s_lines, r_lines) if s.strip() and r.strip()]
             corpus = ([s for s, _ in keep], [r for _, r in keep])
-        except (OSError, ValueError, UnicodeDecodeError) as err:
+        except (OSError, ValueError) as err:
             st.sidebar.error(f"Cannot read {U.md(split.label)}: {U.md(str(err))}")
     if how == "typed":
         text = st.text_area("Source sentence (English)", LONG, key="bn_text", bind=BIND, max_chars=2000, height=90)
@@ -85,8 +85,7 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
         return text, (ref or "").strip(), corpus[0], corpus[1]
     sources, refs = corpus
     if not sources:
-        st.warning(f"No readable {src}–{tgt} corpus in `{U.md(str(data_dir))}`; set the data directory in the "
-                   "sidebar or type a sentence.")
+        st.warning(f"No readable {src}–{tgt} corpus was found; type a sentence instead. " + U.roots_note())
         return None
     lengths = A.lengths_of(sources)
     c1, c2 = st.columns([4, 1])
@@ -94,8 +93,9 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
                        help="Picks a corpus sentence of this many words (or the nearest length the corpus has): "
                             "slide right and watch RNNencdec drift.")
     found = A.pick_by_length(sources, int(length))
-    variant = c2.number_input("Variant", 0, 10_000, 0, key="bn_var", bind=BIND,
-                              help="Which of the sentences with this length.")
+    variant = c2.selectbox("Variant", range(min(len(found), MAX_VARIANTS)), key="bn_var", bind=BIND,
+                           format_func=lambda v: f"{v + 1} of {len(found)}",
+                           help="Which of the sentences with this length.")
     k = found[int(variant or 0) % len(found)]
     if lengths[k] != length:
         st.caption(f"No sentence has {length} words; showing one with {lengths[k]}.")
@@ -133,11 +133,12 @@ def sweep(cols: list[Column], sources: list[str], refs: list[str]) -> None:
     st.subheader("Where does the fixed vector give out?")
     per = st.select_slider("Sentences per 5-word length bucket", [2, 4, 8, 16, 32], value=8, key="bn_per",
                            bind=BIND)
-    if not st.toggle("Run the length sweep", value=False, key="bn_sweep", bind=BIND,
-                     help="Translates a sample of the corpus with every model (cached)."):
-        return
     if not sources:
-        st.info("The sweep needs a corpus: set the data directory in the sidebar.")
+        st.info("The sweep needs a corpus. " + U.roots_note())
+        return
+    token = "|".join([str(per), *(f"{c.ckpt.path}:{c.context}" for c in cols), str(len(sources)), sources[0]])
+    if not U.run_button("Run the length sweep", "bn_sweep", token,
+                        help="Translates a sample of the corpus with every model (cached for every visitor)."):
         return
     pick = A.sweep_sample(sources, width=5, per_bucket=int(per or 8))
     src, ref = [sources[k] for k in pick], [refs[k] for k in pick]
@@ -186,10 +187,10 @@ def main() -> None:
                                       "an untrained ablation, not a model trained that way.")
     cols = columns_for(group, ablation)
     if group.encdec is None:
-        st.info(f"Group “{U.md(group.name)}” has no RNNencdec checkpoint (`{U.md(group.name)}-rnnencdec.pt`); "
+        st.info(f"Group “{U.md(group.name)}” has no RNNencdec checkpoint ({U.md(group.name)}-rnnencdec.pt); "
                 "only the RNNsearch side can be shown.")
     if group.search is None:
-        st.info(f"Group “{U.md(group.name)}” has no RNNsearch checkpoint (`{U.md(group.name)}-rnnsearch.pt`); "
+        st.info(f"Group “{U.md(group.name)}” has no RNNsearch checkpoint ({U.md(group.name)}-rnnsearch.pt); "
                 "only the RNNencdec side can be shown.")
     lm = U.load_lm(cols[0].ckpt)
     if lm is None:

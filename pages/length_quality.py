@@ -3,46 +3,51 @@
 Reads the committed results files (``checkpoints/*.results.json``): BLEU per source-length bucket
 of each model with bucket sizes and confidence intervals, the Table 1 reproduction beside the
 paper's numbers, and validation-BLEU training curves. "Recompute" re-scores a chosen checkpoint on
-a chosen test set from the data directory (with a progress bar; results are cached).
+a held-out split of the configured data folders (a button press, with a progress bar; results are
+shared by every session of the server).
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from nmt.corpora import Split, by_label
 from nmt.data import read_parallel
 from nmt.experiment import score_test_set
+from ui import analysis_ui as U
 from ui import models, nav
 from ui.experiment import curve_figure, curve_rows, length_figure, length_rows, load_results, table1_frame
 
 qp = st.query_params
+LIMITS = (0, 500, 1000, 3003)  # sentences scored by Recompute (0 = the whole split)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def recompute(ckpt_path: str, mtime: float, data_dir: str, test: str, limit: int, beam: int,
-              _progress: Any = None) -> dict[str, Any]:
-    """Scores of one checkpoint on one test set (cached per checkpoint version and settings)."""
-    lm = models.load_model(ckpt_path, mtime)
-    sub, _, split = test.rpartition("/")
-    src, ref = read_parallel(Path(data_dir) / sub, split, lm.src_tok.lang, lm.tgt_tok.lang, limit or None)
-    cb = None if _progress is None else (lambda f: _progress.progress(f, text=f"Translating {test}… {f:.0%}"))
-    return score_test_set(lm, src, ref, beam=beam, n_bootstrap=200, progress=cb)
+@st.cache_resource(show_spinner=False)
+def _shared_scores() -> dict[tuple[Any, ...], dict[str, Any]]:
+    """Recomputed scores shared by every session of this server (one dict per process)."""
+    return {}
 
 
-def test_sets(data_dir: Path) -> list[str]:
-    """``SUBDIR/SPLIT`` names of English–French test sets found under the data directory."""
-    found = []
-    for en in sorted(data_dir.glob("*/*.en*")):
-        split = en.name.split(".en")[0]
-        if split == "train" or not list(en.parent.glob(f"{split}.fr*")):
-            continue
-        found.append(f"{en.parent.name}/{split}")
-    return sorted(set(found))
+def recompute(ck: models.CheckpointInfo, split: Split, limit: int, beam: int, bar: Any) -> dict[str, Any]:
+    """Scores of one checkpoint on one split, computed once per server and settings (progress on ``bar``)."""
+    key = (str(ck.path), ck.mtime, str(split.directory), split.name, limit, beam)
+    cache = _shared_scores()  # dict reads and writes are atomic; a race only computes twice
+    if key in cache:
+        return cache[key]
+    lm = models.load(ck)
+    src, ref = read_parallel(split.directory, split.name, lm.src_tok.lang, lm.tgt_tok.lang, limit or None)
+    res = score_test_set(lm, src, ref, beam=beam, n_bootstrap=200,
+                         progress=lambda f: bar.progress(f, text=f"Translating {split.label}… {f:.0%}"))
+    cache[key] = res
+    return res
+
+
+def test_sets(lm_langs: tuple[str, str]) -> list[Split]:
+    """Held-out splits (not training data, not pre-tokenised gold sets) in the configured data folders."""
+    return [s for s in U.corpus_splits(*lm_langs) if not s.gold and not s.name.startswith("train")]
 
 
 def main() -> None:
@@ -64,7 +69,7 @@ def main() -> None:
         qp["results"] = name
         results = all_results[name]
         if "error" in results:
-            st.error(f"Could not read {results['error']}")
+            st.error(f"Could not read {U.md(results['error'])}")
             return
         rows = length_rows(results)
         if rows.empty:
@@ -103,35 +108,46 @@ def main() -> None:
             st.plotly_chart(curve_figure(curves), use_container_width=True, key="lq_curve_fig")
 
     st.subheader("Recompute")
-    data_dir = Path(st.text_input("Data directory", os.environ.get("RNNSEARCH_DATA", "data"), key="lq_data"))
     ckpts = [c for g in models.scan(models.checkpoint_dir()) for c in g.members]
-    sets = test_sets(data_dir) if data_dir.is_dir() else []
     if not ckpts:
         st.info("No checkpoints found to score.")
         return
-    if not sets:
-        st.info(f"No test sets found under `{data_dir}` (expected SUBDIR/SPLIT.en[.gz] with SPLIT.fr[.gz]).")
-        return
     c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
     ck = c1.selectbox("Checkpoint", ckpts, format_func=lambda c: c.name, key="lq_ckpt")
-    test = c2.selectbox("Test set", sets, key="lq_rtest")
-    limit = c3.number_input("First N (0 = all)", 0, 100000, 500, step=100, key="lq_limit")
-    beam = c4.number_input("Beam", 1, 20, 1, key="lq_beam")
+    lm = U.load_lm(ck)
+    if lm is None:
+        return
+    sets = test_sets((lm.src_tok.lang, lm.tgt_tok.lang))
+    if not sets:
+        st.info("No held-out test sets were found. " + U.roots_note())
+        return
+    label = c2.selectbox("Test set", [s.label for s in sets], key="lq_rtest")
+    split = by_label(sets, label) or sets[0]
+    limit = c3.selectbox("Sentences", LIMITS, index=1, format_func=lambda n: "all" if n == 0 else f"first {n}",
+                         key="lq_limit")
+    beam = c4.selectbox("Beam", (1, 5, 12), key="lq_beam")
     if st.button("Recompute", type="primary", key="lq_go"):
         bar = st.progress(0.0, text="Loading…")
         try:
-            res = recompute(str(ck.path), ck.mtime, str(data_dir), test, int(limit), int(beam), _progress=bar)
+            res = recompute(ck, split, int(limit), int(beam), bar)
         except (OSError, ValueError) as e:
-            st.error(f"Could not score {ck.name} on {test}: {e}")
+            bar.empty()
+            st.error(f"Could not score {U.md(ck.name)} on {U.md(split.label)}: {U.md(str(e))}")
             return
         bar.progress(1.0, text="Done")
+        tests = set(length_rows(all_results[name])["test"]) if names else set()
+        test = split.name if split.name in tests else split.label  # the name the results files use
         label = f"{ck.path.stem} (recomputed)"
         rows = length_rows({"models": {label: {"tests": {test: res}}}})
-        recomputed[f"{ck.path}|{test}|{limit}|{beam}"] = {"test": test, "rows": rows}
-        st.success(f"{ck.name} on {test}: BLEU {res['all']['score']:.2f} ± {res['all'].get('ci95', 0):.2f} "
-                   f"(no UNK {res['no_unk']['score']:.2f} over {res['no_unk_sentences']} sentences). "
+        recomputed[f"{ck.path}|{split.label}|{limit}|{beam}"] = {"test": test, "rows": rows}
+        no_unk = res["no_unk"]
+        no_unk_text = (f"no UNK {no_unk['score']:.2f} over {res['no_unk_sentences']} sentences" if no_unk
+                       else "no sentence is free of unknown words")
+        st.success(f"{U.md(ck.name)} on {U.md(split.label)}: BLEU {res['all']['score']:.2f} ± "
+                   f"{res['all'].get('ci95', 0):.2f} ({no_unk_text}). "
                    "Pick this test set above to see its curve beside the others.")
-        st.plotly_chart(length_figure(rows, f"{ck.name} · {test}"), use_container_width=True, key="lq_recomputed")
+        st.plotly_chart(length_figure(rows, f"{ck.name} · {split.label}"), use_container_width=True,
+                        key="lq_recomputed")
 
 
 if nav.inside_app(__file__):

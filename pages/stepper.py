@@ -17,7 +17,8 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from nmt.checkpoint import LoadedModel
+from nmt.checkpoint import CheckpointError, LoadedModel
+from nmt.corpora import shown
 from nmt.decoding import InputError, Stepper, beam_search
 from nmt.trace import DecodeTrace, StepRecord
 from ui import models, nav, plots
@@ -191,7 +192,7 @@ def on_follow() -> None:
 
 def no_checkpoints(directory: Any) -> None:
     """The message shown when the checkpoint folder holds no model."""
-    st.error(f"No checkpoints found in `{plots.md(str(directory))}`.")
+    st.error(f"No checkpoints found in {plots.md(shown(directory))}.")
     st.markdown(
         "Train a model and copy it there, for example:\n\n"
         "```bash\n"
@@ -224,7 +225,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         with st.expander("Checkpoints in the folder"):
             rows = [models.describe(c) for g in groups for c in g.members]
             st.dataframe(rows, hide_index=True)
-            st.caption(f"Folder: {plots.md(str(models.checkpoint_dir()))}")
+            st.caption(f"Folder: {plots.md(shown(models.checkpoint_dir()))}")
         st.header("Decoding")
         st.radio("Mode", list(MODE_LABELS), key="w_mode", format_func=MODE_LABELS.__getitem__,
                  on_change=on_setting, args=("mode",),
@@ -596,11 +597,11 @@ def main() -> None:
     inputs()
     choice = models.resolve(group, ss["w_freeze"], ss["w_ablation"])
     if choice.notice:
-        st.warning(choice.notice)
+        st.warning(plots.md(choice.notice))
     try:
         lm = models.load(choice.ckpt)
-    except Exception as e:  # a broken or foreign file must not take the page down
-        st.error(f"Could not load {plots.md(choice.ckpt.name)}: {plots.md(str(e))}")
+    except CheckpointError as e:  # a damaged or foreign file: say so in one line
+        st.error(plots.md(str(e)), icon=":material/error:")
         write_query(group)
         return
     text = ss["w_text"]
@@ -610,7 +611,7 @@ def main() -> None:
         else:
             src_trace = get_stepper(lm, choice, text)[0].trace
     except InputError as e:
-        st.warning(str(e), icon=":material/edit:")
+        st.warning(plots.md(str(e)), icon=":material/edit:")
         st.caption("Pick a preset or type an English sentence above.")
         ss["pos"] = 0
         write_query(group)

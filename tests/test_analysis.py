@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gzip
 import math
-from pathlib import Path
 
 import altair as alt
 import pytest
@@ -115,32 +113,6 @@ def test_two_files_with_a_one_sided_empty_line_name_it() -> None:
 def test_two_files_latin1_reference_is_named() -> None:
     with pytest.raises(A.PairsError, match=r"ref\.fr is not UTF-8"):
         A.parse_two_files(b"a cafe\n", "un café\n".encode("cp1252"), "src.en", "ref.fr")
-
-
-# ----------------------------------------------------------------------------------------------
-# Corpus discovery
-# ----------------------------------------------------------------------------------------------
-
-
-def test_find_splits_sees_plain_gzipped_and_gold_sets(tmp_path: Path) -> None:
-    (tmp_path / "m30k").mkdir()
-    for lang in ("en", "fr"):
-        with gzip.open(tmp_path / "m30k" / f"val.{lang}.gz", "wt", encoding="utf-8") as f:
-            f.write("x\n")
-        (tmp_path / "m30k" / f"test.{lang}").write_text("x\n")
-    (tmp_path / "m30k" / "lonely.en").write_text("x\n")  # no French side: not a split
-    gold = tmp_path / "alignment" / "hans"
-    gold.mkdir(parents=True)
-    for name in ("test.en", "test.fr", "test.en-fr.sure", "test.en-fr.possible"):
-        (gold / name).write_text("0-0\n")
-    (gold / "orig").mkdir()
-    (gold / "orig" / "raw.en").write_text("x\n")
-    (gold / "orig" / "raw.fr").write_text("x\n")
-    splits = A.find_splits(tmp_path, "en", "fr")
-    assert [s.label for s in splits] == ["alignment/hans/test", "m30k/test", "m30k/val"]
-    assert [s.gold for s in splits] == [True, False, False]
-    assert A.gold_files(splits[0], "en", "fr") == (gold / "test.en-fr.sure", gold / "test.en-fr.possible")
-    assert A.find_splits(tmp_path / "missing", "en", "fr") == []
 
 
 # ----------------------------------------------------------------------------------------------

@@ -7,9 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+import sacrebleu
 from streamlit.testing.v1 import AppTest
 
-from nmt import experiment
+from nmt import checkpoint, experiment
+from nmt.decoding import translate
 from tests.conftest import FIXTURES, ROOT
 from ui.experiment import curve_figure, curve_rows, length_figure, length_rows, table1_frame
 
@@ -37,8 +39,12 @@ def experiment_results(tiny_checkpoint_dir: Path, tmp_path_factory) -> Path:
 def test_experiment_results_hold_table1_and_buckets(experiment_results: Path) -> None:
     res = json.loads((experiment_results / "tiny.results.json").read_text())
     t = res["models"]["RNNsearch-50"]["tests"]["tiny/test"]
-    assert t["sentences"] == 20 and t["all"]["score"] > 90 and "ci95" in t["all"]
-    assert t["no_unk_sentences"] == 20
+    src = (FIXTURES / "tiny" / "test.en").read_text(encoding="utf-8").splitlines()
+    ref = (FIXTURES / "tiny" / "test.fr").read_text(encoding="utf-8").splitlines()
+    hyps = translate(checkpoint.load(experiment_results / "tiny-en-fr-rnnsearch.pt"), src)
+    assert t["sentences"] == 20 and "ci95" in t["all"]
+    assert t["all"]["score"] == pytest.approx(sacrebleu.corpus_bleu(hyps, [ref]).score, abs=0.01)
+    assert t["no_unk_sentences"] == 10  # the fixture's held-out half uses words the training pairs never had
     assert sum(b["n"] for b in t["by_length"]) == 20
     assert res["paper_table1_newstest2014"]["RNNsearch-50"]["all"] == 26.75
 
@@ -85,10 +91,17 @@ def test_page_shows_curves_and_recomputes(experiment_results: Path, monkeypatch)
     assert at.query_params["results"] == ["tiny.results.json"] or at.query_params["results"] == "tiny.results.json"
     assert any("Table 1" in s.value for s in at.subheader)
     at.selectbox(key="lq_rtest").set_value("tiny/val").run()
-    at.number_input(key="lq_limit").set_value(5).run()
+    assert "tiny/train" not in at.selectbox(key="lq_rtest").options  # training data is no test set
     at.button(key="lq_go").click().run()
     assert not at.exception
-    assert any("BLEU" in s.value for s in at.success)
+    first = [s.value for s in at.success]
+    assert len(first) == 1 and "tiny\\/val: BLEU" in first[0]
+    at.button(key="lq_go").click().run()  # the same settings again: served from the shared cache
+    assert not at.exception and [s.value for s in at.success] == first
+    again = _app(experiment_results, monkeypatch).run()  # a new session, same settings
+    again.selectbox(key="lq_rtest").set_value("tiny/val").run()
+    again.button(key="lq_go").click().run()
+    assert not again.exception and [s.value for s in again.success] == first
 
 
 def test_page_without_results_or_data_explains(tmp_path: Path, monkeypatch) -> None:

@@ -7,6 +7,7 @@ pair as the checkpoint folder and a small data directory made from the test fixt
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,11 @@ def run(page: str, **params: Any) -> AppTest:
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def plain(text: str) -> str:
+    """Shown Markdown with its backslash escapes undone (the text a visitor reads)."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def markdown(at: AppTest) -> str:
@@ -153,7 +159,9 @@ def test_beam_page_with_no_text_or_no_checkpoints(env: Path, tmp_path: Path, mon
     assert any("No checkpoints found" in e.value for e in at.error)
     (tmp_path / "junk-rnnsearch.pt").write_bytes(b"not a checkpoint")
     at = run("beam_explorer.py")
-    assert any("Cannot load junk" in e.value for e in at.error)
+    errors = [plain(e.value) for e in at.error]
+    assert errors == ["junk-rnnsearch.pt is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
+                      "file"], errors  # one plain line, no traceback
 
 
 # ----------------------------------------------------------------------------------------------
@@ -179,11 +187,12 @@ def test_alignment_filters_and_url_pick(env: Path) -> None:
     table = at.dataframe[0].value
     assert len(table) >= 1
     assert all("dog" in (s + r).lower() for s, r in zip(table["source"], table["reference"]))
-    at = run("alignment_browser.py", al_n="3", al_pick="2")
-    assert len(at.dataframe[0].value) == 3
+    at = run("alignment_browser.py", al_n="3", al_pick="2")  # 3 is not a choice: the default 50
+    assert len(at.dataframe[0].value) == 20 and at.select_slider(key="al_n").value == 50
     assert at.selectbox(key="al_pick").value == 2
-    at.number_input(key="al_n").set_value(2).run()  # the chosen pair #2 is filtered out: back to #0
-    assert not at.exception and at.selectbox(key="al_pick").value == 0
+    at.select_slider(key="al_n").set_value(10).run()
+    assert not at.exception and len(at.dataframe[0].value) == 10
+    assert at.selectbox(key="al_pick").value == 2
     at.slider(key="al_len").set_range(1, 6).run()
     assert not at.exception
     assert (at.dataframe[0].value["src words"] <= 7).all()  # 6 words (+ Moses splitting of the full stop)
@@ -195,7 +204,7 @@ def test_alignment_gold_set_overlays_links_and_scores_aer(env: Path) -> None:
     assert "AER" in table.columns and len(table) == 3
     assert at.toggle(key="al_gold").value and at.toggle(key="al_argmax").value
     assert any("Squares: gold Sure links" in c.value for c in at.caption)
-    at.toggle(key="al_aer").set_value(True).run()
+    at.button(key="al_aer").click().run()
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert {"AER", "precision", "recall"} <= set(metrics) and metrics["sentences"] == "3"
@@ -206,7 +215,7 @@ def test_alignment_gold_set_overlays_links_and_scores_aer(env: Path) -> None:
 def test_alignment_pasted_pairs_and_bad_uploads(env: Path) -> None:
     at = run("alignment_browser.py", al_from="my own pairs")
     at.text_area(key="al_paste").input("A dog runs.\tUn chien court.\nno tab on this line").run()
-    assert any("Line 2" in e.value and "no tab" in e.value for e in at.error)
+    assert any("Line 2" in plain(e.value) and "no tab" in plain(e.value) for e in at.error)
     at.text_area(key="al_paste").input("A dog runs.\tUn chien court.\nA man is riding a bike.\tUn homme fait du vélo.")
     at.run()
     assert not at.error and len(at.dataframe[0].value) == 2
@@ -214,22 +223,33 @@ def test_alignment_pasted_pairs_and_bad_uploads(env: Path) -> None:
     at = run("alignment_browser.py", al_from="my own pairs", al_upload="TSV file")
     at.file_uploader(key="al_file_tsv").set_value(("pairs.tsv", "A café.\tUn café.\n".encode("latin-1"), "text/plain"))
     at.run()
-    assert any("pairs.tsv is not UTF-8" in e.value for e in at.error)
+    assert any("pairs.tsv is not UTF-8" in plain(e.value) for e in at.error)
+    # A file name is user text: Markdown in it is shown literally (escaped), never rendered.
+    name = "`x` **b** ![i](http://h/i.png).tsv"
+    at.file_uploader(key="al_file_tsv").set_value((name, "é\tè\n".encode("latin-1"), "text/plain"))
+    at.run()
+    shown = [e.value for e in at.error]
+    assert len(shown) == 1 and plain(shown[0]).startswith(name + " is not UTF-8"), shown
+    assert "\\*\\*b\\*\\*" in shown[0] and "![i](" not in shown[0] and "`x`" not in shown[0]
 
     at = run("alignment_browser.py", al_from="my own pairs", al_upload="two files")
     at.file_uploader(key="al_file_src").set_value(("src.en", b"a\nb\nc\n", "text/plain"))
     at.file_uploader(key="al_file_ref").set_value(("ref.fr", b"x\ny\n", "text/plain"))
     at.run()
-    assert any("src.en has 3 lines but ref.fr has 2" in e.value for e in at.error)
+    assert any("src.en has 3 lines but ref.fr has 2" in plain(e.value) for e in at.error)
 
 
-def test_alignment_page_with_rnnencdec_and_a_bad_data_dir(env: Path, tmp_path: Path) -> None:
+def test_alignment_page_with_rnnencdec_and_a_bad_data_dir(env: Path, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     at = run("alignment_browser.py", al_model="tiny-en-fr-rnnencdec.pt", al_split=GOLD, al_aer="true")
     assert any("fixed summary c" in i.value for i in at.info)
+    assert not any("no alignment to score" in i.value for i in at.info)  # the URL starts no corpus-wide work
+    at.button(key="al_aer").click().run()
     assert any("no alignment to score" in i.value for i in at.info)
     assert at.dataframe[0].value["α entropy"].isna().all()
     assert len(charts(at)) == 2  # the honest fixed-summary pictures
-    at = run("alignment_browser.py", al_data=str(tmp_path / "nowhere"))
+    monkeypatch.setenv("RNNSEARCH_DATA", str(tmp_path / "nowhere"))
+    at = run("alignment_browser.py")
     assert any("No en–fr parallel files" in w.value for w in at.warning)
 
 
@@ -266,7 +286,8 @@ def test_bottleneck_length_slider_and_sweep(env: Path) -> None:
     assert "**Source:**" in first
     at.slider(key="bn_len").set_value(9).run()
     assert not at.exception and markdown(at) != first
-    at.toggle(key="bn_sweep").set_value(True).run()
+    assert "Sweep CSV" not in downloads(at)  # the sweep waits for its button
+    at.button(key="bn_sweep").click().run()
     assert not at.exception
     sweep = at.dataframe[-1].value
     assert set(sweep["model"]) == {"RNNsearch", "RNNencdec", "RNNsearch, c_i frozen"}

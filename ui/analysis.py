@@ -10,8 +10,8 @@ frozen) has no α. It is drawn by :func:`fixed_context_chart`, one bar per targe
 whole source ("reads the same summary c"), never as a heatmap of invented weights.
 
 Also here: the parser of user-uploaded sentence pairs (:func:`parse_tsv_pairs`,
-:func:`parse_two_files`), which fails with a :class:`PairsError` whose message can be shown as is,
-and the discovery of corpus splits and gold alignment sets in a data directory.
+:func:`parse_two_files`), which fails with a :class:`PairsError` whose message can be shown as is.
+Corpus splits are found by :mod:`nmt.corpora`, only under the configured data roots.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -44,7 +43,8 @@ NORM_LABELS = {
 # ----------------------------------------------------------------------------------------------
 
 MAX_PAIRS = 5000
-MAX_UPLOAD_BYTES = 5_000_000
+MAX_UPLOAD_MB = 5  # also server.maxUploadSize in .streamlit/config.toml (Streamlit's MB = 2**20 bytes)
+MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 2**20
 
 
 class PairsError(ValueError):
@@ -57,7 +57,7 @@ def decode_text(data: bytes | str, name: str) -> str:
         text = data
     else:
         if len(data) > MAX_UPLOAD_BYTES:
-            raise PairsError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {MAX_UPLOAD_BYTES / 1e6:.0f} MB.")
+            raise PairsError(f"{name} is {len(data) / 2**20:.1f} MB; the limit is {MAX_UPLOAD_MB} MB.")
         if b"\x00" in data:
             raise PairsError(f"{name} looks like a binary file (it contains NUL bytes), not plain text.")
         try:
@@ -137,71 +137,6 @@ def parse_two_files(
                              f"{ref_name if not s else src_name}.")
         pairs.append((s, r))
     return _check_count(pairs)
-
-
-# ----------------------------------------------------------------------------------------------
-# Corpora in a data directory
-# ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Split:
-    """A parallel split ``DIR/NAME.{src,tgt}[.gz]`` found in the data directory."""
-
-    directory: Path
-    name: str
-    label: str  # path relative to the data directory, e.g. "multi30k/val"
-    gold: bool = False  # has Sure/Possible alignment files (pre-tokenised text)
-
-
-def _stem(path: Path, lang: str) -> str | None:
-    """``NAME`` of a file ``NAME.{lang}`` or ``NAME.{lang}.gz``, else ``None``."""
-    for suffix in (f".{lang}", f".{lang}.gz"):
-        if path.name.endswith(suffix) and len(path.name) > len(suffix):
-            return path.name[: -len(suffix)]
-    return None
-
-
-def find_splits(data_dir: str | Path, src: str, tgt: str, max_depth: int = 3, max_dirs: int = 500) -> list[Split]:
-    """Every parallel split for ``src``→``tgt`` under ``data_dir`` (to ``max_depth`` folders down).
-
-    A split needs both language files; gold alignment sets (``NAME.{src}-{tgt}.sure`` beside them)
-    are flagged. Unreadable folders are skipped, and the walk stops after ``max_dirs`` folders; a
-    missing directory gives an empty list.
-    """
-    root = Path(data_dir)
-    if not root.is_dir():
-        return []
-    out: dict[tuple[Path, str], Split] = {}
-    stack = [(root, 0)]
-    seen = 0
-    while stack and seen < max_dirs:
-        d, depth = stack.pop()
-        seen += 1
-        try:
-            entries = sorted(d.iterdir())
-        except OSError:
-            continue
-        names = {p.name for p in entries}
-        for p in entries:
-            if p.is_dir():
-                if depth + 1 <= max_depth and p.name != "orig" and not p.name.startswith("."):
-                    stack.append((p, depth + 1))
-                continue
-            stem = _stem(p, src)
-            if stem is None or not ({f"{stem}.{tgt}", f"{stem}.{tgt}.gz"} & names):
-                continue
-            rel = d.relative_to(root)
-            label = f"{rel.as_posix()}/{stem}" if str(rel) != "." else stem
-            gold = f"{stem}.{src}-{tgt}.sure" in names
-            out[(d, stem)] = Split(d, stem, label, gold)
-    return sorted(out.values(), key=lambda s: (not s.gold, s.label))
-
-
-def gold_files(split: Split, src: str, tgt: str) -> tuple[Path, Path]:
-    """The Sure and Possible link files of a gold split."""
-    base = split.directory / f"{split.name}.{src}-{tgt}"
-    return base.with_name(base.name + ".sure"), base.with_name(base.name + ".possible")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ read the traces that :mod:`nmt.decoding` returns.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,16 +18,15 @@ from typing import Any
 
 import streamlit as st
 
-from nmt import decoding
+from nmt import corpora, decoding
 from nmt.align import Links, read_links
-from nmt.checkpoint import LoadedModel
+from nmt.checkpoint import CheckpointError, LoadedModel
+from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
 from ui import models
-from ui.analysis import Split, gold_files
 from ui.plots import chart_png, chart_svg, md
 
-DATA_ENV_VAR = "RNNSEARCH_DATA"
 ROOT = Path(__file__).resolve().parent.parent
 BIND = "query-params"
 CHUNK = 16
@@ -38,39 +36,37 @@ CHUNK = 16
 # ----------------------------------------------------------------------------------------------
 
 
-def default_data_dir() -> str:
-    """``$RNNSEARCH_DATA`` if set, else ``data``."""
-    return os.environ.get(DATA_ENV_VAR, "").strip() or "data"
+@st.cache_data(show_spinner=False, ttl=60, max_entries=16)
+def _find_splits(roots: tuple[corpora.DataRoot, ...], src: str, tgt: str) -> list[Split]:
+    """Cached :func:`nmt.corpora.find_splits` (folders are walked again at most once a minute)."""
+    return corpora.find_splits(roots, src, tgt)
 
 
-def resolve_dir(value: str) -> Path:
-    """A data directory as typed: relative paths are tried from the working directory, then the app."""
-    p = Path(value.strip() or default_data_dir()).expanduser()
-    if p.is_absolute() or p.exists():
-        return p
-    return ROOT / p
+def corpus_splits(src: str, tgt: str) -> list[Split]:
+    """The ``src``→``tgt`` splits under the configured data roots."""
+    return _find_splits(tuple(corpora.configured_roots()), src, tgt)
 
 
-def data_dir_input(key: str) -> Path:
-    """The sidebar's data-directory box (bound to the URL parameter ``key``)."""
-    value = st.sidebar.text_input(
-        "Data directory", value=default_data_dir(), key=key, bind=BIND,
-        help=f"Folder with parallel text (NAME.en / NAME.fr, gzipped or not). Default: ${DATA_ENV_VAR} or data/.")
-    return resolve_dir(value or "")
+def roots_note() -> str:
+    """Where corpora are read from, in words fit to show (no absolute server paths)."""
+    roots = corpora.configured_roots()
+    names = ", ".join(f"{md(corpora.shown(r.path) if r.name == 'data' else r.name)}" for r in roots)
+    return (f"Corpora are read only from the configured data folders ({names}; set by the "
+            f"{corpora.ENV_VAR} variable and configs/data\\_roots.toml). To use other text, upload it.")
 
 
 def load_lm(ckpt: models.CheckpointInfo) -> LoadedModel | None:
     """The shared model of a checkpoint, or ``None`` after an error message if it cannot be read."""
     try:
         return models.load(ckpt)
-    except Exception as err:  # a corrupt or foreign file: say so instead of a traceback
-        st.error(f"Cannot load {md(ckpt.name)}: {md(str(err))}")
+    except CheckpointError as err:  # a damaged or foreign file: say so in one line
+        st.error(md(str(err)), icon=":material/error:")
         return None
 
 
 def no_checkpoints() -> None:
     """The message shown when the checkpoint folder holds no model."""
-    st.error(f"No checkpoints found in `{md(str(models.checkpoint_dir()))}`.")
+    st.error(f"No checkpoints found in {md(corpora.shown(models.checkpoint_dir()))}.")
     st.markdown(
         "Copy a trained model there, e.g. `cp runs/m30k-en-fr-rnnsearch/best.pt "
         "checkpoints/m30k-en-fr-rnnsearch.pt`, or point the environment variable "
@@ -238,9 +234,22 @@ def show_chart(chart: Any, key: str | None = None, fit: bool = False) -> None:
     st.altair_chart(chart, width="stretch" if fit else "content", key=key)
 
 
+def run_button(label: str, key: str, token: str, help: str | None = None) -> bool:
+    """A button that starts a corpus-wide computation (never triggered by a URL).
+
+    True when pressed now, and on later reruns of this session while ``token`` (what would be
+    computed, e.g. checkpoint and split) stays the same, so the result stays on screen.
+    """
+    done_key = f"_{key}_done"
+    if st.button(label, key=key, help=help, type="primary", icon=":material/play_arrow:"):
+        st.session_state[done_key] = token
+        return True
+    return st.session_state.get(done_key) == token
+
+
 def input_error(err: Exception) -> None:
     """Show a user-facing decoding problem (never a traceback)."""
-    st.error(str(err))
+    st.error(md(str(err)))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -290,7 +299,7 @@ def split_picker(splits: Sequence[Split], key: str, label: str = "Corpus split",
     by_label = {s.label: s for s in splits}
     box = container if container is not None else st
     chosen = box.selectbox(label, labels, index=index, key=key, bind=BIND,
-                           help="Parallel files NAME.src / NAME.tgt found under the data directory.")
+                           help="Parallel files NAME.src / NAME.tgt found in the configured data folders.")
     split = by_label.get(chosen or labels[index], splits[index])
     if split.gold:
         box.caption("A gold alignment set: pre-tokenised text with Sure/Possible links.")

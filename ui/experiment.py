@@ -80,8 +80,9 @@ def table1_frame(results: dict[str, Any], test: str) -> pd.DataFrame:
         res = (m.get("tests") or {}).get(test)
         if res is None:
             continue
+        no_unk = res.get("no_unk") or {}
         row = {"model": name, "BLEU (all)": res["all"]["score"], "± CI (all)": res["all"].get("ci95"),
-               "BLEU (no UNK)": res["no_unk"]["score"], "no-UNK sentences": res.get("no_unk_sentences")}
+               "BLEU (no UNK)": no_unk.get("score"), "no-UNK sentences": res.get("no_unk_sentences")}
         if "newstest2014" in test and name in paper:
             row["paper (all)"] = paper[name]["all"]
             row["paper (no UNK)"] = paper[name]["no_unk"]

@@ -9,7 +9,11 @@ URL always opens the same app.
 
 from __future__ import annotations
 
+import logging
+import secrets
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import streamlit as st
@@ -22,6 +26,7 @@ PAGE_SPECS: tuple[tuple[str, str, str], ...] = (
     ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),
     ("pages/length_quality.py", "Length vs quality", ":material/show_chart:"),
 )
+LOG = logging.getLogger("rnnsearch_explorer")
 _run = threading.local()  # set while the app's navigation runs a page (one script thread per run)
 
 
@@ -37,9 +42,26 @@ def run_app(default: str = PAGE_SPECS[0][0]) -> None:
     page = st.navigation(pages(default))
     _run.inside = True
     try:
-        page.run()
+        with error_boundary(page.title):
+            page.run()
     finally:
         _run.inside = False
+
+
+@contextmanager
+def error_boundary(where: str) -> Iterator[None]:
+    """Show any error of a page as a short message, and log its traceback on the server only.
+
+    Streamlit's own rerun/stop signals are ``BaseException``s and pass through untouched.
+    """
+    try:
+        yield
+    except Exception as err:
+        ref = secrets.token_hex(4)
+        LOG.error("page %r failed (reference %s)", where, ref, exc_info=err)
+        st.error(f"Something went wrong while drawing this page ({type(err).__name__}). The details were "
+                 f"logged on the server under reference {ref}. Try other settings or another sentence, "
+                 "or reload the page.", icon=":material/error:")
 
 
 def inside_app(page_file: str) -> bool:

@@ -1,0 +1,158 @@
+"""Where corpora may be read from: the configured data roots and the parallel splits found there.
+
+The app never opens a path that came from a URL or a text box. An operator names the folders that
+may be read (the *data roots*): ``$RNNSEARCH_DATA`` (default ``data/``, relative paths taken from
+the project folder) plus the ``[[root]]`` entries of ``configs/data_roots.toml``. The pages list
+the splits found under those roots and let a user choose one by its *label*; a label that names no
+found split selects nothing. Files and folders reached through a symbolic link that leads outside
+their root are not listed, and the walk is bounded in depth and in folders visited.
+
+A split is ``DIR/NAME.{src}`` beside ``DIR/NAME.{tgt}`` (each plain, ``.gz`` or ``.xz``); a gold
+alignment set also has ``NAME.{src}-{tgt}.sure`` (and ``.possible``) beside them.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_VAR = "RNNSEARCH_DATA"
+PROJECT = Path(__file__).resolve().parent.parent
+CONFIG = PROJECT / "configs" / "data_roots.toml"
+SUFFIXES = ("", ".gz", ".xz")
+MAX_DEPTH = 3
+MAX_DIRS = 500
+
+
+@dataclass(frozen=True)
+class DataRoot:
+    """A folder the app may read corpora from; ``name`` is how the pages show it."""
+
+    name: str
+    path: Path  # absolute, symbolic links resolved
+
+
+@dataclass(frozen=True)
+class Split:
+    """A parallel split ``DIR/NAME.{src,tgt}[.gz|.xz]`` found under a data root."""
+
+    directory: Path
+    name: str
+    label: str  # what users see and the URL holds, e.g. "multi30k/val" (never a path to open)
+    gold: bool = False  # has Sure/Possible alignment files (pre-tokenised text)
+
+
+def _resolve(value: str, base: Path) -> Path:
+    """``value`` as an absolute path (relative ones from ``base``), symbolic links resolved."""
+    p = Path(value).expanduser()
+    return (p if p.is_absolute() else base / p).resolve()
+
+
+def configured_roots(env: Mapping[str, str] | None = None, config: Path | None = None,
+                     project: Path = PROJECT) -> list[DataRoot]:
+    """The data roots: ``$RNNSEARCH_DATA`` or ``data/`` first, then the config file's allow-list.
+
+    The config file holds ``[[root]]`` tables with ``name`` and ``path``; a missing file adds none.
+    Roots that do not exist are kept (they list no split); duplicates are dropped.
+    """
+    env = os.environ if env is None else env
+    config = CONFIG if config is None else config
+    roots = [DataRoot("data", _resolve(env.get(ENV_VAR, "").strip() or "data", project))]
+    if config.is_file():
+        with open(config, "rb") as f:
+            entries = tomllib.load(f).get("root", [])
+        for e in entries:
+            if not isinstance(e, dict) or not isinstance(e.get("path"), str) or not str(e.get("name", "")).strip():
+                raise ValueError(f"{config.name}: each [[root]] needs a name and a path")
+            roots.append(DataRoot(str(e["name"]).strip(), _resolve(e["path"], project)))
+    out: list[DataRoot] = []
+    for r in roots:
+        if all(r.path != o.path and r.name != o.name for o in out):
+            out.append(r)
+    return out
+
+
+def _stem(name: str, lang: str) -> str | None:
+    """``NAME`` of a file ``NAME.{lang}[.gz|.xz]``, else ``None``."""
+    for suffix in (f".{lang}{s}" for s in SUFFIXES):
+        if name.endswith(suffix) and len(name) > len(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, symbolic links resolved, lies in ``root`` (itself resolved)."""
+    try:
+        return path.resolve().is_relative_to(root)
+    except OSError:
+        return False
+
+
+def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, list[Path]]]:
+    """(folder, its files) under a root, depth-first, bounded; folders outside the root skipped."""
+    if not root.path.is_dir():
+        return []
+    out = []
+    stack = [(root.path, 0)]
+    while stack and len(out) < max_dirs:
+        d, depth = stack.pop()
+        try:
+            entries = sorted(d.iterdir())
+        except OSError:
+            continue
+        files = []
+        for p in entries:
+            if not _inside(p, root.path):
+                continue
+            if p.is_dir():
+                if depth < max_depth and p.name != "orig" and not p.name.startswith("."):
+                    stack.append((p, depth + 1))
+            elif p.is_file():
+                files.append(p)
+        out.append((d, files))
+    return out
+
+
+def find_splits(roots: Sequence[DataRoot], src: str, tgt: str, max_depth: int = MAX_DEPTH,
+                max_dirs: int = MAX_DIRS) -> list[Split]:
+    """Every ``src``→``tgt`` split under the roots: gold alignment sets first, then by label.
+
+    Labels are paths relative to their root; those of every root but the first start with the
+    root's name and a colon (``shared:wmt/newstest2014-fren``).
+    """
+    out: dict[str, Split] = {}
+    for n, root in enumerate(roots):
+        for d, files in _walk(root, max_depth, max_dirs):
+            names = {p.name for p in files}
+            for p in files:
+                stem = _stem(p.name, src)
+                if stem is None or not any(f"{stem}.{tgt}{s}" in names for s in SUFFIXES):
+                    continue
+                rel = d.relative_to(root.path).as_posix()
+                label = stem if rel == "." else f"{rel}/{stem}"
+                if n:
+                    label = f"{root.name}:{label}"
+                out.setdefault(label, Split(d, stem, label, gold=f"{stem}.{src}-{tgt}.sure" in names))
+    return sorted(out.values(), key=lambda s: (not s.gold, s.label))
+
+
+def by_label(splits: Sequence[Split], label: str | None) -> Split | None:
+    """The split called ``label`` among those found (``None`` for any other string)."""
+    return next((s for s in splits if s.label == label), None)
+
+
+def gold_files(split: Split, src: str, tgt: str) -> tuple[Path, Path]:
+    """The Sure and Possible link files of a gold split."""
+    base = split.directory / f"{split.name}.{src}-{tgt}"
+    return base.with_name(base.name + ".sure"), base.with_name(base.name + ".possible")
+
+
+def shown(path: Path) -> str:
+    """A path as the pages may show it: relative to the project, else only its last part."""
+    try:
+        return path.resolve().relative_to(PROJECT).as_posix() or "."
+    except (OSError, ValueError):
+        return f"…/{path.name}"
