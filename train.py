@@ -5,9 +5,14 @@
     torchrun --nproc_per_node 2 train.py ...        # data-parallel (gloo on CPU, nccl on GPU)
 
 A run directory holds ``last.pt`` (weights, optimiser and position: ``--resume`` continues a
-killed run where it stopped), ``best.pt`` (best validation BLEU), ``metrics.jsonl`` (one JSON
+killed run where it stopped; it refuses a run whose model, optimiser or training data differ,
+the latter unless ``--force-resume``), ``best.pt`` (best validation BLEU), ``metrics.jsonl`` (one JSON
 object per log line, read by the training-curve view) and ``args.json``. Checkpoint writes are
-atomic. On the CPU, runs are seeded and deterministic.
+atomic. On the CPU, runs are seeded and deterministic. ``--amp auto`` trains in bf16 where the
+hardware has it natively, else fp32 (see :mod:`nmt.device`); the log and checkpoints say which.
+
+With the environment variable ``NMT_RANK_REPORT=DIR`` every rank writes ``DIR/rank{N}.json`` (its
+final learning rate and a digest of its weights) at the end: data-parallel ranks must agree.
 """
 
 from __future__ import annotations
@@ -22,14 +27,14 @@ import sys
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
-from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, read_checkpoint
+from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, read_checkpoint, weights_digest
 from nmt.data import (
     Example,
     batches,
@@ -40,8 +45,10 @@ from nmt.data import (
     tokenize_pairs,
 )
 from nmt.decoding import translate
+from nmt.device import AMP_CHOICES, Precision, choose_precision, cpu_info
 from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, ModelConfig, RNNSearch, sequence_loss
+from nmt.resume import refusal, resume_problems, rewind_metrics
 from nmt.tokenize import Tokenizer
 from nmt.vocab import Vocab
 
@@ -53,8 +60,9 @@ DEFAULTS: dict[str, Any] = {
     "epochs": 20, "max_updates": 0, "time_budget": 0.0, "valid_every": 500, "save_every": 200,
     "patience": 8, "lr_decay": 0.5, "lr_patience": 2, "min_lr": 1e-5, "label_smoothing": 0.0,
     "clip": 1.0, "seed": 1234, "threads": 0, "device": "auto", "amp": "auto", "out": "runs/model",
-    "resume": False, "log_every": 50, "progress": True,
+    "resume": False, "force_resume": False, "log_every": 50, "progress": True,
 }
+NOT_RECORDED = ("resume", "force_resume")  # options of one invocation, not of the run
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -83,6 +91,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--context must be one of {CONTEXT_MODES}")
     if merged["optimizer"] not in ("adam", "adadelta"):
         p.error("--optimizer must be adam or adadelta")
+    if str(merged["amp"]).lower() not in AMP_CHOICES:
+        p.error("--amp must be auto (bf16 where native), bf16 or off")
     return argparse.Namespace(**merged)
 
 
@@ -94,13 +104,17 @@ def log_jsonl(path: Path, record: dict[str, Any]) -> None:
         f.write(json.dumps(record) + "\n")
 
 
-def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[str], list[str], str]:
-    """Tokenised, length-filtered training pairs, raw validation pairs, and the training-data hash."""
+def training_data_sha256(args: argparse.Namespace) -> str:
+    """Hash of the training files (both sides, whole files: ``--train-limit`` is compared separately)."""
+    return files_sha256([corpus_file(args.data, args.train_split, lang) for lang in (args.src, args.tgt)])
+
+
+def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[str], list[str]]:
+    """Tokenised, length-filtered training pairs and raw validation pairs."""
     src_lines, tgt_lines = read_parallel(args.data, args.train_split, args.src, args.tgt, args.train_limit)
-    data_hash = files_sha256([corpus_file(args.data, args.train_split, lang) for lang in (args.src, args.tgt)])
     examples = filter_by_length(tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt), args.max_len)
     v_src, v_tgt = read_parallel(args.data, args.valid_split, args.src, args.tgt, args.valid_limit)
-    return examples, v_src, v_tgt, data_hash
+    return examples, v_src, v_tgt
 
 
 def build_optimizer(args: argparse.Namespace, model: torch.nn.Module) -> torch.optim.Optimizer:
@@ -113,6 +127,25 @@ def pick_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return torch.device(name)
+
+
+def sync_ranks(stopped: str, interrupted: bool, bleu: float | None, is_main: bool,
+               device: torch.device) -> tuple[str, float | None]:
+    """Agree across data-parallel ranks, once per update, on stopping and on rank 0's validation BLEU.
+
+    Rank 0 alone validates and decides on early stopping and the time and update budgets (another
+    rank's clock must not stop it alone: the ranks would wait on each other for ever); a signal on
+    any rank stops all. Returns this rank's stop reason ("" to go on) and the BLEU rank 0 validated
+    at this update (None if it did not), which every rank feeds its learning-rate scheduler."""
+    vote = bool(stopped) if is_main else bool(interrupted)
+    validated = is_main and bleu is not None
+    t = torch.tensor([float(vote), bleu if validated else 0.0, float(validated)], dtype=torch.float64, device=device)
+    dist.all_reduce(t)
+    n_stop, bleu_sum, n_valid = t.tolist()
+    rank0_bleu = bleu_sum if n_valid else None
+    if not n_stop:
+        return "", rank0_bleu
+    return stopped or ("signal on another rank" if is_main else "stopped by rank 0"), rank0_bleu
 
 
 def validate(model: RNNSearch, lm: LoadedModel, v_src: list[str], v_tgt: list[str]) -> dict[str, Any]:
@@ -144,15 +177,39 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         torch.use_deterministic_algorithms(True)
     random.seed(args.seed)
     torch.manual_seed(args.seed)
-    use_amp = device.type == "cuda" if args.amp == "auto" else args.amp in ("bf16", "true", "1")
+    cpu = cpu_info()
+    precision: Precision = choose_precision(args.amp, device, cpu)
+    if is_main:
+        print(precision.log_line(), file=sys.stderr)
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     last_path, best_path, metrics_path = out / "last.pt", out / "best.pt", out / "metrics.jsonl"
 
+    def refuse(message: str) -> NoReturn:
+        """Stop with a one-line error and exit status 2 (every rank: none is left waiting)."""
+        if is_main:
+            print(message, file=sys.stderr)
+        if distributed:
+            dist.destroy_process_group()
+        raise SystemExit(2)
+
     t_load = time.time()
-    examples, v_src, v_tgt, data_hash = load_training_data(args)
-    resume_ckpt = read_checkpoint(last_path) if args.resume and last_path.exists() else None
+    data_hash = training_data_sha256(args)
+    resume_ckpt = None
+    if args.resume and last_path.exists():
+        try:
+            resume_ckpt = read_checkpoint(last_path)
+        except (ValueError, RuntimeError, OSError) as err:  # damaged or not a checkpoint
+            refuse(f"cannot resume {args.out}: {err}")
+    if resume_ckpt is not None:
+        fatal, differs = resume_problems(resume_ckpt, vars(args), data_hash, world)
+        refused = refusal(args.out, fatal, differs, args.force_resume)
+        if refused:
+            refuse(refused)
+        if differs and is_main:
+            print(f"warning: --force-resume: resuming {args.out} although " + "; ".join(differs), file=sys.stderr)
+    examples, v_src, v_tgt = load_training_data(args)
     if resume_ckpt is not None:
         src_vocab, tgt_vocab = Vocab(resume_ckpt["src_vocab"]), Vocab(resume_ckpt["tgt_vocab"])
     else:
@@ -181,17 +238,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if is_main:
             print(f"resumed at update {st['update']} (epoch {st['epoch']}, batch {st['batch_in_epoch']})",
                   file=sys.stderr)
+    if is_main:
+        rewind_metrics(metrics_path, st["update"])  # each update is logged once, also after a kill
     train_model: torch.nn.Module = model
     if distributed:
         train_model = DistributedDataParallel(model, find_unused_parameters=args.context != "attention")
     lm = LoadedModel(model, src_vocab, tgt_vocab, Tokenizer(args.src), Tokenizer(args.tgt))
 
     meta_base = {
-        "args": {k: v for k, v in vars(args).items() if k != "resume"},
+        "args": {k: v for k, v in vars(args).items() if k not in NOT_RECORDED},
         "train_data": {"dir": str(args.data), "split": args.train_split, "sha256": data_hash,
                        "pairs": len(examples)},
         "device": (torch.cuda.get_device_name(device) if device.type == "cuda"
                    else f"cpu ({torch.get_num_threads()} threads)"),
+        "cpu": cpu.model, "precision": precision.name, "precision_reason": precision.reason,
         "world_size": world, "torch": str(torch.__version__),
     }
 
@@ -230,7 +290,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                    disable=not (is_main and args.progress), unit="batch", dynamic_ncols=True)
         for batch in mine[st["batch_in_epoch"]:]:
             batch = batch.to(device)
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=use_amp):
+            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision.bf16):
                 logits = train_model(batch.src, batch.src_len, batch.tgt_in)
             n_tok = batch.n_tgt_tokens
             loss_sum = sequence_loss(logits, batch.tgt_out, args.label_smoothing)
@@ -258,9 +318,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 win_tokens, win_loss, win_t = 0, 0.0, time.time()
             out_of_time = args.time_budget and st["elapsed"] >= args.time_budget * 60
             out_of_updates = args.max_updates and st["update"] >= args.max_updates
+            valid_bleu: float | None = None
             if st["update"] % args.valid_every == 0 or out_of_time or out_of_updates:
                 if is_main:
                     v = validate(model, lm, v_src, v_tgt)
+                    valid_bleu = v["bleu"]
                     scheduler.step(v["bleu"])
                     improved = v["bleu"] > st["best_bleu"]
                     st["bad_evals"] = 0 if improved else st["bad_evals"] + 1
@@ -282,9 +344,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             if interrupted:
                 st["stopped"] = st["stopped"] or f"signal {interrupted[0]}"
             if distributed:
-                flag = torch.tensor([1 if st["stopped"] else 0], device=device)
-                dist.broadcast(flag, 0)
-                st["stopped"] = st["stopped"] or ("stopped by rank 0" if flag.item() else "")
+                st["stopped"], rank0_bleu = sync_ranks(st["stopped"], bool(interrupted), valid_bleu, is_main, device)
+                if rank0_bleu is not None and not is_main:
+                    scheduler.step(rank0_bleu)  # the same decision as rank 0's: learning rates stay equal
             if is_main and (st["update"] % args.save_every == 0 or st["stopped"]):
                 save(last_path, with_state=True)
             if st["stopped"]:
@@ -305,6 +367,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             save(best_path, with_state=False)
         (out / "summary.json").write_text(json.dumps(summary, indent=2))
         print(json.dumps(summary), file=sys.stderr)
+    report_dir = os.environ.get("NMT_RANK_REPORT")
+    if report_dir:
+        Path(report_dir).mkdir(parents=True, exist_ok=True)
+        (Path(report_dir) / f"rank{rank}.json").write_text(json.dumps({
+            "rank": rank, "update": st["update"], "lr": [g["lr"] for g in optimizer.param_groups],
+            "weights_sha256": weights_digest(model.state_dict())}))
     if distributed:
         dist.barrier()
         dist.destroy_process_group()

@@ -11,14 +11,14 @@
 * app    – server-side time of the app's first view (model load included) and of one "Step" click,
            through Streamlit's AppTest.
 
-Numbers are machine-specific: the JSON records the device, thread count and torch version.
+Numbers are machine-specific: the JSON records the device, the CPU model and whether it has native
+bf16 (bf16 autocast is fast only where it does: see :mod:`nmt.device`), thread count and torch version.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import platform
 import statistics
 import sys
 import time
@@ -32,13 +32,21 @@ sys.path.insert(0, str(ROOT))
 
 from nmt import checkpoint, decoding  # noqa: E402
 from nmt.data import read_parallel  # noqa: E402
+from nmt.device import cpu_info  # noqa: E402
 from nmt.model import ModelConfig, RNNSearch, sequence_loss  # noqa: E402
 
 
 def device_name(dev: torch.device) -> str:
+    """The GPU's name, or the CPU's model and the thread count."""
     if dev.type == "cuda":
         return torch.cuda.get_device_name(dev)
-    return f"{platform.processor() or platform.machine()} cpu, {torch.get_num_threads()} threads"
+    return f"{cpu_info().model} cpu, {torch.get_num_threads()} threads"
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers depend on besides the code: device, CPU model and its bf16 support, torch."""
+    cpu = cpu_info()
+    return {"cpu": cpu.model, "cpu_native_bf16": cpu.native_bf16, "torch": str(torch.__version__)}
 
 
 def bench_train(dev: torch.device, batch: int, steps: int, amp: bool, vocab: int = 10000) -> dict[str, Any]:
@@ -133,8 +141,7 @@ def main() -> int:
     p.add_argument("--json", help="merge the results into this JSON file")
     args = p.parse_args()
     dev = torch.device(args.device)
-    res: dict[str, Any] = {"device": device_name(dev), "torch": str(torch.__version__),
-                           "date": time.strftime("%Y-%m-%d")}
+    res: dict[str, Any] = {"device": device_name(dev), **machine(), "date": time.strftime("%Y-%m-%d")}
     if "train" in args.what:
         res["train"] = [bench_train(dev, b, args.steps, amp) for b in args.batch for amp in (False, True)]
         for r in res["train"]:

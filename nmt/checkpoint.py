@@ -123,7 +123,7 @@ def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = 
         with torch.serialization.safe_globals([TorchVersion]):
             ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as err:
-        if "Unsupported global" in str(err):  # an object whose loading would run code named by the file
+        if "GLOBAL" in str(err):  # an object whose loading would run code named by the file
             raise CheckpointError(f"{name} holds objects that can only be loaded by running code from the file; "
                                   "it is not a valid checkpoint and will not be loaded unsafely") from None
         raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "

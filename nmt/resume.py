@@ -1,0 +1,94 @@
+"""Resuming a run safely: refuse a mismatched ``--resume``, and keep ``metrics.jsonl`` free of repeats.
+
+A run is resumed from its ``last.pt``. Resuming with a different model shape or optimiser cannot
+work (the saved weights and optimiser state do not fit); resuming on different training data, or
+with a different batch size, seed or number of ranks, would silently continue a different run
+(the saved position in the epoch would point into other batches). :func:`resume_problems` names
+each such difference; ``train.py`` refuses the first kind always and the second unless
+``--force-resume``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+# Options that fix the shape of the weights or of the optimiser state: never resumable across.
+MODEL_KEYS = ("context", "emb_dim", "hidden_dim", "attn_dim", "maxout_dim")
+OPTIMIZER_KEYS = ("optimizer",)
+# Options that decide which training pairs a run sees, and in which order.
+DATA_KEYS = ("src", "tgt", "train_split", "train_limit", "max_len", "batch_size", "seed")
+
+
+def _show(value: Any) -> str:
+    return "unset" if value is None else str(value)
+
+
+def _difference(key: str, saved: Any, now: Any) -> str:
+    return f"{key} is {_show(saved)} in the saved run but {_show(now)} now"
+
+
+def resume_problems(ckpt: dict[str, Any], args: dict[str, Any], data_sha256: str,
+                    world_size: int) -> tuple[list[str], list[str]]:
+    """Differences between a saved run and the options it is being resumed with.
+
+    ``ckpt`` is the run's ``last.pt`` dict, ``args`` the new options. Returns (fatal, data): fatal
+    differences (model shape, optimiser) make resuming impossible; data differences (training
+    files, their selection and order, number of ranks) make it a different run. Options the saved
+    run did not record (older checkpoints) are not compared."""
+    meta = ckpt.get("meta", {})
+    saved_args = meta.get("args", {})
+    config = ckpt.get("config", {})
+    fatal: list[str] = []
+    saved_shape = {**saved_args, **config}  # the weights' own config wins over the recorded options
+    for key in MODEL_KEYS + OPTIMIZER_KEYS:
+        if key in saved_shape and saved_shape[key] != args[key]:
+            fatal.append(_difference(key, saved_shape[key], args[key]))
+    data: list[str] = []
+    for key in DATA_KEYS:
+        if key in saved_args and saved_args[key] != args[key]:
+            data.append(_difference(key, saved_args[key], args[key]))
+    saved_sha = meta.get("train_data", {}).get("sha256")
+    if saved_sha and saved_sha != data_sha256:
+        data.append(f"the training files differ (sha256 {saved_sha[:12]}… in the saved run but "
+                    f"{data_sha256[:12]}… now)")
+    if "world_size" in meta and meta["world_size"] != world_size:
+        data.append(_difference("world_size", meta["world_size"], world_size))
+    return fatal, data
+
+
+def refusal(run: str | Path, fatal: list[str], data: list[str], force: bool) -> str | None:
+    """The one-line error for a resume that must not go ahead, or None if it may.
+
+    ``force`` (``--force-resume``) lets data differences through, never fatal ones."""
+    if not fatal and (not data or force):
+        return None
+    msg = f"cannot resume {run}: " + "; ".join(fatal + data)
+    if not fatal:
+        msg += " (--force-resume resumes anyway)"
+    return msg
+
+
+def rewind_metrics(path: Path, update: int) -> int:
+    """Drop the records of ``metrics.jsonl`` after ``update`` (the update training restarts from).
+
+    A killed run may have logged updates past its last checkpoint; the resumed run logs them again,
+    so each update would appear twice. Unparseable lines (a write cut short by the kill) go too.
+    Returns how many lines were dropped."""
+    if not path.exists():
+        return 0
+    lines = path.read_text(encoding="utf-8").splitlines()
+    keep = []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("update"), int) and rec["update"] <= update:
+            keep.append(line)
+    if len(keep) != len(lines):
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
+        tmp.replace(path)
+    return len(lines) - len(keep)
