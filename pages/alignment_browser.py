@@ -8,7 +8,7 @@ human translation. Gold alignment sets (Sure/Possible links) are overlaid on the
 scored: the alignment error rate (AER) of the argmax-α links over the whole set.
 
 Controls are bound to URL query parameters (``al_*``); pasted or uploaded pairs are not (too big for
-a URL). The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.analysis_ui`).
+a URL). The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.widgets`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,22 @@ from nmt.align import Links
 from nmt.decoding import InputError
 from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
-from ui import analysis as A
-from ui import analysis_ui as U
-from ui import nav
+from ui import shell
+from ui import widgets as W
+from ui.views.alignment import (
+    browser_frame,
+    browser_row,
+    corpus_aer,
+    filter_pairs,
+    links_csv,
+    selected_row,
+    sentence_aer,
+)
+from ui.views.common import finite, md
+from ui.views.heatmaps import trace_chart
+from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
 
-BIND = U.BIND
+BIND = W.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
 SOURCES = ("corpus", "my own pairs")
 UPLOADS = ("paste", "TSV file", "two files")
@@ -57,29 +68,29 @@ class Pairs:
 
 def corpus_pairs(src: str, tgt: str) -> Pairs | None:
     """Pairs of a split of the data directory (with gold links for alignment sets)."""
-    splits = U.corpus_splits(src, tgt)
+    splits = W.corpus_splits(src, tgt)
     if not splits:
         st.warning(f"No {src}–{tgt} parallel files (NAME.{src} and NAME.{tgt}, gzipped or not) were found. "
-                   + U.roots_note())
+                   + W.roots_note())
         return None
-    split = U.split_picker(splits, "al_split", prefer=PREFERRED)
+    split = W.split_picker(splits, "al_split", prefer=PREFERRED)
     try:
-        s_lines, r_lines = U.read_split(split, src, tgt)
+        s_lines, r_lines = W.read_split(split, src, tgt)
     except (OSError, ValueError) as err:
-        st.error(f"Cannot read {U.md(split.label)}: {U.md(str(err))}")
+        st.error(f"Cannot read {md(split.label)}: {md(str(err))}")
         return None
     out = Pairs(split.label, [(s, r) for s, r in zip(s_lines, r_lines) if s.strip() and r.strip()],
                 pretokenized=split.gold)
-    if len(s_lines) >= U.MAX_READ:
-        out.notes.append(f"Only the first {U.MAX_READ} lines of this split are read.")
+    if len(s_lines) >= W.MAX_READ:
+        out.notes.append(f"Only the first {W.MAX_READ} lines of this split are read.")
     if split.gold:
         try:
-            sure, possible = U.read_gold(split, src, tgt)
+            sure, possible = W.read_gold(split, src, tgt)
         except (OSError, ValueError) as err:
-            st.error(f"Cannot read the gold links of {U.md(split.label)}: {U.md(str(err))}")
+            st.error(f"Cannot read the gold links of {md(split.label)}: {md(str(err))}")
             return out
         if len(sure) != len(s_lines) or len(possible) != len(s_lines):
-            st.error(f"The gold link files of {U.md(split.label)} have {len(sure)} / {len(possible)} lines "
+            st.error(f"The gold link files of {md(split.label)} have {len(sure)} / {len(possible)} lines "
                      f"but the text has {len(s_lines)}; ignoring them.")
             return out
         keep = [k for k, (s, r) in enumerate(zip(s_lines, r_lines)) if s.strip() and r.strip()]
@@ -99,28 +110,28 @@ def own_pairs() -> Pairs | None:
             if not (text or "").strip():
                 st.info("Paste sentence pairs to browse them.")
                 return None
-            return Pairs("pasted pairs", A.parse_tsv_pairs(text))
+            return Pairs("pasted pairs", parse_tsv_pairs(text))
         if how == "TSV file":
             f = st.file_uploader("Tab-separated pairs (UTF-8)", type=["tsv", "txt"], key="al_file_tsv")
             if f is None:
                 st.info("Upload a file with one source<TAB>reference pair per line.")
                 return None
-            return Pairs(f.name, A.parse_tsv_pairs(f.getvalue(), f.name))
+            return Pairs(f.name, parse_tsv_pairs(f.getvalue(), f.name))
         c1, c2 = st.columns(2)
         fs = c1.file_uploader("Source sentences (UTF-8, one per line)", key="al_file_src")
         fr = c2.file_uploader("Reference translations (UTF-8, one per line)", key="al_file_ref")
         if fs is None or fr is None:
             st.info("Upload both files: line k of the references translates line k of the sources.")
             return None
-        return Pairs(f"{fs.name} + {fr.name}", A.parse_two_files(fs.getvalue(), fr.getvalue(), fs.name, fr.name))
-    except A.PairsError as err:
-        st.error(U.md(str(err)))  # messages name uploaded files: user text
+        return Pairs(f"{fs.name} + {fr.name}", parse_two_files(fs.getvalue(), fr.getvalue(), fs.name, fr.name))
+    except PairsError as err:
+        st.error(md(str(err)))  # messages name uploaded files: user text
         return None
 
 
 def _on_table_select() -> None:
     """A row clicked in the table becomes the chosen pair."""
-    row = A.selected_row(ss.get("al_table"))
+    row = selected_row(ss.get("al_table"))
     ids = ss.get("_al_ids") or []
     if row is not None and 0 <= row < len(ids):
         ss["al_pick"] = int(ids[row])
@@ -141,11 +152,11 @@ def table(data: Pairs, idx: list[int], own: list[DecodeTrace], forced: list[Deco
     for k, o, f in zip(idx, own, forced):
         s, r = data.pairs[k]
         hyp_sc, ref_sc = scoring_text(o.translation, r, data.pretokenized, tok)
-        row: dict[str, Any] = A.browser_row(k, s, r, o, f, hyp_sc, ref_sc)
+        row: dict[str, Any] = browser_row(k, s, r, o, f, hyp_sc, ref_sc)
         if data.gold and data.sure is not None and data.possible is not None:
-            row["AER"] = A.sentence_aer(f, data.sure[k], data.possible[k])
+            row["AER"] = sentence_aer(f, data.sure[k], data.possible[k])
         rows.append(row)
-    df = A.browser_frame(rows)
+    df = browser_frame(rows)
     ss["_al_ids"] = [int(k) for k in df["#"]]
     st.dataframe(df, hide_index=True, key="al_table", on_select=_on_table_select, selection_mode="single-row",
                  column_config={
@@ -167,14 +178,14 @@ def table(data: Pairs, idx: list[int], own: list[DecodeTrace], forced: list[Deco
 def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict[str, Any]) -> None:
     """One pair: its translation and α, and the α of forced decoding of the reference (with gold links)."""
     s, r = data.pairs[k]
-    st.markdown(f"**Source** ({row['src words']} words): {U.md(s)}")
-    st.markdown(f"**Reference:** {U.md(r)}")
-    st.markdown(f"**Model:** {U.md(own.translation) or '(empty)'}")
+    st.markdown(f"**Source** ({row['src words']} words): {md(s)}")
+    st.markdown(f"**Reference:** {md(r)}")
+    st.markdown(f"**Model:** {md(own.translation) or '(empty)'}")
     m = st.columns(4)
     m[0].metric("sentence BLEU", f"{row['BLEU']:.1f}")
     m[1].metric("chrF", f"{row['chrF']:.1f}")
     m[2].metric("log p(reference)", f"{forced.logprob:.2f}")
-    m[3].metric("AER (this pair)", f"{row['AER']:.2f}" if A.finite(row.get("AER")) else "—")
+    m[3].metric("AER (this pair)", f"{row['AER']:.2f}" if finite(row.get("AER")) else "—")
     sure = possible = None
     show_argmax = False
     if data.gold and data.sure is not None and data.possible is not None:
@@ -186,54 +197,54 @@ def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict
     left, right = st.columns(2)
     with left:
         st.markdown("**The model's own translation**")
-        chart = A.trace_chart(own, title="α while translating", max_width=COLUMN_WIDTH)
+        chart = trace_chart(own, title="α while translating", max_width=COLUMN_WIDTH)
         if not own.has_alignment:
             st.caption("A fixed-context model: every word reads the same summary c, so there is no α.")
         if chart is not None:
-            U.show_chart(chart, key="al_chart_own", fit=True)
-        U.downloads([*U.chart_downloads(chart, f"alignment-own-{stem}"),
-                     U.Download("JSON", own.to_json(indent=1), f"trace-own-{stem}.json", "application/json")],
+            W.show_chart(chart, key="al_chart_own", fit=True)
+        W.downloads([*W.chart_downloads(chart, f"alignment-own-{stem}"),
+                     W.Download("JSON", own.to_json(indent=1), f"trace-own-{stem}.json", "application/json")],
                     key="al_dl_own")
     with right:
         st.markdown("**Forced decoding of the reference**")
-        chart = A.trace_chart(forced, title="α for the human translation", max_width=COLUMN_WIDTH, sure=sure,
+        chart = trace_chart(forced, title="α for the human translation", max_width=COLUMN_WIDTH, sure=sure,
                               possible=possible, show_argmax=show_argmax)
         if chart is not None:
-            U.show_chart(chart, key="al_chart_forced", fit=True)
+            W.show_chart(chart, key="al_chart_forced", fit=True)
         if forced.has_alignment and (sure is not None or show_argmax):
             st.caption("Squares: gold Sure links; circles: Possible links; crosses: argmax α (the model's link).")
-        U.downloads([*U.chart_downloads(chart, f"alignment-forced-{stem}"),
-                     U.Download("JSON", forced.to_json(indent=1), f"trace-forced-{stem}.json", "application/json")],
+        W.downloads([*W.chart_downloads(chart, f"alignment-forced-{stem}"),
+                     W.Download("JSON", forced.to_json(indent=1), f"trace-forced-{stem}.json", "application/json")],
                     key="al_dl_forced")
 
 
-def aer_section(data: Pairs, job: U.Job) -> None:
+def aer_section(data: Pairs, job: W.Job) -> None:
     """AER, precision and recall of argmax-α links over the whole gold set."""
     st.subheader("Alignment error rate over the whole set")
     n = len(data.pairs)
-    if not U.run_button(f"Compute AER over all {n} sentences", "al_aer", f"{job.path}|{data.name}",
+    if not W.run_button(f"Compute AER over all {n} sentences", "al_aer", f"{job.path}|{data.name}",
                         help="Force-decodes every reference on its given tokens and links each target word to its "
                              "most-attended source word (Luong et al. 2015); AER as in Och & Ney (2003). "
                              "Results are cached for every visitor."):
         return
     assert data.sure is not None and data.possible is not None
     try:
-        traces = U.decode(job, [s for s, _ in data.pairs], [r for _, r in data.pairs], label="Force-decoding the set")
+        traces = W.decode(job, [s for s, _ in data.pairs], [r for _, r in data.pairs], label="Force-decoding the set")
     except InputError as err:
-        U.input_error(err)
+        W.input_error(err)
         return
     if not all(t.has_alignment for t in traces):
         st.info("This model reads a fixed summary c: it has no α, so there is no alignment to score.")
         return
-    res = A.corpus_aer(traces, data.sure, data.possible)
+    res = corpus_aer(traces, data.sure, data.possible)
     c = st.columns(4)
     c[0].metric("AER", f"{res['aer']:.3f}", help="lower is better")
     c[1].metric("precision", f"{res['precision']:.3f}", help="|A ∩ P| / |A|")
     c[2].metric("recall", f"{res['recall']:.3f}", help="|A ∩ S| / |S|")
     c[3].metric("sentences", res["sentences"])
-    U.downloads([U.Download("AER JSON", json.dumps({"set": data.name, **res}, indent=1), "aer.json",
+    W.downloads([W.Download("AER JSON", json.dumps({"set": data.name, **res}, indent=1), "aer.json",
                             "application/json"),
-                 U.Download("Links CSV", A.links_csv(traces, list(range(n))), "argmax-links.csv", "text/csv")],
+                 W.Download("Links CSV", links_csv(traces, list(range(n))), "argmax-links.csv", "text/csv")],
                 key="al_dl_aer")
 
 
@@ -244,14 +255,14 @@ def main() -> None:
                "sort by sentence BLEU or attention entropy, open a pair, and compare with human alignments.")
     with st.sidebar:
         st.header("Model")
-    ckpt = U.checkpoint_picker("al_model")
-    lm = U.load_lm(ckpt) if ckpt is not None else None
+    ckpt = W.checkpoint_picker("al_model")
+    lm = W.load_lm(ckpt) if ckpt is not None else None
     if ckpt is None or lm is None:
         return
     src, tgt = lm.src_tok.lang, lm.tgt_tok.lang
     how = st.radio("Browse", SOURCES, key="al_from", bind=BIND, horizontal=True)
     data = corpus_pairs(src, tgt) if how == "corpus" else own_pairs()
-    st.sidebar.caption(U.roots_note())
+    st.sidebar.caption(W.roots_note())
     if data is None:
         return
     for note in data.notes:
@@ -262,28 +273,28 @@ def main() -> None:
     query = f2.text_input("Search (source or reference)", key="al_q", bind=BIND)
     n_max = f3.select_slider("Decode the first N", N_CHOICES, value=50, key="al_n", bind=BIND,
                              help="Only the first N matching pairs are decoded (cached for every visitor).")
-    matching = A.filter_pairs(data.pairs, (lo, hi if hi < LEN_MAX else 10**6), query or "")
+    matching = filter_pairs(data.pairs, (lo, hi if hi < LEN_MAX else 10**6), query or "")
     idx = matching[: int(n_max) if n_max in N_CHOICES else 50]
-    st.caption(f"{len(matching)} of {len(data.pairs)} pairs in {U.md(data.name)} match; showing the first {len(idx)}.")
+    st.caption(f"{len(matching)} of {len(data.pairs)} pairs in {md(data.name)} match; showing the first {len(idx)}.")
     if not idx:
         st.info("No pair matches the filters.")
         return
 
     sources = [data.pairs[k][0] for k in idx]
     refs = [data.pairs[k][1] for k in idx]
-    forced_job = U.job_for(ckpt, "forced", pretokenized=data.pretokenized)
+    forced_job = W.job_for(ckpt, "forced", pretokenized=data.pretokenized)
     try:
-        own = U.decode(U.job_for(ckpt, "greedy"), sources, label="Translating")
-        forced = U.decode(forced_job, sources, refs, label="Force-decoding the references")
+        own = W.decode(W.job_for(ckpt, "greedy"), sources, label="Translating")
+        forced = W.decode(forced_job, sources, refs, label="Force-decoding the references")
     except InputError as err:
-        U.input_error(err)
+        W.input_error(err)
         return
     if not own[0].has_alignment:
         st.info("This model (RNNencdec) reads one fixed summary c for every word: it has no α, so its "
                 "pictures show that summary instead of a heatmap, and its entropy and AER are empty.")
 
     df = table(data, idx, own, forced, tgt)
-    U.downloads([U.Download("Table CSV", df.to_csv(index=False), "sentences.csv", "text/csv")], key="al_dl_table")
+    W.downloads([W.Download("Table CSV", df.to_csv(index=False), "sentences.csv", "text/csv")], key="al_dl_table")
 
     st.subheader("One pair")
     if "al_pick" in ss and ss["al_pick"] not in idx:
@@ -297,5 +308,5 @@ def main() -> None:
         aer_section(data, forced_job)
 
 
-if nav.inside_app(__file__):
+with shell.page("Alignment browser"):
     main()

@@ -6,7 +6,7 @@ as a tree with the n-best highlighted, shows each n-best hypothesis' α, marks w
 and beam search part, and re-ranks the finished hypotheses under each length normalisation.
 
 Every control is bound to a URL query parameter (``bx_*``), so a copied URL reopens the same view.
-The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.analysis_ui`).
+The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.widgets`).
 """
 
 from __future__ import annotations
@@ -15,15 +15,30 @@ import streamlit as st
 
 from nmt.decoding import InputError
 from nmt.trace import DecodeTrace
-from ui import analysis as A
-from ui import analysis_ui as U
-from ui import nav
+from ui import shell
+from ui import widgets as W
+from ui.views.beam import (
+    NORM_LABELS,
+    Divergence,
+    beam_all_frame,
+    beam_nodes,
+    beam_step_frame,
+    beam_tree_chart,
+    divergence,
+    nbest_alpha_chart,
+    nbest_cells,
+    nbest_frame,
+    rerank_chart,
+    rerank_frame,
+)
+from ui.views.common import md
+from ui.views.stepper_state import LENGTH_NORMS
 
 DEFAULT_TEXT = "A black dog is running on the green grass."
 NORMS = ["none", "length", "gnmt"]
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
-BIND = U.BIND
+BIND = W.BIND
 
 
 def controls() -> tuple[int, str, float, int]:
@@ -34,7 +49,7 @@ def controls() -> tuple[int, str, float, int]:
                          help="How many partial hypotheses survive each step (k = 1 is greedy decoding).")
         norm = st.radio("Length normalisation", NORMS, index=1, key="bx_norm", bind=BIND, horizontal=True,
                         help="How finished hypotheses are ranked: raw log p favours short outputs.")
-        st.caption(A.NORM_LABELS.get(str(norm), ""))
+        st.caption(NORM_LABELS.get(str(norm), ""))
         alpha = st.slider("GNMT α", 0.0, 2.0, 0.6, 0.1, key="bx_alpha", bind=BIND, disabled=norm != "gnmt",
                           help="lp(Y) = ((5 + |Y|) / 6)^α; the score is log p / lp(Y).")
         nbest = st.slider("n-best size", 1, 20, 5, key="bx_nbest", bind=BIND,
@@ -44,23 +59,23 @@ def controls() -> tuple[int, str, float, int]:
     return int(beam), str(norm), float(alpha) if norm == "gnmt" else 0.6, int(min(nbest, beam))
 
 
-def summary(trace: DecodeTrace, greedy: DecodeTrace, div: A.Divergence) -> None:
+def summary(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence) -> None:
     """Beam's best next to the greedy output, and where the two part."""
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Beam search (k = {trace.beam_size}), best hypothesis**")
-        st.markdown(f"> {U.md(trace.translation) or '(empty)'}")
+        st.markdown(f"> {md(trace.translation) or '(empty)'}")
         st.caption(f"log p = {trace.logprob:.3f} · {len(trace.steps)} words with </s> · "
                    f"score {trace.nbest[0].score:.3f}" if trace.nbest else "no finished hypothesis")
     with right:
         st.markdown("**Greedy decoding**")
-        st.markdown(f"> {U.md(greedy.translation) or '(empty)'}")
+        st.markdown(f"> {md(greedy.translation) or '(empty)'}")
         st.caption(f"log p = {greedy.logprob:.3f} · {len(greedy.steps)} words with </s>")
     if div.step is None:
         st.success("Greedy decoding and the beam's best hypothesis agree on every word.")
     else:
-        g = "(nothing: it had ended)" if div.greedy_word is None else f"“{U.md(div.greedy_word)}”"
-        b = "(nothing: it had ended)" if div.beam_word is None else f"“{U.md(div.beam_word)}”"
+        g = "(nothing: it had ended)" if div.greedy_word is None else f"“{md(div.greedy_word)}”"
+        b = "(nothing: it had ended)" if div.beam_word is None else f"“{md(div.beam_word)}”"
         msg = (f"Greedy and beam search part at **step {div.step}** (after {div.step} common words): "
                f"greedy writes {g}, the beam's best writes {b}.")
         if div.greedy_pruned_at is not None:
@@ -74,24 +89,24 @@ def summary(trace: DecodeTrace, greedy: DecodeTrace, div: A.Divergence) -> None:
         st.info("The sentence was longer than the model reads; it was cut.")
 
 
-def tree_tab(trace: DecodeTrace, greedy: DecodeTrace, div: A.Divergence, stem: str) -> None:
+def tree_tab(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence, stem: str) -> None:
     """The search tree with its downloads."""
     c1, c2 = st.columns([1, 2])
     show_pruned = c1.toggle("Show pruned expansions", value=True, key="bx_pruned", bind=BIND)
     layout = c2.radio("Layout", list(LAYOUTS), horizontal=True, key="bx_layout", bind=BIND,
                       help=" · ".join(f"{k}: {v}" for k, v in LAYOUTS.items()))
-    nodes = A.beam_nodes(trace, greedy, layout=layout or "tree", show_pruned=show_pruned)
-    chart = A.beam_tree_chart(nodes, div.step)
+    nodes = beam_nodes(trace, greedy, layout=layout or "tree", show_pruned=show_pruned)
+    chart = beam_tree_chart(nodes, div.step)
     if chart is None:
         st.info("The search has no steps to draw.")
         return
     st.caption("Nodes are partial hypotheses (hover for their words and scores), edges are expansions. "
                "Gold diamonds end the n-best hypotheses (the largest is the best), green squares other "
                "finished ones, grey crosses pruned expansions; the dashed red path is the greedy output.")
-    U.show_chart(chart)
-    U.downloads([*U.chart_downloads(chart, f"beam-tree-{stem}"),
-                 U.Download("Nodes CSV", nodes.to_csv(index=False), f"beam-tree-{stem}.csv", "text/csv"),
-                 U.Download("Trace JSON", trace.to_json(indent=1), f"beam-{stem}.json", "application/json")],
+    W.show_chart(chart)
+    W.downloads([*W.chart_downloads(chart, f"beam-tree-{stem}"),
+                 W.Download("Nodes CSV", nodes.to_csv(index=False), f"beam-tree-{stem}.csv", "text/csv"),
+                 W.Download("Trace JSON", trace.to_json(indent=1), f"beam-{stem}.json", "application/json")],
                 key="bx_dl_tree")
 
 
@@ -109,18 +124,18 @@ def step_tab(trace: DecodeTrace, stem: str) -> None:
     st.markdown(f"After step **{step}**: **{len(b.live)}** live, **{len(b.finished)}** finished, "
                 f"**{len(b.pruned)}** expansions pruned (the search scores 2k candidates per step and "
                 "keeps the k most likely).")
-    df = A.beam_step_frame(trace, step)
+    df = beam_step_frame(trace, step)
     st.dataframe(df, hide_index=True, key="bx_step_table", column_config={
         "log p": st.column_config.NumberColumn("log p (cumulative)", format="%.3f"),
         "score": st.column_config.NumberColumn("normalised score", format="%.3f")})
-    U.downloads([U.Download("This step CSV", df.to_csv(index=False), f"beam-step{step}-{stem}.csv", "text/csv"),
-                 U.Download("All steps CSV", A.beam_all_frame(trace).to_csv(index=False),
+    W.downloads([W.Download("This step CSV", df.to_csv(index=False), f"beam-step{step}-{stem}.csv", "text/csv"),
+                 W.Download("All steps CSV", beam_all_frame(trace).to_csv(index=False),
                             f"beam-steps-{stem}.csv", "text/csv")], key="bx_dl_step")
 
 
 def nbest_tab(trace: DecodeTrace, stem: str) -> None:
     """The n-best list and the α heatmap of a chosen hypothesis."""
-    df = A.nbest_frame(trace)
+    df = nbest_frame(trace)
     st.dataframe(df, hide_index=True, key="bx_nbest_table", column_config={
         "log p": st.column_config.NumberColumn(format="%.3f"),
         "score": st.column_config.NumberColumn("normalised score", format="%.3f")})
@@ -130,22 +145,22 @@ def nbest_tab(trace: DecodeTrace, stem: str) -> None:
     ranks = list(range(1, len(trace.nbest) + 1))
     rank = st.radio("Show the α of the hypothesis ranked", ranks, key="bx_hyp", bind=BIND, horizontal=True)
     rank = int(rank) if rank in ranks else 1
-    st.markdown(f"**{rank}.** {U.md(trace.nbest[rank - 1].translation) or '(empty)'}")
-    chart = A.nbest_alpha_chart(trace, rank)
+    st.markdown(f"**{rank}.** {md(trace.nbest[rank - 1].translation) or '(empty)'}")
+    chart = nbest_alpha_chart(trace, rank)
     if not trace.has_alignment:
         st.info("This model reads one fixed summary c for every word: there is no α to show.")
     if chart is not None:
-        U.show_chart(chart)
-    U.downloads([*U.chart_downloads(chart, f"beam-alpha{rank}-{stem}"),
-                 U.Download("α CSV", A.nbest_cells(trace, rank).to_csv(index=False),
+        W.show_chart(chart)
+    W.downloads([*W.chart_downloads(chart, f"beam-alpha{rank}-{stem}"),
+                 W.Download("α CSV", nbest_cells(trace, rank).to_csv(index=False),
                             f"beam-alpha{rank}-{stem}.csv", "text/csv"),
-                 U.Download("N-best CSV", df.to_csv(index=False), f"nbest-{stem}.csv", "text/csv")],
+                 W.Download("N-best CSV", df.to_csv(index=False), f"nbest-{stem}.csv", "text/csv")],
                 key="bx_dl_nbest")
 
 
 def norm_tab(trace: DecodeTrace, alpha: float, stem: str) -> None:
     """Every finished hypothesis ranked with and without length normalisation."""
-    df = A.rerank_frame(trace, alpha)
+    df = rerank_frame(trace, alpha)
     if df.empty:
         st.info("No hypothesis finished.")
         return
@@ -153,17 +168,17 @@ def norm_tab(trace: DecodeTrace, alpha: float, stem: str) -> None:
                 "finished hypotheses are the same; the normalisation decides which of them wins. Raw log p "
                 "adds a negative number per word and so prefers short outputs; dividing by the length "
                 f"(Jean et al. 2015) or GNMT's penalty (α = {alpha:.1f}) removes that bias.")
-    winners = {n: df.loc[df[f"rank {n}"] == 1, "hypothesis"].iloc[0] for n in A.LENGTH_NORMS}
+    winners = {n: df.loc[df[f"rank {n}"] == 1, "hypothesis"].iloc[0] for n in LENGTH_NORMS}
     for n, hyp in winners.items():
-        st.markdown(f"- **{U.md(A.NORM_LABELS[n])}** picks “{U.md(hyp)}”")
-    chart = A.rerank_chart(df)
+        st.markdown(f"- **{md(NORM_LABELS[n])}** picks “{md(hyp)}”")
+    chart = rerank_chart(df)
     if chart is not None:
-        U.show_chart(chart)
+        W.show_chart(chart)
     st.dataframe(df, hide_index=True, key="bx_rerank_table",
                  column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in df.columns if c.startswith("score") or c == "log p"})
-    U.downloads([*U.chart_downloads(chart, f"beam-ranking-{stem}"),
-                 U.Download("Ranking CSV", df.to_csv(index=False), f"beam-ranking-{stem}.csv", "text/csv")],
+    W.downloads([*W.chart_downloads(chart, f"beam-ranking-{stem}"),
+                 W.Download("Ranking CSV", df.to_csv(index=False), f"beam-ranking-{stem}.csv", "text/csv")],
                 key="bx_dl_norm")
 
 
@@ -174,8 +189,8 @@ def main() -> None:
                "the single best word (greedy). Change k and the length normalisation and watch the search.")
     with st.sidebar:
         st.header("Model")
-    ckpt = U.checkpoint_picker("bx_model")
-    if ckpt is None or U.load_lm(ckpt) is None:
+    ckpt = W.checkpoint_picker("bx_model")
+    if ckpt is None or W.load_lm(ckpt) is None:
         return
     beam, norm, alpha, nbest = controls()
     text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="bx_text", bind=BIND, max_chars=2000,
@@ -184,15 +199,15 @@ def main() -> None:
         st.info("Type a sentence to translate.")
         return
     try:
-        trace = U.decode(U.job_for(ckpt, "beam", beam=beam, n_best=nbest, length_norm=norm, gnmt_alpha=alpha),
+        trace = W.decode(W.job_for(ckpt, "beam", beam=beam, n_best=nbest, length_norm=norm, gnmt_alpha=alpha),
                          [text])[0]
-        greedy = U.decode(U.job_for(ckpt, "greedy"), [text])[0]
+        greedy = W.decode(W.job_for(ckpt, "greedy"), [text])[0]
     except InputError as err:
-        U.input_error(err)
+        W.input_error(err)
         return
-    div = A.divergence(greedy, trace)
+    div = divergence(greedy, trace)
     summary(trace, greedy, div)
-    stem = U.safe_stem(text)
+    stem = W.safe_stem(text)
     tabs = st.tabs(TABS, key="bx_tab", bind=BIND)
     with tabs[0]:
         if tabs[0].open is not False:
@@ -208,5 +223,5 @@ def main() -> None:
             norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem)
 
 
-if nav.inside_app(__file__):
+with shell.page("Beam search explorer"):
     main()

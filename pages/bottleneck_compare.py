@@ -9,7 +9,7 @@ slider walks through corpus sentences of growing length, and a length sweep char
 source length for each model, showing where RNNencdec starts to drift.
 
 Controls are bound to URL query parameters (``bn_*``). The page only reads traces from
-:mod:`nmt.decoding` (through :mod:`ui.analysis_ui`).
+:mod:`nmt.decoding` (through :mod:`ui.widgets`).
 """
 
 from __future__ import annotations
@@ -22,12 +22,22 @@ import streamlit as st
 
 from nmt.decoding import InputError
 from nmt.trace import DecodeTrace
-from ui import analysis as A
-from ui import analysis_ui as U
-from ui import models, nav
+from ui import models, shell
+from ui import widgets as W
 from ui.presets import PRESETS
+from ui.views.bottleneck import (
+    comparison_row,
+    lengths_of,
+    logp_chart,
+    pick_by_length,
+    sweep_chart,
+    sweep_frame,
+    sweep_sample,
+)
+from ui.views.common import finite, md
+from ui.views.heatmaps import trace_chart
 
-BIND = U.BIND
+BIND = W.BIND
 FROM = ("typed", "corpus by length")
 MAX_LEN = 80
 MAX_VARIANTS = 200  # sentences of one length offered by the variant picker
@@ -64,17 +74,17 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
     """The source and (optional) reference to compare on, and the corpus for the length sweep."""
     how = st.radio("Sentence", FROM, key="bn_from", bind=BIND, horizontal=True,
                    help="typed: your own sentence · corpus by length: a corpus sentence picked by its length")
-    splits = U.corpus_splits(src, tgt)
+    splits = W.corpus_splits(src, tgt)
     corpus: tuple[list[str], list[str]] = ([], [])
     if splits:
-        split = U.split_picker(splits, "bn_split", label="Corpus (length slider and sweep)", prefer=PREFERRED,
+        split = W.split_picker(splits, "bn_split", label="Corpus (length slider and sweep)", prefer=PREFERRED,
                                container=st.sidebar)
         try:
-            s_lines, r_lines = U.read_split(split, src, tgt, limit=5000)
+            s_lines, r_lines = W.read_split(split, src, tgt, limit=5000)
             keep = [(s, r) for s, r in zip(s_lines, r_lines) if s.strip() and r.strip()]
             corpus = ([s for s, _ in keep], [r for _, r in keep])
         except (OSError, ValueError) as err:
-            st.sidebar.error(f"Cannot read {U.md(split.label)}: {U.md(str(err))}")
+            st.sidebar.error(f"Cannot read {md(split.label)}: {md(str(err))}")
     if how == "typed":
         text = st.text_area("Source sentence (English)", LONG, key="bn_text", bind=BIND, max_chars=2000, height=90)
         ref = st.text_input("Reference translation (optional: enables log p(reference) and BLEU)", key="bn_ref",
@@ -85,14 +95,14 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
         return text, (ref or "").strip(), corpus[0], corpus[1]
     sources, refs = corpus
     if not sources:
-        st.warning(f"No readable {src}–{tgt} corpus was found; type a sentence instead. " + U.roots_note())
+        st.warning(f"No readable {src}–{tgt} corpus was found; type a sentence instead. " + W.roots_note())
         return None
-    lengths = A.lengths_of(sources)
+    lengths = lengths_of(sources)
     c1, c2 = st.columns([4, 1])
     length = c1.slider("Source length (words)", 1, MAX_LEN, 20, key="bn_len", bind=BIND,
                        help="Picks a corpus sentence of this many words (or the nearest length the corpus has): "
                             "slide right and watch RNNencdec drift.")
-    found = A.pick_by_length(sources, int(length))
+    found = pick_by_length(sources, int(length))
     variant = c2.selectbox("Variant", range(min(len(found), MAX_VARIANTS)), key="bn_var", bind=BIND,
                            format_func=lambda v: f"{v + 1} of {len(found)}",
                            help="Which of the sentences with this length.")
@@ -100,29 +110,29 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
     if lengths[k] != length:
         st.caption(f"No sentence has {length} words; showing one with {lengths[k]}.")
     st.caption(f"Sentence #{k} of the corpus ({lengths[k]} words, {len(found)} with this length).")
-    st.markdown(f"**Source:** {U.md(sources[k])}  \n**Reference:** {U.md(refs[k])}")
+    st.markdown(f"**Source:** {md(sources[k])}  \n**Reference:** {md(refs[k])}")
     return sources[k], refs[k], sources, refs
 
 
 def model_column(col: Column, own: DecodeTrace, forced: DecodeTrace | None, ref: str, row: dict) -> None:
     """One model's translation, numbers and heatmap (or fixed-summary picture), with downloads."""
     st.markdown(f"#### {col.name}")
-    st.caption(f"{U.md(col.ckpt.name)}: {U.md(col.note)}")
-    st.markdown(f"> {U.md(own.translation) or '(empty)'}")
+    st.caption(f"{md(col.ckpt.name)}: {md(col.note)}")
+    st.markdown(f"> {md(own.translation) or '(empty)'}")
     m1, m2 = st.columns(2)
     m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—",
               help="Forced decoding of the reference: how likely this model finds the human translation.")
-    m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if A.finite(row.get("BLEU")) else "—")
-    chart = A.trace_chart(own, title=f"{col.name}: α" if own.has_alignment else f"{col.name}: fixed c",
+    m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if finite(row.get("BLEU")) else "—")
+    chart = trace_chart(own, title=f"{col.name}: α" if own.has_alignment else f"{col.name}: fixed c",
                           max_width=COLUMN_WIDTH)
     if chart is not None:
-        U.show_chart(chart, key=f"bn_chart_{U.safe_stem(col.name)}", fit=True)
+        W.show_chart(chart, key=f"bn_chart_{W.safe_stem(col.name)}", fit=True)
     if not own.has_alignment:
         st.caption("No α exists here: every target word reads the same summary c of the whole sentence "
                    f"(‖c‖ = {own.steps[0].context_norm:.2f} at every step)." if own.steps else "")
-    stem = U.safe_stem(col.name)
-    U.downloads([*U.chart_downloads(chart, f"bottleneck-{stem}"),
-                 U.Download("JSON", json.dumps({"translation": own.to_dict(),
+    stem = W.safe_stem(col.name)
+    W.downloads([*W.chart_downloads(chart, f"bottleneck-{stem}"),
+                 W.Download("JSON", json.dumps({"translation": own.to_dict(),
                                                 "reference": forced.to_dict() if forced is not None else None},
                                                ensure_ascii=False, indent=1),
                             f"bottleneck-{stem}.json", "application/json")], key=f"bn_dl_{stem}")
@@ -134,41 +144,41 @@ def sweep(cols: list[Column], sources: list[str], refs: list[str]) -> None:
     per = st.select_slider("Sentences per 5-word length bucket", [2, 4, 8, 16, 32], value=8, key="bn_per",
                            bind=BIND)
     if not sources:
-        st.info("The sweep needs a corpus. " + U.roots_note())
+        st.info("The sweep needs a corpus. " + W.roots_note())
         return
     token = "|".join([str(per), *(f"{c.ckpt.path}:{c.context}" for c in cols), str(len(sources)), sources[0]])
-    if not U.run_button("Run the length sweep", "bn_sweep", token,
+    if not W.run_button("Run the length sweep", "bn_sweep", token,
                         help="Translates a sample of the corpus with every model (cached for every visitor)."):
         return
-    pick = A.sweep_sample(sources, width=5, per_bucket=int(per or 8))
+    pick = sweep_sample(sources, width=5, per_bucket=int(per or 8))
     src, ref = [sources[k] for k in pick], [refs[k] for k in pick]
-    lengths = A.lengths_of(src)
+    lengths = lengths_of(src)
     hyps: dict[str, list[str]] = {}
     logp: dict[str, list[float | None]] = {}
     try:
         for c in cols:
-            own = U.decode(U.job_for(c.ckpt, "greedy", context=c.context), src, label=f"{c.name}: translating")
-            forced = U.decode(U.job_for(c.ckpt, "forced", context=c.context), src, ref,
+            own = W.decode(W.job_for(c.ckpt, "greedy", context=c.context), src, label=f"{c.name}: translating")
+            forced = W.decode(W.job_for(c.ckpt, "forced", context=c.context), src, ref,
                               label=f"{c.name}: scoring the references")
             hyps[c.name] = [t.translation for t in own]
             logp[c.name] = [t.logprob / max(1, len(t.steps)) for t in forced]
     except InputError as err:
-        U.input_error(err)
+        W.input_error(err)
         return
-    df = A.sweep_frame(lengths, hyps, ref, logp, width=5)
+    df = sweep_frame(lengths, hyps, ref, logp, width=5)
     c1, c2 = st.columns(2)
-    bleu_chart, lp_chart = A.sweep_chart(df, "BLEU"), A.sweep_chart(df, "ref log p / word")
+    bleu_chart, lp_chart = sweep_chart(df, "BLEU"), sweep_chart(df, "ref log p / word")
     with c1:
         if bleu_chart is not None:
-            U.show_chart(bleu_chart.properties(width=420), key="bn_sweep_bleu")
+            W.show_chart(bleu_chart.properties(width=420), key="bn_sweep_bleu")
     with c2:
         if lp_chart is not None:
-            U.show_chart(lp_chart.properties(width=420), key="bn_sweep_lp")
+            W.show_chart(lp_chart.properties(width=420), key="bn_sweep_lp")
     st.caption(f"{len(pick)} sentences; corpus BLEU (sacrebleu) per bucket, and the mean per-word log-probability "
                "of the reference under each model. Buckets with few sentences are noisy.")
     st.dataframe(df, hide_index=True, key="bn_sweep_table")
-    U.downloads([*U.chart_downloads(bleu_chart, "bottleneck-sweep-bleu"),
-                 U.Download("Sweep CSV", df.to_csv(index=False), "bottleneck-sweep.csv", "text/csv")],
+    W.downloads([*W.chart_downloads(bleu_chart, "bottleneck-sweep-bleu"),
+                 W.Download("Sweep CSV", df.to_csv(index=False), "bottleneck-sweep.csv", "text/csv")],
                 key="bn_dl_sweep")
 
 
@@ -179,7 +189,7 @@ def main() -> None:
                "source word. Compare them on one sentence, then on longer and longer ones.")
     with st.sidebar:
         st.header("Models")
-    group = U.group_picker("bn_model")
+    group = W.group_picker("bn_model")
     if group is None:
         return
     ablation = st.sidebar.toggle("Also show the frozen-context ablation", value=True, key="bn_ablation", bind=BIND,
@@ -187,12 +197,12 @@ def main() -> None:
                                       "an untrained ablation, not a model trained that way.")
     cols = columns_for(group, ablation)
     if group.encdec is None:
-        st.info(f"Group “{U.md(group.name)}” has no RNNencdec checkpoint ({U.md(group.name)}-rnnencdec.pt); "
+        st.info(f"Group “{md(group.name)}” has no RNNencdec checkpoint ({md(group.name)}-rnnencdec.pt); "
                 "only the RNNsearch side can be shown.")
     if group.search is None:
-        st.info(f"Group “{U.md(group.name)}” has no RNNsearch checkpoint ({U.md(group.name)}-rnnsearch.pt); "
+        st.info(f"Group “{md(group.name)}” has no RNNsearch checkpoint ({md(group.name)}-rnnsearch.pt); "
                 "only the RNNencdec side can be shown.")
-    lm = U.load_lm(cols[0].ckpt)
+    lm = W.load_lm(cols[0].ckpt)
     if lm is None:
         return
     got = sentence(group, lm.src_tok.lang, lm.tgt_tok.lang)
@@ -202,13 +212,13 @@ def main() -> None:
     results = []
     try:
         for c in cols:
-            own = U.decode(U.job_for(c.ckpt, "greedy", context=c.context, topk=5), [text])[0]
-            forced = U.decode(U.job_for(c.ckpt, "forced", context=c.context), [text], [ref])[0] if ref else None
+            own = W.decode(W.job_for(c.ckpt, "greedy", context=c.context, topk=5), [text])[0]
+            forced = W.decode(W.job_for(c.ckpt, "forced", context=c.context), [text], [ref])[0] if ref else None
             results.append((c, own, forced))
     except InputError as err:
-        U.input_error(err)
+        W.input_error(err)
         return
-    rows = [A.comparison_row(c.name, own, forced, ref or None) for c, own, forced in results]
+    rows = [comparison_row(c.name, own, forced, ref or None) for c, own, forced in results]
     if results and results[0][1].truncated:
         st.info("The sentence was longer than the models read; it was cut.")
     for col, (c, own, forced), row in zip(st.columns(len(results)), results, rows):
@@ -219,15 +229,15 @@ def main() -> None:
     st.dataframe(df, hide_index=True, key="bn_summary", column_config={
         c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if c.startswith("log p") or c in
         ("BLEU", "chrF")})
-    lp = A.logp_chart(rows)
+    lp = logp_chart(rows)
     if lp is not None:
-        U.show_chart(lp.properties(width=520), key="bn_logp")
+        W.show_chart(lp.properties(width=520), key="bn_logp")
     elif not ref:
         st.caption("Give a reference translation to compare how likely each model finds it.")
-    U.downloads([U.Download("Summary CSV", df.to_csv(index=False), "bottleneck-summary.csv", "text/csv"),
-                 *U.chart_downloads(lp, "bottleneck-logp")], key="bn_dl_summary")
+    W.downloads([W.Download("Summary CSV", df.to_csv(index=False), "bottleneck-summary.csv", "text/csv"),
+                 *W.chart_downloads(lp, "bottleneck-logp")], key="bn_dl_summary")
     sweep(cols, sources, refs)
 
 
-if nav.inside_app(__file__):
+with shell.page("Bottleneck side by side"):
     main()

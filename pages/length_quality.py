@@ -17,9 +17,10 @@ import streamlit as st
 from nmt.corpora import Split, by_label
 from nmt.data import read_parallel
 from nmt.experiment import score_test_set
-from ui import analysis_ui as U
-from ui import models, nav
-from ui.experiment import curve_figure, curve_rows, length_figure, length_rows, load_results, table1_frame
+from ui import models, shell
+from ui import widgets as W
+from ui.views.common import md
+from ui.views.length import curve_figure, curve_rows, length_figure, length_rows, load_results, table1_frame
 
 qp = st.query_params
 LIMITS = (0, 500, 1000, 3003)  # sentences scored by Recompute (0 = the whole split)
@@ -47,7 +48,7 @@ def recompute(ck: models.CheckpointInfo, split: Split, limit: int, beam: int, ba
 
 def test_sets(lm_langs: tuple[str, str]) -> list[Split]:
     """Held-out splits (not training data, not pre-tokenised gold sets) in the configured data folders."""
-    return [s for s in U.corpus_splits(*lm_langs) if not s.gold and not s.name.startswith("train")]
+    return [s for s in W.corpus_splits(*lm_langs) if not s.gold and not s.name.startswith("train")]
 
 
 def main() -> None:
@@ -69,7 +70,7 @@ def main() -> None:
         qp["results"] = name
         results = all_results[name]
         if "error" in results:
-            st.error(f"Could not read {U.md(results['error'])}")
+            st.error(f"Could not read {md(results['error'])}")
             return
         rows = length_rows(results)
         if rows.empty:
@@ -114,12 +115,12 @@ def main() -> None:
         return
     c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
     ck = c1.selectbox("Checkpoint", ckpts, format_func=lambda c: c.name, key="lq_ckpt")
-    lm = U.load_lm(ck)
+    lm = W.load_lm(ck)
     if lm is None:
         return
     sets = test_sets((lm.src_tok.lang, lm.tgt_tok.lang))
     if not sets:
-        st.info("No held-out test sets were found. " + U.roots_note())
+        st.info("No held-out test sets were found. " + W.roots_note())
         return
     label = c2.selectbox("Test set", [s.label for s in sets], key="lq_rtest")
     split = by_label(sets, label) or sets[0]
@@ -132,7 +133,7 @@ def main() -> None:
             res = recompute(ck, split, int(limit), int(beam), bar)
         except (OSError, ValueError) as e:
             bar.empty()
-            st.error(f"Could not score {U.md(ck.name)} on {U.md(split.label)}: {U.md(str(e))}")
+            st.error(f"Could not score {md(ck.name)} on {md(split.label)}: {md(str(e))}")
             return
         bar.progress(1.0, text="Done")
         tests = set(length_rows(all_results[name])["test"]) if names else set()
@@ -143,12 +144,12 @@ def main() -> None:
         no_unk = res["no_unk"]
         no_unk_text = (f"no UNK {no_unk['score']:.2f} over {res['no_unk_sentences']} sentences" if no_unk
                        else "no sentence is free of unknown words")
-        st.success(f"{U.md(ck.name)} on {U.md(split.label)}: BLEU {res['all']['score']:.2f} ± "
+        st.success(f"{md(ck.name)} on {md(split.label)}: BLEU {res['all']['score']:.2f} ± "
                    f"{res['all'].get('ci95', 0):.2f} ({no_unk_text}). "
                    "Pick this test set above to see its curve beside the others.")
         st.plotly_chart(length_figure(rows, f"{ck.name} · {split.label}"), use_container_width=True,
                         key="lq_recomputed")
 
 
-if nav.inside_app(__file__):
+with shell.page("Length vs quality"):
     main()

@@ -7,6 +7,7 @@ screenshots to ``test-artifacts/``. Skipped when Playwright or Debian's Chromium
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -39,13 +40,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """A running app on localhost, stopped after the module's tests."""
-    ckpts = os.environ.get("RNNSEARCH_CHECKPOINTS") or str(request.getfixturevalue("tiny_checkpoint_dir"))
+@contextlib.contextmanager
+def running_app(ckpts: str) -> Iterator[str]:
+    """``streamlit run app.py`` on a free localhost port, stopped on exit; yields its URL."""
     port = _free_port()
-    env = {**os.environ, "RNNSEARCH_CHECKPOINTS": ckpts, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    log = (ARTIFACTS / "streamlit.log")
+    env = {**os.environ, "RNNSEARCH_CHECKPOINTS": ckpts}
+    log = (ARTIFACTS / f"streamlit-{port}.log")
     ARTIFACTS.mkdir(exist_ok=True)
     with log.open("w") as out:
         proc = subprocess.Popen(
@@ -73,6 +73,17 @@ def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def _checkpoints(request: pytest.FixtureRequest) -> str:
+    return os.environ.get("RNNSEARCH_CHECKPOINTS") or str(request.getfixturevalue("tiny_checkpoint_dir"))
+
+
+@pytest.fixture(scope="module")
+def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """A running app on localhost, stopped after the module's tests."""
+    with running_app(_checkpoints(request)) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +233,30 @@ def test_shared_link_reopens_view(app_url: str, browser: object) -> None:
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
     page.close()
+
+
+DEEP_LINKS = [  # (path and query, the page's title)
+    ("/alignment_browser?al_pick=5&al_from=my+own+pairs", "Alignment browser"),
+    ("/beam_explorer?bx_beam=3&bx_text=A+dog+runs.", "Beam search explorer"),
+    ("/bottleneck_compare?bn_text=A+dog+runs.", "The bottleneck, side by side"),
+    ("/length_quality?results=none", "Length vs quality"),
+    ("/?text=A+dog+runs.&step=1", "Step through decoding"),
+]
+
+
+def test_deep_links_on_a_fresh_server_keep_their_url(request: pytest.FixtureRequest, browser: object) -> None:
+    """Each page's link, opened first thing on a newly started server: that page, no dialog, URL kept."""
+    with running_app(_checkpoints(request)) as url:
+        for path, title in DEEP_LINKS:
+            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page.goto(url + path)
+            page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+            _settle(page)
+            assert page.get_by_role("dialog").count() == 0, path
+            assert page.get_by_text("Page not found").count() == 0, path
+            got = urlparse(page.url)
+            want = urlparse(url + path)
+            assert got.path == want.path, (path, page.url)
+            for key, values in parse_qs(want.query).items():
+                assert _query(page).get(key) == values, (path, page.url)
+            page.close()

@@ -24,7 +24,7 @@ from nmt.checkpoint import CheckpointError
 from nmt.corpora import DataRoot
 from nmt.data import CorpusError, read_lines
 from nmt.experiment import score_test_set
-from ui import analysis
+from ui.views import alignment, uploads
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
@@ -154,7 +154,7 @@ def test_an_error_inside_a_page_shows_a_short_message_and_is_logged(
     def boom(*args: object, **kwargs: object) -> None:
         raise OSError(f"[Errno 36] File name too long: '{app_env}/x'")
 
-    monkeypatch.setattr(analysis, "filter_pairs", boom)
+    monkeypatch.setattr(alignment, "filter_pairs", boom)
     at = run_page("alignment_browser.py")
     assert not at.exception  # no traceback reaches the visitor
     (msg,) = [e.value for e in at.error]
@@ -292,7 +292,7 @@ def test_table1_scoring_with_no_unk_free_sentence(tiny_lm: checkpoint.LoadedMode
 def test_server_config_sets_the_upload_limit_no_telemetry_and_no_error_details() -> None:
     cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert cfg["browser"]["gatherUsageStats"] is False
-    assert cfg["server"]["maxUploadSize"] == analysis.MAX_UPLOAD_MB
+    assert cfg["server"]["maxUploadSize"] == uploads.MAX_UPLOAD_MB
     assert cfg["client"]["showErrorDetails"] == "none"
-    with pytest.raises(analysis.PairsError, match=r"is 5\.0 MB; the limit is 5 MB"):
-        analysis.decode_text(b"x" * (5 * 2**20 + 1), "big.tsv")
+    with pytest.raises(uploads.PairsError, match=r"is 5\.0 MB; the limit is 5 MB"):
+        uploads.decode_text(b"x" * (5 * 2**20 + 1), "big.tsv")

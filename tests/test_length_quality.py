@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from nmt import checkpoint, experiment
 from nmt.decoding import translate
 from tests.conftest import FIXTURES, ROOT
-from ui.experiment import curve_figure, curve_rows, length_figure, length_rows, table1_frame
+from ui.views.length import curve_figure, curve_rows, length_figure, length_rows, table1_frame
 
 EXPORT_SHAPE = {"models": {"rnnsearch": {
     "scores": {"test_2016_flickr": {"greedy": {"by_length": [

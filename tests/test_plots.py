@@ -1,4 +1,4 @@
-"""Plot, table, HTML and export builders of ``ui.plots``, on hand-made traces (no model, no browser)."""
+"""Plot, table, HTML and export builders of ``ui.views.stepper``, on hand-made traces (no model, no browser)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,21 @@ import numpy as np
 import pytest
 
 from nmt.trace import DecodeTrace, StepRecord
-from ui import plots
+from ui.views.common import chart_png, chart_svg, md, source_labels, target_labels
+from ui.views.stepper import (
+    SELECT_PARAM,
+    context_norm_chart,
+    heatmap,
+    now_writing_html,
+    selected_step,
+    source_html,
+    source_table,
+    step_stats,
+    topk_frame,
+    trace_csv,
+    trace_json,
+    translation_html,
+)
 
 SRC = ["a", "red", "car", '"<b>x</b>"', "</s>"]
 
@@ -42,7 +56,7 @@ def make_trace(context: str = "attention", n_steps: int = 3) -> DecodeTrace:
 
 def test_heatmap_spec_has_cells_tooltip_and_click_selection() -> None:
     t = make_trace()
-    chart = plots.heatmap(t, latest=2)
+    chart = heatmap(t, latest=2)
     assert chart is not None
     spec = chart.to_dict()
     assert spec["mark"]["type"] == "rect"
@@ -52,49 +66,49 @@ def test_heatmap_spec_has_cells_tooltip_and_click_selection() -> None:
     tips = {tt["field"] for tt in spec["encoding"]["tooltip"]}
     assert tips == {"i", "j", "target", "source", "alpha", "energy"}
     param = spec["params"][0]
-    assert param["name"] == plots.SELECT_PARAM and param["select"]["type"] == "point"
+    assert param["name"] == SELECT_PARAM and param["select"]["type"] == "point"
     assert param["select"]["fields"] == ["i"]
     labels = spec["encoding"]["x"]["axis"]["labelExpr"]
-    assert json.loads(labels.removesuffix("[datum.value]")) == plots.source_labels(t)
-    assert plots.source_labels(t)[3].endswith("(unk)")
-    assert plots.target_labels(t)[1] == "voiture*"  # forced
+    assert json.loads(labels.removesuffix("[datum.value]")) == source_labels(t)
+    assert source_labels(t)[3].endswith("(unk)")
+    assert target_labels(t)[1] == "voiture*"  # forced
     rows = next(iter(spec["datasets"].values()))
     assert len(rows) == 3 * len(SRC)
 
 
 def test_heatmap_is_none_without_alignment() -> None:
     fixed = make_trace("fixed")
-    assert plots.heatmap(fixed) is None
-    assert plots.heatmap(fixed, "energy") is None
-    assert plots.heatmap(make_trace(n_steps=0)) is None
+    assert heatmap(fixed) is None
+    assert heatmap(fixed, "energy") is None
+    assert heatmap(make_trace(n_steps=0)) is None
     mean = make_trace("mean")
-    assert plots.heatmap(mean) is not None  # uniform α is real: c_i is the mean of h_j
-    assert plots.heatmap(mean, "energy") is None
+    assert heatmap(mean) is not None  # uniform α is real: c_i is the mean of h_j
+    assert heatmap(mean, "energy") is None
     with pytest.raises(ValueError):
-        plots.heatmap(make_trace(), "beta")
+        heatmap(make_trace(), "beta")
 
 
 def test_energy_heatmap_is_symmetric_around_zero() -> None:
-    spec = plots.heatmap(make_trace(), "energy").to_dict()
+    spec = heatmap(make_trace(), "energy").to_dict()
     lo, hi = spec["encoding"]["color"]["scale"]["domain"]
     assert lo == -hi and hi == pytest.approx(3.0)
 
 
 def test_heatmap_renders_to_svg_and_png_with_odd_words() -> None:
-    chart = plots.heatmap(make_trace())
-    svg = plots.chart_svg(chart)
+    chart = heatmap(make_trace())
+    svg = chart_svg(chart)
     assert svg.startswith("<svg") and "voiture" in svg
     assert "&lt;b&gt;x&lt;/b&gt;" in svg  # the label expression survived quotes and tags, as text
-    png = plots.chart_png(chart, scale=1)
+    png = chart_png(chart, scale=1)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_context_norm_chart() -> None:
-    chart = plots.context_norm_chart(make_trace("fixed"))
+    chart = context_norm_chart(make_trace("fixed"))
     rows = next(iter(chart.to_dict()["datasets"].values()))
     norms = {r["norm"] for r in rows if r["quantity"].startswith("‖c_i‖")}
     assert len(rows) == 6 and norms == {4.0}  # a fixed c has the same norm at every step
-    assert plots.context_norm_chart(make_trace(n_steps=0)) is None
+    assert context_norm_chart(make_trace(n_steps=0)) is None
 
 
 @pytest.mark.parametrize(("event", "expected"), [
@@ -109,65 +123,65 @@ def test_context_norm_chart() -> None:
     (None, None),
 ])
 def test_selected_step(event: object, expected: int | None) -> None:
-    assert plots.selected_step(event) == expected
+    assert selected_step(event) == expected
 
 
 def test_source_table_and_stats() -> None:
     t = make_trace()
     step = t.steps[2]
-    table = plots.source_table(t, step)
+    table = source_table(t, step)
     assert list(table.columns) == ["j", "source word", "read as", "e_ij", "α_ij", "most"]
     assert table["α_ij"].sum() == pytest.approx(1.0)
     assert table.loc[table["most"] == "★", "j"].tolist() == [2]
     assert table["read as"].tolist()[3] == "<unk>"
-    stats = plots.step_stats(t, step)
+    stats = step_stats(t, step)
     assert stats["sum"] == pytest.approx(1.0)
     assert stats["entropy"] == pytest.approx(step.entropy())
     assert stats["word"] == "car" and stats["max_entropy"] == pytest.approx(math.log(len(SRC)))
     fixed = make_trace("fixed")
-    assert plots.source_table(fixed, fixed.steps[0]) is None
-    assert plots.step_stats(fixed, fixed.steps[0])["sum"] is None
+    assert source_table(fixed, fixed.steps[0]) is None
+    assert step_stats(fixed, fixed.steps[0])["sum"] is None
     mean = make_trace("mean")
-    mt = plots.source_table(mean, mean.steps[0])
+    mt = source_table(mean, mean.steps[0])
     assert mt["e_ij"].isna().all() and mt["α_ij"].sum() == pytest.approx(1.0)
 
 
 def test_topk_frame() -> None:
-    df = plots.topk_frame(make_trace().steps[1])
+    df = topk_frame(make_trace().steps[1])
     assert df["word"].tolist() == ["voiture", "rouge", "<b>"]
     assert df["chosen"].tolist() == [True, False, False]
 
 
 def test_html_snippets_escape_everything() -> None:
     t = make_trace()
-    out = plots.translation_html(t, shown=1)
+    out = translation_html(t, shown=1)
     assert "<script>" not in out and "&lt;script&gt;" in out
     assert out.count("<span") == 3 and "forced" in out
     assert "rgba(255,189,69" in out.split("<span")[2]  # the shown step is highlighted
-    src = plots.source_html(t, t.steps[0])
+    src = source_html(t, t.steps[0])
     assert "<b>" not in src and "&lt;b&gt;" in src and "&quot;" in src
     assert "unk" in src and "rgba(31,119,180" in src
-    assert "background" not in plots.source_html(make_trace("fixed"), make_trace("fixed").steps[0])
-    now = plots.now_writing_html(t.steps[2], shown_latest=True)
+    assert "background" not in source_html(make_trace("fixed"), make_trace("fixed").steps[0])
+    now = now_writing_html(t.steps[2], shown_latest=True)
     assert "Now writing" in now and "&lt;script&gt;" in now
-    assert "Step 1 wrote" in plots.now_writing_html(t.steps[1], shown_latest=False)
-    assert "press" in plots.translation_html(make_trace(n_steps=0), None)
+    assert "Step 1 wrote" in now_writing_html(t.steps[1], shown_latest=False)
+    assert "press" in translation_html(make_trace(n_steps=0), None)
 
 
 def test_markdown_escape() -> None:
     raw = "**b** <i>x</i> $y$ :red[z] [l](u) `c` _e_ # h"
-    escaped = plots.md(raw)
+    escaped = md(raw)
     assert all(f"\\{c}" in escaped for c in "*<>$:[]()`_#")
-    assert plots.md("é 日本 ok") == "é 日本 ok"
+    assert md("é 日本 ok") == "é 日本 ok"
 
 
 def test_exports_csv_and_json() -> None:
     t = make_trace()
-    csv = plots.trace_csv(t).splitlines()
+    csv = trace_csv(t).splitlines()
     assert csv[0].split(",")[:4] == ["context_mode", "i", "j", "target"]
     assert len(csv) == 1 + 3 * len(SRC)
-    back = DecodeTrace.from_dict(json.loads(plots.trace_json(t)))
+    back = DecodeTrace.from_dict(json.loads(trace_json(t)))
     assert back.steps[1].forced and back.steps[2].alpha == t.steps[2].alpha
-    fixed_csv = plots.trace_csv(make_trace("fixed"))
+    fixed_csv = trace_csv(make_trace("fixed"))
     assert "fixed" in fixed_csv
-    assert plots.trace_csv(make_trace(n_steps=0)).splitlines()[0].startswith("context_mode")
+    assert trace_csv(make_trace(n_steps=0)).splitlines()[0].startswith("context_mode")

@@ -10,8 +10,8 @@ import pytest
 from nmt import checkpoint
 from nmt.decoding import Stepper, forced, greedy
 from ui import models
-from ui import state as vs
 from ui.presets import BY_NAME, PRESETS
+from ui.views import stepper_state as vs
 
 SENTENCE = "A man is riding a bike."
 

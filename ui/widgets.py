@@ -25,7 +25,7 @@ from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
 from ui import models
-from ui.plots import chart_png, chart_svg, md
+from ui.views.common import chart_png, chart_svg, md
 
 ROOT = Path(__file__).resolve().parent.parent
 BIND = "query-params"

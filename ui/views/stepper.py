@@ -13,43 +13,18 @@ through data frames and charts, which show text as text; nothing is ever rendere
 
 from __future__ import annotations
 
-import html
-import json
 import math
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
-import vl_convert as vlc
 
 from nmt.trace import DecodeTrace, StepRecord
+from ui.views.common import esc, label_expr, source_labels, target_labels
 
 SELECT_PARAM = "cell"
-EOS = "</s>"
-
-
-# ----------------------------------------------------------------------------------------------
-# Labels and data
-# ----------------------------------------------------------------------------------------------
-
-
-def source_labels(trace: DecodeTrace) -> list[str]:
-    """Axis labels of the source words; words outside the vocabulary are marked ``(unk)``."""
-    unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
-    return [f"{w} (unk)" if u else w for w, u in zip(trace.src_tokens, unk)]
-
-
-def target_labels(trace: DecodeTrace) -> list[str]:
-    """Axis labels of the target words; forced words are marked with ``*``."""
-    return [f"{s.token}*" if s.forced else s.token for s in trace.steps]
-
-
-def label_expr(labels: Sequence[str]) -> str:
-    """A Vega expression mapping an ordinal index (``datum.value``) to its label."""
-    return json.dumps(list(labels), ensure_ascii=False) + "[datum.value]"
 
 
 def alignment_frame(trace: DecodeTrace) -> pd.DataFrame:
@@ -230,25 +205,9 @@ def topk_frame(step: StepRecord) -> pd.DataFrame:
 # HTML snippets (every piece of text escaped)
 # ----------------------------------------------------------------------------------------------
 
+
 _CHIP = ("display:inline-block;margin:2px 3px;padding:2px 7px;border-radius:6px;"
          "border:1px solid rgba(128,128,128,.35);font-size:1.05rem;line-height:1.6;")
-
-
-def esc(text: str) -> str:
-    """HTML-escaped text (quotes too), for the HTML snippets of the page."""
-    return html.escape(str(text), quote=True)
-
-
-_MD_SPECIAL = re.compile(r"([!-/:-@\[-`{-~])")
-
-
-def md(text: str) -> str:
-    """Text made inert for Streamlit Markdown: every ASCII punctuation mark backslash-escaped.
-
-    That disarms emphasis, links, code, ``$`` maths, ``:color[...]`` directives, emoji shortcodes
-    and HTML tags (``<`` becomes a literal), so user words in labels and messages show as typed.
-    """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
 
 
 def translation_html(trace: DecodeTrace, shown: int | None) -> str:
@@ -304,17 +263,6 @@ def now_writing_html(step: StepRecord | None, shown_latest: bool) -> str:
 
 # ----------------------------------------------------------------------------------------------
 # Exports
-# ----------------------------------------------------------------------------------------------
-
-
-def chart_png(chart: alt.TopLevelMixin, scale: float = 2.0) -> bytes:
-    """The chart as PNG bytes, rendered by vl-convert (no browser)."""
-    return vlc.vegalite_to_png(chart.to_dict(), scale=scale)
-
-
-def chart_svg(chart: alt.TopLevelMixin) -> str:
-    """The chart as an SVG document, rendered by vl-convert."""
-    return vlc.vegalite_to_svg(chart.to_dict())
 
 
 def trace_csv(trace: DecodeTrace) -> str:

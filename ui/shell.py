@@ -1,0 +1,73 @@
+"""What every page shares around its content: the page setup, the navigation and one error boundary.
+
+The app is Streamlit's own multipage app: ``app.py`` is the first page (the stepper, at ``/``) and
+each file in ``pages/`` is a page at ``/<file name>``, so a deep link such as
+``/alignment_browser?al_pick=5`` opens that page on a freshly started server with its URL intact.
+Streamlit's automatic menu is hidden (``client.showSidebarNavigation = false``) in favour of
+:func:`navigation`, which names the pages in words. Every page file is::
+
+    from ui import shell
+    with shell.page("Alignment browser"):
+        ...  # the page's layout
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+LOG = logging.getLogger("rnnsearch_explorer")
+PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
+    ("app.py", "Step through decoding", ":material/footprint:"),
+    ("pages/beam_explorer.py", "Beam search explorer", ":material/account_tree:"),
+    ("pages/alignment_browser.py", "Alignment browser", ":material/grid_on:"),
+    ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),
+    ("pages/length_quality.py", "Length vs quality", ":material/show_chart:"),
+)
+
+
+def navigation() -> None:
+    """Links to every page, at the top of the sidebar.
+
+    A page run on its own (``streamlit run pages/x.py``, or a test) knows no other page, so it
+    draws no links.
+    """
+    with st.sidebar:
+        st.markdown("**RNNsearch Explorer**")
+        try:
+            for file, label, icon in PAGES:
+                st.page_link(file, label=label, icon=icon)
+        except StreamlitPageNotFoundError:
+            pass
+        st.divider()
+
+
+@contextmanager
+def error_boundary(where: str) -> Iterator[None]:
+    """Show any error of a page as a short message, and log its traceback on the server only.
+
+    Streamlit's own rerun/stop signals are ``BaseException``s and pass through untouched.
+    """
+    try:
+        yield
+    except Exception as err:
+        ref = secrets.token_hex(4)
+        LOG.error("page %r failed (reference %s)", where, ref, exc_info=err)
+        st.error(f"Something went wrong while drawing this page ({type(err).__name__}). The details were "
+                 f"logged on the server under reference {ref}. Try other settings or another sentence, "
+                 "or reload the page.", icon=":material/error:")
+
+
+@contextmanager
+def page(title: str, sidebar: str = "auto") -> Iterator[None]:
+    """Set up a page (title, wide layout, navigation) and run its body inside the error boundary."""
+    st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=":material/translate:",
+                       layout="wide", initial_sidebar_state=sidebar)
+    navigation()
+    with error_boundary(title):
+        yield
