@@ -19,12 +19,13 @@ import streamlit as st
 
 from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.corpora import shown
-from nmt.decoding import InputError, Stepper, beam_search
+from nmt.decoding import InputError
 from nmt.trace import DecodeTrace, StepRecord
 from ui import models, shell
-from ui.presets import BY_NAME, PRESETS
+from ui import stepper_controller as ctl
+from ui.presets import BY_NAME
 from ui.views import stepper_state as vs
-from ui.views.common import EOS, chart_png, chart_svg, esc, md
+from ui.views.common import chart_png, chart_svg, esc, md
 from ui.views.stepper import (
     context_norm_chart,
     heatmap,
@@ -38,10 +39,6 @@ from ui.views.stepper import (
     translation_html,
 )
 
-MAX_SRC_TOKENS = 80
-TOPK = 5
-CUSTOM = "(your own sentence)"
-DEFAULT_PRESET = "Reordered phrase"
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 ALIGN_TABS = ("α_ij heatmap", "Energies e_ij", "‖c_i‖ per step")
 MODE_LABELS = {"greedy": "Greedy (step, force words)", "beam": "Beam search (best hypothesis)"}
@@ -49,156 +46,6 @@ NORM_LABELS = {"length": "divide by length", "none": "none", "gnmt": "GNMT lengt
 
 ss = st.session_state
 
-
-# ----------------------------------------------------------------------------------------------
-# Session state, callbacks, event log
-# ----------------------------------------------------------------------------------------------
-
-
-def _log(who: str, what: str) -> None:
-    """Add a line to this session's event log."""
-    vs.add_event(ss["log"], who, what, ss.get("pos", 0))
-
-
-def _matching_preset(text: str, freeze: bool) -> str:
-    """The preset whose sentence and toggle match, else the custom entry."""
-    for p in PRESETS:
-        if p.text == text and p.freeze == freeze:
-            return p.name
-    for p in PRESETS:
-        if p.text == text:
-            return p.name
-    return CUSTOM
-
-
-def init_session() -> None:
-    """On a session's first run, set every input from the URL (or the default preset)."""
-    if ss.get("_init"):
-        return
-    params = dict(vs.query_snapshot(st.query_params))
-    view = vs.view_from_query(params)
-    if "text" not in params:
-        preset = BY_NAME[DEFAULT_PRESET]
-        view.text, view.freeze = preset.text, preset.freeze
-    ss["w_text"] = view.text
-    ss["w_preset"] = _matching_preset(view.text, view.freeze)
-    ss["w_model"] = view.model
-    ss["w_mode"] = view.mode
-    ss["w_beam"] = view.beam
-    ss["w_norm"] = view.norm
-    ss["w_freeze"] = view.freeze
-    ss["w_ablation"] = view.ablation
-    ss["w_speed"] = 0.5
-    ss["pos"] = view.step
-    ss["plan"] = dict(view.plan)
-    ss["playing"] = False
-    ss["_timer"] = None
-    ss["sel_epoch"] = 0
-    ss["log"] = []
-    ss["_init"] = True
-    _log("you", "opened the page" + (" from a shared link" if params else ""))
-
-
-WIDGET_KEYS = ("w_text", "w_preset", "w_model", "w_mode", "w_beam", "w_norm", "w_freeze", "w_ablation", "w_speed")
-
-
-def keep_widget_values() -> None:
-    """Keep inputs across runs in which their widget is not drawn.
-
-    Streamlit forgets a widget's value when a run does not draw it (the beam slider in greedy
-    mode, the speed slider while the sentence is empty); writing each value back into
-    ``st.session_state`` at the top of the run keeps it (the documented way to stop the cleanup).
-    """
-    for k in WIDGET_KEYS:
-        if k in ss:
-            ss[k] = ss[k]
-
-
-def _pause() -> None:
-    if ss.get("playing"):
-        ss["playing"] = False
-        _log("you", "pause")
-
-
-def on_text() -> None:
-    """A new sentence: start from the first word, forget forced words."""
-    _pause()
-    ss["pos"], ss["plan"] = 0, {}
-    ss["w_preset"] = _matching_preset(ss["w_text"], ss["w_freeze"])
-    _log("you", "typed a new sentence")
-
-
-def on_preset() -> None:
-    """Load a preset's sentence and bottleneck setting, from the first word."""
-    name = ss["w_preset"]
-    if name not in BY_NAME:
-        return
-    p = BY_NAME[name]
-    _pause()
-    ss["w_text"], ss["w_freeze"], ss["w_ablation"] = p.text, p.freeze, False
-    ss["pos"], ss["plan"] = 0, {}
-    _log("you", f"loaded the preset “{name}”")
-
-
-def on_setting(what: str) -> None:
-    """A model, mode or toggle change: keep the position so the two views can be compared."""
-    _pause()
-    value = ss.get({"model": "w_model", "mode": "w_mode", "beam": "w_beam", "norm": "w_norm",
-                    "freeze": "w_freeze", "ablation": "w_ablation"}[what])
-    if what == "freeze":
-        _log("you", "froze c_i (RNNencdec setting)" if value else "unfroze c_i (fresh context per word)")
-    elif what == "ablation":
-        _log("you", "freeze applies to the RNNsearch weights (ablation)" if value else "freeze shows the RNNencdec")
-    else:
-        _log("you", f"set {what} to {value}")
-
-
-def on_step() -> None:
-    _pause()
-    ss["pos"] = ss["pos"] + 1
-    _log("you", "step")
-
-
-def on_back() -> None:
-    _pause()
-    ss["pos"] = max(0, ss["pos"] - 1)
-    _log("you", f"back to {ss['pos']} words")
-
-
-def on_reset() -> None:
-    _pause()
-    ss["pos"], ss["plan"] = 0, {}
-    _log("you", "reset")
-
-
-def on_run() -> None:
-    _pause()
-    ss["pos"] = vs.MAX_STEP
-    _log("you", "run to the end")
-
-
-def on_play() -> None:
-    if ss.get("playing"):
-        _pause()
-    else:
-        ss["playing"] = True
-        _log("you", f"play ({ss['w_speed']:g} s per word)")
-
-
-def on_force(i: int, word: str) -> None:
-    """Force ``word`` at target position ``i`` and continue decoding from there."""
-    _pause()
-    ss["plan"] = vs.force_plan(ss["plan"], i, word)
-    ss["pos"] = i + 1
-    ss["sel_epoch"] += 1
-    _log("you", f"forced “{word}” at step {i}")
-
-
-def on_follow() -> None:
-    ss["sel_epoch"] += 1
-
-
-# ----------------------------------------------------------------------------------------------
 # Inputs
 # ----------------------------------------------------------------------------------------------
 
@@ -233,7 +80,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.header("Model")
         st.selectbox("Checkpoint pair", names, key="w_model",
                      format_func=lambda n: models.group_label(by_name[n]),
-                     on_change=on_setting, args=("model",),
+                     on_change=ctl.on_setting, args=("model",),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
         with st.expander("Checkpoints in the folder"):
             rows = [models.describe(c) for g in groups for c in g.members]
@@ -241,13 +88,13 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
         st.header("Decoding")
         st.radio("Mode", list(MODE_LABELS), key="w_mode", format_func=MODE_LABELS.__getitem__,
-                 on_change=on_setting, args=("mode",),
+                 on_change=ctl.on_setting, args=("mode",),
                  help="Greedy decoding can be stepped and forced; beam search shows its best "
                       "hypothesis, which the step controls walk through.")
         if ss["w_mode"] == "beam":
-            st.slider("Beam size k", *vs.BEAM_RANGE, key="w_beam", on_change=on_setting, args=("beam",))
+            st.slider("Beam size k", *vs.BEAM_RANGE, key="w_beam", on_change=ctl.on_setting, args=("beam",))
             st.selectbox("Length normalisation", list(NORM_LABELS), key="w_norm",
-                         format_func=NORM_LABELS.__getitem__, on_change=on_setting, args=("norm",))
+                         format_func=NORM_LABELS.__getitem__, on_change=ctl.on_setting, args=("norm",))
     return by_name[ss["w_model"]]
 
 
@@ -255,128 +102,43 @@ def inputs() -> None:
     """Preset picker, sentence box and the bottleneck toggle."""
     left, right = st.columns([2, 5])
     with left:
-        st.selectbox("Preset", [CUSTOM, *BY_NAME], key="w_preset", on_change=on_preset)
+        st.selectbox("Preset", [ctl.CUSTOM, *BY_NAME], key="w_preset", on_change=ctl.on_preset)
         preset = BY_NAME.get(ss["w_preset"])
         if preset is not None:
             st.caption(f"**Watch:** {md(preset.watch)}")
     with right:
         st.text_area("Source sentence (English)", key="w_text", height=90, max_chars=vs.MAX_TEXT_CHARS,
-                     on_change=on_text, placeholder="Type a sentence, e.g. A black dog is running on the grass.")
+                     on_change=ctl.on_text, placeholder="Type a sentence, e.g. A black dog is running on the grass.")
     t1, t2 = st.columns([2, 5])
     with t1:
-        st.toggle("Freeze c_i (RNNencdec setting)", key="w_freeze", on_change=on_setting, args=("freeze",),
+        st.toggle("Freeze c_i (RNNencdec setting)", key="w_freeze", on_change=ctl.on_setting, args=("freeze",),
                   help="Off: RNNsearch computes a fresh context c_i = Σ_j α_ij h_j for every target word. "
                        "On: every target word reads the same fixed summary c = [→h_Tx; ←h_1].")
     with t2, st.expander("Advanced: what freezing means"):
         st.checkbox("Apply the freeze to the RNNsearch weights themselves (untrained ablation)",
-                    key="w_ablation", on_change=on_setting, args=("ablation",),
+                    key="w_ablation", on_change=ctl.on_setting, args=("ablation",),
                     help="Instead of the RNNencdec trained with a fixed c, decode the RNNsearch model "
                          "with c_i frozen to the summary c. It was never trained that way, so its "
                          "output shows what attention was doing for it.")
 
 
-# ----------------------------------------------------------------------------------------------
-# Decoding state
-# ----------------------------------------------------------------------------------------------
-
-
-def _context(lm: LoadedModel, choice: models.Choice) -> str:
-    return choice.context or lm.config.context
-
-
-def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
-    """This session's stepper for the inputs (built anew when they change); True if new."""
-    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, _context(lm, choice))
-    cached = ss.get("_stepper")
-    if cached is not None and cached[0] == sig:
-        return cached[1], False
-    stepper = Stepper(lm, text, context=_context(lm, choice), topk=TOPK, max_src_tokens=MAX_SRC_TOKENS)
-    ss["_stepper"] = (sig, stepper)
-    ss["_fresh"] = True
-    return stepper, True
-
-
-def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
-    """This session's beam-search trace for the inputs (decoded anew when they change)."""
-    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, _context(lm, choice), k, norm)
-    cached = ss.get("_beam")
-    if cached is not None and cached[0] == sig:
-        return cached[1], False
-    with st.spinner(f"Beam search (k={k})…"):
-        trace = beam_search(lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=_context(lm, choice),
-                            topk=TOPK, max_src_tokens=MAX_SRC_TOKENS)[0]
-    ss["_beam"] = (sig, trace)
-    ss["_fresh"] = True
-    return trace, True
-
-
-def current_view(group: models.ModelGroup) -> vs.View:
-    """The view as the URL should record it."""
-    return vs.View(text=ss["w_text"], model=group.name, mode=ss["w_mode"], beam=ss["w_beam"], norm=ss["w_norm"],
-                   freeze=ss["w_freeze"], ablation=ss["w_ablation"], step=ss["pos"], plan=dict(ss["plan"]))
-
-
-def write_query(group: models.ModelGroup) -> None:
-    """Put the view into the URL (only when it changed)."""
-    q = vs.view_to_query(current_view(group))
-    if not vs.same_query(vs.query_snapshot(st.query_params), q):
-        st.query_params.from_dict(q)
-
-
-def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[DecodeTrace, bool, int]:
-    """Decode up to the session's position; returns the trace so far, whether it ended, the limit.
-
-    Greedy: the stepper is brought to the position with the forced words (one decoder step per
-    Step press). Beam: the best hypothesis is cut at the position. New steps go into the log.
-    """
-    if ss["w_mode"] == "beam":
-        full = get_beam(lm, choice, text, ss["w_beam"], ss["w_norm"])[0]
-        fresh = ss.pop("_fresh", False)
-        before = ss.get("_shown", 0)
-        pos = min(ss["pos"], len(full.steps))
-        shown = full.steps[:pos]
-        words = [s.token for s in shown if s.token != EOS]
-        trace = vs.prefix_trace(full, pos, lm.tgt_tok.detokenize(words))
-        new = [] if fresh else shown[before:]
-        done, limit = pos >= len(full.steps), len(full.steps)
-        if fresh:
-            _log("model", f"beam search (k={ss['w_beam']}) wrote “{full.translation}” "
-                          f"({len(full.steps)} words); showing {pos}")
-    else:
-        stepper = get_stepper(lm, choice, text)[0]
-        fresh = ss.pop("_fresh", False)
-        new = vs.sync_stepper(stepper, ss["plan"], ss["pos"])
-        pos, trace, done, limit = stepper.position, stepper.trace, stepper.done, stepper.max_len
-        if fresh:
-            _log("model", f"decoding with {choice.label}" + (f"; replayed {pos} words" if pos else ""))
-            new = []
-    for rec in new:
-        _log("model", vs.describe_step(rec, trace.src_tokens, trace.method))
-    ss["pos"] = pos
-    ss["_shown"] = pos
-    return trace, done, limit
-
-
-# ----------------------------------------------------------------------------------------------
-# The decoding view (a fragment: step, back and play rerun only this part)
-# ----------------------------------------------------------------------------------------------
 
 
 def controls(done: bool, beam: bool) -> None:
     """Reset, back, step, play/pause, run to end, and the play speed."""
     c = st.columns([1, 1, 1, 1, 1.3, 2.2], vertical_alignment="bottom")
     at_start = ss["pos"] == 0
-    c[0].button("Reset", key="btn_reset", icon=":material/first_page:", on_click=on_reset,
+    c[0].button("Reset", key="btn_reset", icon=":material/first_page:", on_click=ctl.on_reset,
                 disabled=at_start and not ss["plan"], width="stretch")
-    c[1].button("Back", key="btn_back", icon=":material/chevron_left:", on_click=on_back, disabled=at_start,
+    c[1].button("Back", key="btn_back", icon=":material/chevron_left:", on_click=ctl.on_back, disabled=at_start,
                 width="stretch")
-    c[2].button("Step", key="btn_step", icon=":material/chevron_right:", on_click=on_step, disabled=done,
+    c[2].button("Step", key="btn_step", icon=":material/chevron_right:", on_click=ctl.on_step, disabled=done,
                 type="primary", width="stretch")
     playing = bool(ss.get("playing"))
     c[3].button("Pause" if playing else "Play", key="btn_play",
-                icon=":material/pause:" if playing else ":material/play_arrow:", on_click=on_play,
+                icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
                 disabled=done and not playing, width="stretch")
-    c[4].button("Run to end", key="btn_run", icon=":material/last_page:", on_click=on_run, disabled=done,
+    c[4].button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done,
                 width="stretch")
     c[5].select_slider("Play speed", SPEEDS, key="w_speed", format_func=lambda s: f"{s:g} s / word")
     if beam:
@@ -490,7 +252,7 @@ def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
     for rank, (word, p) in enumerate(step.topk):
         chosen = word == step.token
         b, bar = st.columns([2, 3], vertical_alignment="center")
-        b.button(("✓ " if chosen else "") + md(word), key=f"force_{nonce}_{rank}", on_click=on_force,
+        b.button(("✓ " if chosen else "") + md(word), key=f"force_{nonce}_{rank}", on_click=ctl.on_force,
                  args=(step.i, word),
                  disabled=beam or chosen, type="primary" if chosen else "secondary", width="stretch",
                  help="The word written" if chosen else f"Force “{word}” at step {step.i} and continue from it")
@@ -516,7 +278,7 @@ def export_section(trace: DecodeTrace, chart: Any, group: models.ModelGroup) -> 
                          mime="application/json", key="dl_json", icon=":material/data_object:", on_click="ignore")
     c[3].download_button("Trace CSV", data=trace_csv(trace), file_name=f"{base}.csv", mime="text/csv",
                          key="dl_csv", icon=":material/table:", on_click="ignore")
-    query = urlencode(vs.view_to_query(current_view(group)), doseq=True)
+    query = urlencode(vs.view_to_query(ctl.current_view(group)), doseq=True)
     url = (st.context.url or "").split("?")[0]
     st.caption("Link to this view (sentence, model, mode, toggle, forced words and step):")
     st.code(f"{url}?{query}", language=None, wrap_lines=True)
@@ -530,11 +292,11 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     if ss.get("playing"):
         ss["pos"] = ss["pos"] + 1
     beam = ss["w_mode"] == "beam"
-    trace, done, limit = materialize(lm, choice, text)
+    trace, done, limit = ctl.materialize(lm, choice, text)
     if ss.get("playing") and done:
         ss["playing"] = False
-        _log("model", "reached the end; playback stopped")
-        write_query(group)
+        ctl.log_event("model", "reached the end; playback stopped")
+        ctl.write_query(group)
         st.rerun()
 
     controls(done, beam)
@@ -556,7 +318,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         with left:
             st.html(now_writing_html(step, shown == latest))
             if shown != latest:
-                st.button("Follow the latest step", key=f"follow_{nonce}", on_click=on_follow,
+                st.button("Follow the latest step", key=f"follow_{nonce}", on_click=ctl.on_follow,
                           icon=":material/arrow_downward:")
             st.markdown("**Source words** (shaded by α_ij of this step)")
             st.html(source_html(trace, step))
@@ -573,7 +335,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
                                     "step": st.column_config.NumberColumn("words", width=55),
                                     "what": st.column_config.TextColumn(width=900)})
     export_section(trace, alpha_chart, group)
-    write_query(group)
+    ctl.write_query(group)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -584,7 +346,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
 def notices(trace: DecodeTrace, raw_tokens: int | None) -> None:
     """Truncation and out-of-vocabulary notices for the source sentence."""
     if trace.truncated:
-        st.warning(f"The sentence is long: only its first {MAX_SRC_TOKENS} tokens are translated"
+        st.warning(f"The sentence is long: only its first {ctl.MAX_SRC_TOKENS} tokens are translated"
                    + (f" (it has {raw_tokens})." if raw_tokens else "."))
     unk = [w for w, u in zip(trace.src_tokens, trace.src_unk) if u]
     if unk:
@@ -595,8 +357,8 @@ def notices(trace: DecodeTrace, raw_tokens: int | None) -> None:
 
 def main() -> None:
     """The stepper page."""
-    init_session()
-    keep_widget_values()
+    ctl.init_session()
+    ctl.keep_widget_values()
     st.title("Step through decoding")
     st.caption("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word "
                "the decoder scores every source word (energies e_ij), turns the scores into weights α_ij and "
@@ -615,19 +377,19 @@ def main() -> None:
         lm = models.load(choice.ckpt)
     except CheckpointError as e:  # a damaged or foreign file: say so in one line
         st.error(md(str(e)), icon=":material/error:")
-        write_query(group)
+        ctl.write_query(group)
         return
     text = ss["w_text"]
     try:
         if ss["w_mode"] == "beam":
-            src_trace = get_beam(lm, choice, text, ss["w_beam"], ss["w_norm"])[0]
+            src_trace = ctl.get_beam(lm, choice, text, ss["w_beam"], ss["w_norm"])[0]
         else:
-            src_trace = get_stepper(lm, choice, text)[0].trace
+            src_trace = ctl.get_stepper(lm, choice, text)[0].trace
     except InputError as e:
         st.warning(md(str(e)), icon=":material/edit:")
         st.caption("Pick a preset or type an English sentence above.")
         ss["pos"] = 0
-        write_query(group)
+        ctl.write_query(group)
         return
     raw = len(lm.src_tok.tokenize(text)) if src_trace.truncated else None
     notices(src_trace, raw)

@@ -19,7 +19,6 @@ from ui.views.stepper import (
     source_html,
     source_table,
     step_stats,
-    topk_frame,
     trace_csv,
     trace_json,
     translation_html,
@@ -144,12 +143,6 @@ def test_source_table_and_stats() -> None:
     mean = make_trace("mean")
     mt = source_table(mean, mean.steps[0])
     assert mt["e_ij"].isna().all() and mt["α_ij"].sum() == pytest.approx(1.0)
-
-
-def test_topk_frame() -> None:
-    df = topk_frame(make_trace().steps[1])
-    assert df["word"].tolist() == ["voiture", "rouge", "<b>"]
-    assert df["chosen"].tolist() == [True, False, False]
 
 
 def test_html_snippets_escape_everything() -> None:

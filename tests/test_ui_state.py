@@ -112,9 +112,13 @@ def test_scan_pairs_checkpoints_and_resolves_the_toggle(tiny_checkpoint_dir: Pat
     off = models.resolve(g, freeze=False, ablation=False)
     on = models.resolve(g, freeze=True, ablation=False)
     abl = models.resolve(g, freeze=True, ablation=True)
-    assert (off.ckpt, off.context, off.kind) == (g.search, None, "rnnsearch")
-    assert (on.ckpt, on.context, on.kind) == (g.encdec, None, "rnnencdec")
+    assert (off.ckpt, off.context, off.kind) == (g.search, "attention", "rnnsearch")
+    assert (on.ckpt, on.context, on.kind) == (g.encdec, "fixed", "rnnencdec")  # read from the checkpoint
     assert (abl.ckpt, abl.context, abl.kind) == (g.search, "fixed", "ablation")
+    cols = models.columns(g, ablation=True)
+    assert [(c.ckpt, c.context, c.kind) for c in cols] == [
+        (g.search, "attention", "rnnsearch"), (g.encdec, "fixed", "rnnencdec"), (g.search, "fixed", "ablation")]
+    assert [c.kind for c in models.columns(g, ablation=False)] == ["rnnsearch", "rnnencdec"]
     assert models.load(on.ckpt).config.context == "fixed"
     assert models.load(on.ckpt) is models.load(on.ckpt)  # cached: one model per process
 
@@ -128,6 +132,7 @@ def test_scan_pairs_checkpoints_and_resolves_the_toggle(tiny_checkpoint_dir: Pat
     assert set(by) == {"x", "odd-name"}
     lone = models.resolve(by["x"], freeze=True, ablation=False)
     assert lone.kind == "ablation" and lone.notice
+    assert [c.kind for c in models.columns(by["x"], ablation=True)] == ["rnnsearch", "ablation"]  # no duplicate
     odd = by["odd-name"]
     assert odd.search is None and odd.encdec is not None  # slot read from the trained context
     assert models.resolve(odd, freeze=False, ablation=False).notice

@@ -9,6 +9,7 @@ the bottleneck toggle of the stepper switches between the two. Models are loaded
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass
@@ -61,10 +62,15 @@ class ModelGroup:
 
 @dataclass(frozen=True)
 class Choice:
-    """What the stepper decodes with: a checkpoint and the context mode to decode it in."""
+    """What to decode with, decided once: a checkpoint and the context mode to decode it in.
+
+    ``context`` is always the effective mode ("attention", "fixed" or "mean"): the checkpoint's
+    own unless the choice overrides it (the frozen-context ablation). Pages pass it to the
+    decoder and never derive it again; drawing code reads it back from ``trace.context``.
+    """
 
     ckpt: CheckpointInfo
-    context: str | None  # None: the checkpoint's own setting
+    context: str
     kind: str  # rnnsearch | rnnencdec | ablation
     label: str  # short human description
     notice: str | None = None  # shown when the toggle could not be honoured as asked
@@ -114,31 +120,47 @@ def default_group(groups: list[ModelGroup]) -> ModelGroup | None:
 
 
 def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
-    """The checkpoint and context mode for the bottleneck toggle.
+    """The checkpoint and context mode for the bottleneck toggle (the one place this is decided).
 
     Off: the RNNsearch, a fresh c_i per word. On: the RNNencdec twin, trained with a fixed c; with
     ``ablation``, the RNNsearch's own weights decoded with c_i frozen (an untrained ablation).
     Missing twins fall back to what exists, with a notice saying so.
     """
     s, e = group.search, group.encdec
+
+    def own(c: CheckpointInfo, kind: str, label: str, notice: str | None = None) -> Choice:
+        return Choice(c, trained_context(str(c.path), c.mtime), kind, label, notice)
+
+    search_label = "RNNsearch: a fresh context c_i for every target word"
+    encdec_label = "RNNencdec: one fixed summary c for every target word"
     if not freeze:
         if s is not None:
-            return Choice(s, None, "rnnsearch", "RNNsearch: a fresh context c_i for every target word")
+            return own(s, "rnnsearch", search_label)
         assert e is not None
-        return Choice(e, None, "rnnencdec", "RNNencdec: one fixed summary c for every target word",
-                      notice=f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
-    if ablation or e is None:
-        if s is not None:
-            notice = None if ablation else (
-                f"Group “{group.name}” has no RNNencdec checkpoint; showing the RNNsearch weights with "
-                "c_i frozen instead (an untrained ablation).")
-            return Choice(s, "fixed", "ablation",
-                          "RNNsearch weights with c_i frozen to the summary c (untrained ablation)", notice)
+        return own(e, "rnnencdec", encdec_label,
+                   f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
+    if (ablation or e is None) and s is not None:
+        notice = None if ablation else (
+            f"Group “{group.name}” has no RNNencdec checkpoint; showing the RNNsearch weights with "
+            "c_i frozen instead (an untrained ablation).")
+        return Choice(s, "fixed", "ablation",
+                      "RNNsearch weights with c_i frozen to the summary c (untrained ablation)", notice)
     if e is None:  # pragma: no cover - a group always has a member
         raise ValueError(f"group {group.name} is empty")
-    notice = None if not ablation else (
-        f"Group “{group.name}” has no RNNsearch checkpoint to ablate; showing the RNNencdec.")
-    return Choice(e, None, "rnnencdec", "RNNencdec: one fixed summary c for every target word", notice)
+    return own(e, "rnnencdec", encdec_label, None if not ablation else
+               f"Group “{group.name}” has no RNNsearch checkpoint to ablate; showing the RNNencdec.")
+
+
+def columns(group: ModelGroup, ablation: bool) -> list[Choice]:
+    """The bottleneck page's columns: RNNsearch, RNNencdec and (if asked) the frozen ablation,
+    as far as the group has them, each resolved by :func:`resolve`."""
+    wanted = [(False, False), (True, False)] + ([(True, True)] if ablation else [])
+    out: list[Choice] = []
+    for freeze, abl in wanted:
+        c = resolve(group, freeze, abl)
+        if all((c.ckpt.path, c.context) != (o.ckpt.path, o.context) for o in out):
+            out.append(dataclasses.replace(c, notice=None))
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

@@ -191,16 +191,6 @@ def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
     }
 
 
-def topk_frame(step: StepRecord) -> pd.DataFrame:
-    """The step's next-word candidates with probabilities; ``chosen`` marks the word written."""
-    return pd.DataFrame({
-        "rank": list(range(1, len(step.topk) + 1)),
-        "word": [w for w, _ in step.topk],
-        "p": [float(p) for _, p in step.topk],
-        "chosen": [w == step.token for w, _ in step.topk],
-    })
-
-
 # ----------------------------------------------------------------------------------------------
 # HTML snippets (every piece of text escaped)
 # ----------------------------------------------------------------------------------------------

@@ -23,7 +23,6 @@ LENGTH_NORMS = ("length", "none", "gnmt")
 MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
 MAX_STEP = 1000
 BEAM_RANGE = (2, 12)
-QUERY_KEYS = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "step", "force")
 
 
 @dataclass
