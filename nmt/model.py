@@ -26,7 +26,7 @@ optional dropout on embeddings and on the maxout layer (the paper used none for 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -34,7 +34,6 @@ from torch import nn
 
 from nmt.vocab import PAD_ID
 
-ContextMode = Literal["attention", "fixed", "mean"]
 CONTEXT_MODES: tuple[str, ...] = ("attention", "fixed", "mean")
 
 

@@ -1,12 +1,25 @@
-"""Moses tokenisation for en/fr/de through sacremoses (normalise, tokenise, detokenise)."""
+"""Moses tokenisation for en/fr/de through sacremoses (normalise, tokenise, detokenise).
+
+The vocabulary's own words ``<unk>``, ``<s>`` and ``<pad>`` are kept whole: a model may output
+them, and its detokenised output must tokenise back to the same tokens (forced decoding of a
+translation reproduces it). Tokenising protects them (sacremoses' ``protected_patterns``);
+detokenising treats them as ordinary words. ``</s>`` is not protected: typed text never ends a
+sentence early.
+"""
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
 
+from nmt.vocab import BOS, PAD, UNK
+
 SUPPORTED_LANGS = ("en", "fr", "de")
+PROTECTED = (UNK, BOS, PAD)
+# sacremoses compiles the patterns case-insensitively; (?-i:…) keeps "<UNK>" ordinary text.
+_PROTECTED_PATTERNS = [f"(?-i:{re.escape(w)})" for w in PROTECTED]
 
 
 @cache
@@ -28,8 +41,26 @@ class Tokenizer:
         text = self._norm.normalize(text.strip())
         if not text:
             return []
-        return self._tok.tokenize(text, escape=False, aggressive_dash_splits=False)
+        # sacremoses refuses more than MAX_PROTECTED_TOKENS protected matches; past that (absurd
+        # input) the words are split like any other text rather than failing.
+        n_special = sum(text.count(w) for w in PROTECTED) if "<" in text else 0
+        protect = _PROTECTED_PATTERNS if 0 < n_special <= self._tok.MAX_PROTECTED_TOKENS else None
+        return self._tok.tokenize(text, escape=False, aggressive_dash_splits=False, protected_patterns=protect)
 
     def detokenize(self, tokens: list[str]) -> str:
-        """Readable sentence from model tokens."""
-        return self._detok.detokenize(list(tokens))
+        """Readable sentence from model tokens.
+
+        ``<unk>``, ``<s>`` and ``<pad>`` are detokenised as plain words (Moses would otherwise leave
+        "L' <unk>" apart, which tokenises back to "L", "'"), then written back."""
+        tokens = list(tokens)
+        specials = [w for w in PROTECTED if w in tokens]
+        if not specials:
+            return self._detok.detokenize(tokens)
+        marker = "qxprotectedqx"
+        while any(marker in t for t in tokens):
+            marker += "q"
+        stand_in = {w: f"{marker}{k}" for k, w in enumerate(specials)}
+        text = self._detok.detokenize([stand_in.get(t, t) for t in tokens])
+        for w, placeholder in stand_in.items():
+            text = text.replace(placeholder, w)
+        return text

@@ -1,4 +1,10 @@
-"""Shared fixtures: a tiny model overfitted on 20 fixture pairs, and the real corpora when present."""
+"""Shared fixtures: a tiny model overfitted on 20 fixture pairs, and the real corpora when present.
+
+``tests/fixtures/tiny``: ``train`` holds the 20 pairs the tiny models learn by heart, ``val`` the
+first 5 of them (model selection only), and ``test`` 20 held-out pairs the models never saw:
+pairs 1-10 recombine training words only, pairs 11-20 also use words outside the training
+vocabularies ("camel", "chameau", ...), so a test score can show memorising, not hide it.
+"""
 
 from __future__ import annotations
 

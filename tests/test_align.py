@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from nmt import align
 from nmt.align import alignment_error, argmax_links, parse_links
+from nmt.decoding import forced
 from nmt.trace import DecodeTrace, StepRecord
 
 
@@ -55,13 +57,25 @@ def test_argmax_links_of_a_fixed_context_trace_are_empty() -> None:
     assert argmax_links(t) == set()
 
 
-def test_align_cli_on_a_gold_set(tiny_ckpt: Path, tmp_path: Path) -> None:
-    (tmp_path / "g.en").write_text("a man is riding .\n")
-    (tmp_path / "g.fr").write_text("un homme fait du vélo .\n")
-    (tmp_path / "g.en-fr.sure").write_text("0-0 1-1\n")
-    (tmp_path / "g.en-fr.possible").write_text("0-0 1-1 3-2 3-3 3-4 4-5\n")
+def test_align_cli_on_a_gold_set(tiny_lm, tiny_ckpt: Path, tmp_path: Path) -> None:
+    """The CLI links each target word (not </s>) to argmax_j α_ij over the source words (not </s>),
+    read here from forced decoding with numpy, and pools AER over the gold set.
+
+    Gold: sentence 1 has every (j, i) pair Sure, sentence 2 none, so whatever the links are,
+    |A| = 6 + 4, |S| = 30, |A∩S| = |A∩P| = 6: AER = 1 − 12/40 = 0.7, precision 0.6, recall 0.2."""
+    src = ["a man is riding .", "a dog runs ."]
+    tgt = ["un homme fait du vélo .", "un chien court ."]
+    (tmp_path / "g.en").write_text("\n".join(src) + "\n")
+    (tmp_path / "g.fr").write_text("\n".join(tgt) + "\n")
+    every = " ".join(f"{j}-{i}" for j in range(5) for i in range(6))
+    (tmp_path / "g.en-fr.sure").write_text(every + "\n\n")
+    (tmp_path / "g.en-fr.possible").write_text(every + "\n\n")
     out = tmp_path / "res.json"
     assert align.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out)]) == 0
     res = json.loads(out.read_text())
-    assert 0.0 <= res["aer"] <= 1.0 and res["sentences"] == 1
-    assert len(res["links"]) == 1
+    assert res["sentences"] == 2 and res["links_predicted"] == 10 and res["links_sure"] == 30
+    assert res["aer"] == pytest.approx(0.7) and res["precision"] == pytest.approx(0.6)
+    assert res["recall"] == pytest.approx(0.2)
+    for links, t in zip(res["links"], forced(tiny_lm, src, tgt, pretokenized=True), strict=True):
+        best = np.argmax(t.alpha_matrix()[:-1, :-1], axis=1)  # rows: target words; columns: source words
+        assert links == " ".join(f"{j}-{i}" for j, i in sorted((int(j), i) for i, j in enumerate(best)))

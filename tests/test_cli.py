@@ -7,8 +7,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nmt import evaluate
+import pytest
+import sacrebleu
+
+from nmt import decoding, evaluate
+from nmt.tokenize import Tokenizer
 from tests.conftest import ROOT, TINY_DATA
+
+# The fixture's test split: 20 held-out pairs, none of them a training pair. Source lengths in
+# Moses tokens (full stop included), counted by hand; pairs 11-20 use words the training pairs
+# never had, on both sides ("camel", "chameau", ...).
+TEST_SRC_LENGTHS = [7, 8, 7, 8, 6, 6, 6, 8, 8, 14, 7, 7, 7, 7, 8, 8, 8, 3, 17, 9]
+UNSEEN_WORDS = range(10, 20)
 
 
 def test_translate_cli_reads_stdin_writes_one_line_per_input(tiny_ckpt: Path) -> None:
@@ -24,12 +34,35 @@ def test_translate_cli_reads_stdin_writes_one_line_per_input(tiny_ckpt: Path) ->
     assert "line 4" in res.stderr and "truncated" in res.stderr
 
 
-def test_evaluate_cli_writes_json(tiny_ckpt: Path, tmp_path: Path, capsys) -> None:
+def _sacrebleu(hyps: list[str], refs: list[str], **kw: object) -> float:
+    """sacrebleu's own corpus_bleu function, called directly (not through nmt.metrics)."""
+    return sacrebleu.corpus_bleu(hyps, [refs], **kw).score
+
+
+def test_evaluate_cli_writes_json(tiny_lm, tiny_ckpt: Path, tmp_path: Path, capsys) -> None:
+    """nmt.evaluate on held-out pairs: the JSON holds translate()'s hypotheses, the three BLEU variants
+    equal to sacrebleu run directly on them, the hand-counted length buckets each with its own BLEU;
+    a pair whose reference has words outside the model's vocabulary is never matched exactly."""
+    src = (TINY_DATA / "test.en").read_text().splitlines()
+    ref = (TINY_DATA / "test.fr").read_text().splitlines()
     out = tmp_path / "res.json"
     rc = evaluate.main(["--checkpoint", str(tiny_ckpt), "--data", str(TINY_DATA), "--split", "test",
                         "--beam", "2", "--json", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())
-    assert res["bleu"]["score"] == 100.0 and res["beam"] == 2
-    assert res["by_length"][0]["n"] == 20 and len(res["hypotheses"]) == 20
+    assert res["sentences"] == 20 and res["beam"] == 2 and res["length_norm"] == "length"
+    hyps = res["hypotheses"]
+    assert hyps == decoding.translate(tiny_lm, src, beam=2)
+    assert all(hyps[k] != ref[k] for k in UNSEEN_WORDS)
+    assert res["bleu"]["score"] == pytest.approx(_sacrebleu(hyps, ref), abs=0.005)
+    assert res["bleu"]["score"] < 100
+    assert res["bleu_lc"]["score"] == pytest.approx(_sacrebleu(hyps, ref, lowercase=True), abs=0.005)
+    fr = Tokenizer("fr")
+    hyps_tok, ref_tok = ([" ".join(fr.tokenize(x)) for x in xs] for xs in (hyps, ref))
+    assert res["bleu_tok_lc"]["score"] == pytest.approx(
+        _sacrebleu(hyps_tok, ref_tok, lowercase=True, tokenize="none", force=True), abs=0.005)
+    assert [(b["lo"], b["hi"], b["n"]) for b in res["by_length"]] == [(0, 10, 18), (10, 20, 2)]
+    for b in res["by_length"]:
+        idx = [k for k, n in enumerate(TEST_SRC_LENGTHS) if b["lo"] <= n < b["hi"]]
+        assert b["score"] == pytest.approx(_sacrebleu([hyps[k] for k in idx], [ref[k] for k in idx]), abs=0.005)
     assert "nrefs:1|case:mixed" in capsys.readouterr().out

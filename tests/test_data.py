@@ -23,7 +23,32 @@ def test_moses_round_trip_fr() -> None:
 
 
 def test_tokenizer_keeps_html_as_text() -> None:
-    assert "<script>" in "".join(Tokenizer("en").tokenize("<script>alert(1)</script>"))
+    """Markup is split like any text (never unescaped or dropped)."""
+    assert Tokenizer("en").tokenize("<script>alert(1)</script>") == [
+        "<", "script", ">", "alert", "(", "1", ")", "<", "/", "script", ">"]
+
+
+@pytest.mark.parametrize(("lang", "tokens", "text"), [
+    ("fr", ["Un", "<unk>", "fait", "du", "<unk>", "."], "Un <unk> fait du <unk>."),
+    ("fr", ["L'", "<unk>", "porte", "un", "<unk>", ",", "non", "?"], "L'<unk> porte un <unk>, non ?"),
+    ("fr", ["<unk>", "<s>", "<pad>", "."], "<unk> <s> <pad>."),
+    ("en", ["A", "<unk>", "'s", "<unk>", "."], "A <unk>'s <unk>."),
+])
+def test_model_specials_survive_detokenise_then_tokenise(lang: str, tokens: list[str], text: str) -> None:
+    """A model's output with <unk>, <s> or <pad> detokenises to the expected text and tokenises back
+    to the same tokens (sacremoses alone splits "<unk>" into "<", "unk", ">" and leaves "L' <unk>")."""
+    tok = Tokenizer(lang)
+    assert tok.detokenize(tokens) == text
+    assert tok.tokenize(text) == tokens
+
+
+def test_only_the_exact_specials_are_kept_whole() -> None:
+    """</s>, other case and other markup stay ordinary text; a glued special stays inside its word;
+    an absurd number of specials (past sacremoses' limit) is split rather than failing."""
+    tok = Tokenizer("en")
+    assert tok.tokenize("a </s> <UNK> <b>") == ["a", "<", "/", "s", ">", "<", "UNK", ">", "<", "b", ">"]
+    assert tok.tokenize("x<unk>y <unk>.") == ["x<unk>y", "<unk>", "."]
+    assert tok.tokenize(" ".join(["<unk>"] * 1001)) == ["<", "unk", ">"] * 1001
 
 
 def test_unsupported_language() -> None:

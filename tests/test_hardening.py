@@ -19,7 +19,7 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint, corpora
+from nmt import checkpoint, cli, corpora
 from nmt.checkpoint import CheckpointError
 from nmt.corpora import DataRoot
 from nmt.data import CorpusError, read_lines
@@ -296,3 +296,20 @@ def test_server_config_sets_the_upload_limit_no_telemetry_and_no_error_details()
     assert cfg["client"]["showErrorDetails"] == "none"
     with pytest.raises(uploads.PairsError, match=r"is 5\.0 MB; the limit is 5 MB"):
         uploads.decode_text(b"x" * (5 * 2**20 + 1), "big.tsv")
+
+
+def test_command_line_tools_run_on_one_thread_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = torch.get_num_threads()
+    seen: list[int] = []
+    try:
+        for value, expected in (("", 1), ("3", 3), ("many", 1), ("0", 1)):
+            monkeypatch.setenv("RNNSEARCH_THREADS", value)
+            assert cli.run(lambda: seen.append(torch.get_num_threads())) == 0
+            assert seen[-1] == expected, value
+
+        def bad_input() -> int:
+            raise CorpusError("test.en.gz is truncated or damaged after 3 lines")
+
+        assert cli.run(bad_input) == 2
+    finally:
+        torch.set_num_threads(before)

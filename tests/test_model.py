@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 import torch
@@ -136,12 +137,21 @@ def test_gru_update_follows_the_appendix() -> None:
 
 
 def test_modules_hold_no_per_sentence_state() -> None:
+    """Encoding and stepping leave every module's attributes, buffers and parameters as they were."""
     model = small_model()
-    names_before = {n for n, _ in model.named_buffers()} | set(vars(model.decoder.attention))
+
+    def snapshot() -> tuple[set[tuple[str, str]], dict[str, torch.Tensor]]:
+        attrs = {(name, key) for name, mod in model.named_modules() for key in vars(mod)}
+        attrs |= {(name, key) for name, mod in model.named_modules() for key in mod._buffers}
+        return attrs, {k: v.clone() for k, v in model.state_dict().items()}
+
+    attrs_before, weights_before = snapshot()
     src, src_len = batch_of([3])
     run_steps(model, src, src_len, torch.randint(4, 30, (1, 2)))
-    names_after = {n for n, _ in model.named_buffers()} | set(vars(model.decoder.attention))
-    assert names_before == names_after
+    attrs_after, weights_after = snapshot()
+    assert attrs_before == attrs_after
+    assert weights_before.keys() == weights_after.keys()
+    assert all(torch.equal(weights_before[k], weights_after[k]) for k in weights_before)
 
 
 def test_config_round_trips_and_rejects_unknown_context() -> None:
@@ -152,8 +162,10 @@ def test_config_round_trips_and_rejects_unknown_context() -> None:
 
 
 def test_sequence_loss_ignores_padding() -> None:
-    logits = torch.randn(1, 3, 5)
+    """Summed cross-entropy over real targets: −log softmax(logits)[target], padding (id 0) left out."""
+    logits = torch.tensor([[[2.0, 0.0, 1.0, 0.0, -1.0], [0.5, 0.5, 0.5, 0.5, 3.0], [-3.0, 0.0, 0.0, 0.0, 0.0]]])
     tgt = torch.tensor([[2, 4, 0]])
-    full = sequence_loss(logits, tgt)
-    part = sequence_loss(logits[:, :2], tgt[:, :2])
-    torch.testing.assert_close(full, part)
+    lse = [math.log(math.exp(2) + 2 + math.exp(1) + math.exp(-1)), math.log(4 * math.exp(0.5) + math.exp(3))]
+    by_hand = (lse[0] - 1.0) + (lse[1] - 3.0)  # position 3 is padding
+    assert float(sequence_loss(logits, tgt)) == pytest.approx(by_hand, rel=1e-6)
+    torch.testing.assert_close(sequence_loss(logits, tgt), sequence_loss(logits[:, :2], tgt[:, :2]))
