@@ -1,6 +1,7 @@
-"""Train an RNNsearch (``--context attention``) or RNNencdec (``--context fixed``) model.
+"""Train an RNNsearch (``--context attention``), RNNencdec (``--context fixed``) or Luong model.
 
     python train.py --data data/multi30k --src en --tgt fr --context attention --out runs/search
+    python train.py --arch luong --score general --attention local-p --window 10 --input-feeding ...
     python train.py --config configs/m30k-en-fr-rnnsearch.toml --data data/multi30k
     torchrun --nproc_per_node 2 train.py ...        # data-parallel (gloo on CPU, nccl on GPU)
 
@@ -46,6 +47,7 @@ from nmt.data import (
 )
 from nmt.decoding import translate
 from nmt.device import AMP_CHOICES, Precision, choose_precision, cpu_info
+from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES, LuongConfig, build_model
 from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, ModelConfig, RNNSearch, sequence_loss
 from nmt.resume import refusal, resume_problems, rewind_metrics
@@ -61,8 +63,12 @@ DEFAULTS: dict[str, Any] = {
     "patience": 8, "lr_decay": 0.5, "lr_patience": 2, "min_lr": 1e-5, "label_smoothing": 0.0,
     "clip": 1.0, "seed": 1234, "threads": 0, "device": "auto", "amp": "auto", "out": "runs/model",
     "resume": False, "force_resume": False, "log_every": 50, "progress": True,
+    # Luong et al. (2015) models (--arch luong, see nmt/luong.py); recorded only for them
+    "arch": "rnnsearch", "score": "general", "attention": "global", "window": 10, "input_feeding": True,
+    "cell": "lstm", "layers": 1, "encoder": "bidirectional",
 }
 NOT_RECORDED = ("resume", "force_resume")  # options of one invocation, not of the run
+LUONG_KEYS = ("arch", "score", "attention", "window", "input_feeding", "cell", "layers", "encoder")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -89,6 +95,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     merged["config"] = ns.config
     if merged["context"] not in CONTEXT_MODES:
         p.error(f"--context must be one of {CONTEXT_MODES}")
+    for key, allowed in (("arch", ARCHS), ("score", SCORES), ("attention", ATTENTIONS), ("cell", CELLS),
+                         ("encoder", ENCODERS)):
+        if merged[key] not in allowed:
+            p.error(f"--{key} must be one of {allowed}")
+    if merged["arch"] == "luong" and merged["context"] != "attention":
+        p.error("--arch luong has only --context attention")
     if merged["optimizer"] not in ("adam", "adadelta"):
         p.error("--optimizer must be adam or adadelta")
     if str(merged["amp"]).lower() not in AMP_CHOICES:
@@ -219,9 +231,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"{len(examples)} training pairs (≤ {args.max_len} tokens), vocab {len(src_vocab)}/{len(tgt_vocab)}, "
               f"loaded in {time.time() - t_load:.1f}s", file=sys.stderr)
 
-    cfg = ModelConfig(len(src_vocab), len(tgt_vocab), args.emb_dim, args.hidden_dim, args.attn_dim,
-                      args.maxout_dim, args.dropout, args.context)
-    model = RNNSearch(cfg).to(device)
+    cfg: ModelConfig | LuongConfig
+    if args.arch == "luong":
+        cfg = LuongConfig(len(src_vocab), len(tgt_vocab), args.emb_dim, args.hidden_dim, args.score, args.attention,
+                          args.window, args.input_feeding, args.cell, args.layers, args.encoder, args.dropout)
+    else:
+        cfg = ModelConfig(len(src_vocab), len(tgt_vocab), args.emb_dim, args.hidden_dim, args.attn_dim,
+                          args.maxout_dim, args.dropout, args.context)
+    model = build_model(cfg.to_dict()).to(device)
     optimizer = build_optimizer(args, model)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
@@ -246,7 +263,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     lm = LoadedModel(model, src_vocab, tgt_vocab, Tokenizer(args.src), Tokenizer(args.tgt))
 
     meta_base = {
-        "args": {k: v for k, v in vars(args).items() if k not in NOT_RECORDED},
+        "args": {k: v for k, v in vars(args).items()
+                 if k not in NOT_RECORDED and (args.arch == "luong" or k not in LUONG_KEYS)},
         "train_data": {"dir": str(args.data), "split": args.train_split, "sha256": data_hash,
                        "pairs": len(examples)},
         "device": (torch.cuda.get_device_name(device) if device.type == "cuda"

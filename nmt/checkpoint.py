@@ -24,6 +24,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
+from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
 from nmt.vocab import Vocab
@@ -164,7 +165,7 @@ class LoadedModel:
 
 def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:
     """An fp32 model in eval mode with the checkpoint's weights."""
-    model = RNNSearch(ModelConfig.from_dict(ckpt["config"]), init=False)  # no QR for weights about to go
+    model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ckpt["model"].items()})
     return model.to(device).eval()
 

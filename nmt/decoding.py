@@ -98,6 +98,9 @@ class _StepView:
         self.energies = None if att.energies is None else att.energies.tolist()
         self.state_norm = s_prev.norm(dim=-1).tolist()
         self.context_norm = att.context.norm(dim=-1).tolist()
+        position, window = getattr(att, "position", None), getattr(att, "window", None)  # local attention
+        self.position = None if position is None else position.tolist()
+        self.window = None if window is None else window.tolist()
 
     def record(self, lm: LoadedModel, row: int, i: int, token_id: int, forced: bool, n_src: int) -> StepRecord:
         itos = lm.tgt_vocab.itos
@@ -108,6 +111,8 @@ class _StepView:
             alpha=None if self.alpha is None else self.alpha[row][:n_src],
             topk=[(itos[t], p) for t, p in zip(self.top_id[row], self.top_p[row], strict=True)],
             state_norm=self.state_norm[row], context_norm=self.context_norm[row],
+            position=None if self.position is None else self.position[row],
+            window=None if self.window is None else self.window[row],
         )
 
 

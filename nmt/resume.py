@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 # Options that fix the shape of the weights or of the optimiser state: never resumable across.
-MODEL_KEYS = ("context", "emb_dim", "hidden_dim", "attn_dim", "maxout_dim")
+MODEL_KEYS = ("context", "emb_dim", "hidden_dim", "attn_dim", "maxout_dim",
+              "arch", "score", "attention", "window", "input_feeding", "cell", "layers", "encoder")
 OPTIMIZER_KEYS = ("optimizer",)
 # Options that decide which training pairs a run sees, and in which order.
 DATA_KEYS = ("src", "tgt", "train_split", "train_limit", "max_len", "batch_size", "seed")
@@ -41,9 +42,9 @@ def resume_problems(ckpt: dict[str, Any], args: dict[str, Any], data_sha256: str
     saved_args = meta.get("args", {})
     config = ckpt.get("config", {})
     fatal: list[str] = []
-    saved_shape = {**saved_args, **config}  # the weights' own config wins over the recorded options
+    saved_shape = {"arch": "rnnsearch", **saved_args, **config}  # the weights' own config wins
     for key in MODEL_KEYS + OPTIMIZER_KEYS:
-        if key in saved_shape and saved_shape[key] != args[key]:
+        if key in saved_shape and key in args and saved_shape[key] != args[key]:
             fatal.append(_difference(key, saved_shape[key], args[key]))
     data: list[str] = []
     for key in DATA_KEYS:

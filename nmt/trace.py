@@ -56,6 +56,8 @@ class StepRecord:
     topk: list[tuple[str, float]]  # next-word candidates with probabilities
     state_norm: float  # ‖s_{i-1}‖, the state this prediction is read from
     context_norm: float  # ‖c_i‖
+    position: float | None = None  # local attention's p_t (0-based source position); None otherwise
+    window: list[int] | None = None  # first and last source position in [p_t − D, p_t + D] ∩ the sentence
 
     @property
     def prob(self) -> float:
