@@ -1,0 +1,108 @@
+"""Compare attention: one sentence under Bahdanau's RNNsearch and Luong's attention variants.
+
+Bahdanau et al. (2015) score every source word from the previous decoder state with a small MLP;
+Luong et al. (2015) attend after the recurrent step, with a dot / general / concat / location
+score, over the whole sentence (global) or a window of 2D+1 words around a position p_t (local),
+and may feed the attentional vector back in (input feeding). This page puts the models side by
+side on one sentence: the translation, α (with the local window outlined), the log-probability of
+a reference and sentence BLEU. Controls are bound to URL query parameters (``cmp_*``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from nmt.decoding import InputError
+from ui import models, shell
+from ui import widgets as W
+from ui.presets import PRESETS
+from ui.views.bottleneck import comparison_row
+from ui.views.common import md
+from ui.views.compare import compare_chart, model_label, summary_frame
+
+BIND = W.BIND
+DEFAULT_TEXT = PRESETS[0].text
+MAX_COLUMNS = 4
+
+
+def attention_models() -> dict[str, models.CheckpointInfo]:
+    """Checkpoints that attend (RNNsearch and Luong models; not RNNencdec), by display label."""
+    out: dict[str, models.CheckpointInfo] = {}
+    for c in W.all_checkpoints():
+        config = models.read_meta(str(c.path), c.mtime).get("config", {})
+        if config.get("context", "attention") != "attention":
+            continue
+        out[f"{model_label(config)} · {c.name}"] = c
+    return out
+
+
+def main() -> None:
+    """Build the page."""
+    st.title("Compare attention")
+    st.caption("Bahdanau's RNNsearch scores each source word before writing (from s_(i-1)); Luong's models "
+               "attend after the recurrent step (from h_t), globally or in a window around p_t. Same "
+               "sentence, side by side.")
+    found = attention_models()
+    if not found:
+        W.no_checkpoints()
+        return
+    labels = list(found)
+    chosen = st.multiselect("Models", labels, default=labels[:MAX_COLUMNS], key="cmp_models", bind=BIND,
+                            max_selections=MAX_COLUMNS,
+                            help="Attention models in the checkpoint folder, named by what they are.")
+    chosen = [c for c in chosen if c in found] or labels[:1]
+    text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND, max_chars=2000,
+                        height=80)
+    ref = (st.text_input("Reference translation (optional: log p(reference) and BLEU)", key="cmp_ref",
+                         bind=BIND) or "").strip()
+    if not (text or "").strip():
+        st.info("Type a sentence to compare the models on.")
+        return
+    results = []
+    try:
+        for label in chosen:
+            ckpt = found[label]
+            if W.load_lm(ckpt) is None:
+                return
+            own = W.decode(W.job_for(ckpt, "greedy", topk=5), [text])[0]
+            forced = W.decode(W.job_for(ckpt, "forced"), [text], [ref])[0] if ref else None
+            results.append((label, ckpt, own, forced))
+    except InputError as err:
+        W.input_error(err)
+        return
+    if any(own.steps and own.steps[0].window is not None for *_, own, _ in results):
+        st.caption("Local attention reads only a window of 2D+1 source words around a position p_t "
+                   "(outlined in orange, p_t marked ◆), weighted by a Gaussian centred on p_t.")
+    rows = []
+    for col, (label, ckpt, own, forced) in zip(st.columns(len(results)), results):
+        row = comparison_row(label.split(" · ")[0], own, forced, ref or None)
+        rows.append(row)
+        with col:
+            st.markdown(f"**{md(row['model'])}**")
+            st.caption(md(ckpt.name))
+            st.markdown(f"> {md(own.translation) or '(empty)'}")
+            m1, m2 = st.columns(2)
+            m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—")
+            m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if row["BLEU"] is not None else "—")
+            chart = compare_chart(own, title=row["model"], max_width=300)
+            if chart is not None:
+                W.show_chart(chart, key=f"cmp_chart_{W.safe_stem(ckpt.name)}", fit=True)
+            stem = W.safe_stem(ckpt.path.stem)
+            W.downloads([*W.chart_downloads(chart, f"compare-{stem}"),
+                         W.Download("JSON", own.to_json(indent=1), f"trace-{stem}.json", "application/json")],
+                        key=f"cmp_dl_{stem}")
+    st.subheader("Summary")
+    df: pd.DataFrame = summary_frame(rows)
+    st.dataframe(df, hide_index=True, column_config={
+        c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if c.startswith("log p")
+        or c in ("BLEU", "chrF")})
+    W.downloads([W.Download("Summary CSV", df.to_csv(index=False), "compare-attention.csv", "text/csv"),
+                 W.Download("Summary JSON", json.dumps(rows, ensure_ascii=False, indent=1, default=str),
+                            "compare-attention.json", "application/json")], key="cmp_dl_summary")
+
+
+with shell.page("Compare attention"):
+    main()

@@ -1,0 +1,87 @@
+"""The attention comparison page (issue 11): model names, local-window overlay, and the page on tiny models."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import train
+from nmt.trace import DecodeTrace, StepRecord
+from tests.conftest import TINY_DATA
+from ui.views.compare import compare_chart, model_label, summary_frame, window_frame
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_models_are_named_by_what_they_are() -> None:
+    luong = {"arch": "luong", "attention": "local-p", "score": "general", "input_feeding": True}
+    assert model_label(luong) == "Luong 2015, local-p, general, input feeding"
+    assert model_label({**luong, "attention": "global", "score": "dot", "input_feeding": False}) == \
+        "Luong 2015, global, dot, no input feeding"
+    assert model_label({"context": "attention"}) == "RNNsearch (Bahdanau 2015)"
+    assert model_label({"context": "fixed"}) == "RNNencdec"
+    assert model_label({}) == "RNNsearch (Bahdanau 2015)"
+
+
+def _trace(windows: list[tuple[float, list[int]] | None]) -> DecodeTrace:
+    src = ["a", "red", "car", "is", "here", "</s>"]
+    steps = [StepRecord(i=i, token=f"w{i}", token_id=5 + i, logprob=-0.5, forced=False, energies=[0.0] * 6,
+                        alpha=[1 / 6] * 6, topk=[(f"w{i}", 0.6)], state_norm=1.0, context_norm=1.0,
+                        position=None if w is None else w[0], window=None if w is None else w[1])
+             for i, w in enumerate(windows)]
+    return DecodeTrace(source="a red car is here", src_tokens=src, src_unk=[False] * 6, method="greedy",
+                       context="attention", steps=steps)
+
+
+def test_window_frame_outlines_the_window_and_marks_p_t() -> None:
+    df = window_frame(_trace([(2.4, [1, 3]), (4.6, [3, 7])]))  # the second window runs past the sentence
+    win = df[df["kind"] == "window"]
+    assert list(zip(win["i"], win["j"])) == [(0, 1), (0, 2), (0, 3), (1, 3), (1, 4), (1, 5)]
+    centre = df[df["kind"] == "p_t"]
+    assert list(zip(centre["i"], centre["j"])) == [(0, 2), (1, 5)]  # nearest cell to p_t = 2.4 and 4.6
+    assert window_frame(_trace([None, None])).empty  # global attention: nothing to draw
+    assert len(compare_chart(_trace([(2.4, [1, 3])]), "x").to_dict()["layer"]) == 3  # α, window, p_t
+    assert "layer" not in compare_chart(_trace([None]), "x").to_dict()  # just the heatmap
+
+
+def test_summary_frame_keeps_the_comparison_columns() -> None:
+    df = summary_frame([{"model": "A", "translation": "t", "words": 2, "log p (own)": -1.0, "BLEU": 10.0,
+                         "context": "attention"}])
+    assert list(df.columns) == ["model", "translation", "words", "log p (own)", "log p (reference)",
+                                "log p / word (reference)", "BLEU", "chrF"]
+    assert df.loc[0, "BLEU"] == 10.0 and df["log p (reference)"].isna().all()
+
+
+@pytest.fixture(scope="module")
+def mixed_checkpoints(tiny_checkpoint_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny RNNsearch / RNNencdec pair and a tiny local-p Luong model in one folder."""
+    d = tmp_path_factory.mktemp("mixed")
+    for f in tiny_checkpoint_dir.glob("*.pt"):
+        shutil.copy(f, d / f.name)
+    run = tmp_path_factory.mktemp("luong") / "run"
+    train.main(["--data", str(TINY_DATA), "--arch", "luong", "--score", "general", "--attention", "local-p",
+                "--window", "2", "--emb-dim", "16", "--hidden-dim", "24", "--epochs", "4", "--batch-size", "10",
+                "--valid-every", "100000", "--max-updates", "8", "--no-progress", "--threads", "1", "--amp", "off",
+                "--out", str(run)])
+    shutil.copy(run / "best.pt", d / "tiny-en-fr-luong-local-p.pt")
+    return d
+
+
+def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, monkeypatch: pytest.MonkeyPatch
+                                                     ) -> None:
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(mixed_checkpoints))
+    at = AppTest.from_file(str(ROOT / "pages" / "compare_attention.py"), default_timeout=120)
+    at.query_params.update({"cmp_text": "A dog runs.", "cmp_ref": "Un chien court."})
+    at.run()
+    assert not at.exception, at.exception
+    options = at.multiselect(key="cmp_models").options
+    assert options == ["RNNsearch (Bahdanau 2015) · tiny-en-fr-rnnsearch.pt",  # RNNencdec has no α: not offered
+                       "Luong 2015, local-p, general, input feeding · tiny-en-fr-luong-local-p.pt"]
+    summary = at.dataframe[0].value
+    assert list(summary["model"]) == ["RNNsearch (Bahdanau 2015)", "Luong 2015, local-p, general, input feeding"]
+    assert summary["log p (reference)"].notna().all() and summary["BLEU"].notna().all()
+    assert any("Local attention reads only a window" in c.value for c in at.caption)
+    assert len(at.get("vega_lite_chart")) == 2

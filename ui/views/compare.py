@@ -1,0 +1,71 @@
+"""Builders of the attention comparison page: one sentence under Bahdanau's and Luong's attention.
+
+Every model is named by what it is, read from its checkpoint's config (:func:`model_label`), and
+every column shows the same things: the translation, its α heatmap (with the window of local
+attention drawn on it), the log-probability of the reference and sentence BLEU. Nothing here runs a
+model; the numbers are the ones the traces recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from nmt.trace import DecodeTrace
+from ui.views.heatmaps import trace_chart
+
+SCORE_NAMES = {"dot": "dot", "general": "general", "concat": "concat", "location": "location"}
+
+
+def model_label(config: Mapping[str, Any]) -> str:
+    """What a checkpoint is, in words: "RNNsearch", "RNNencdec" or "Luong 2015, local-p, general, input feeding"."""
+    if config.get("arch") == "luong":
+        parts = ["Luong 2015", str(config.get("attention", "global")),
+                 SCORE_NAMES.get(str(config.get("score")), str(config.get("score", "?")))]
+        parts.append("input feeding" if config.get("input_feeding", True) else "no input feeding")
+        return ", ".join(parts)
+    context = config.get("context", "attention")
+    return {"attention": "RNNsearch (Bahdanau 2015)", "fixed": "RNNencdec", "mean": "mean context"}.get(
+        str(context), str(context))
+
+
+def window_frame(trace: DecodeTrace) -> pd.DataFrame:
+    """Cells inside each step's local-attention window, and the cell nearest p_t (empty for global attention).
+
+    Columns: ``i`` (target step), ``j`` (source position), ``kind`` ("window" or "p_t") and ``p_t``.
+    """
+    rows = []
+    n_src = len(trace.src_tokens)
+    for s in trace.steps:
+        if s.window is None or s.position is None:
+            continue
+        lo, hi = max(0, int(s.window[0])), min(n_src - 1, int(s.window[1]))
+        rows += [{"i": s.i, "j": j, "kind": "window", "p_t": s.position} for j in range(lo, hi + 1)]
+        rows.append({"i": s.i, "j": min(n_src - 1, max(0, round(s.position))), "kind": "p_t", "p_t": s.position})
+    return pd.DataFrame(rows, columns=["i", "j", "kind", "p_t"])
+
+
+def compare_chart(trace: DecodeTrace, title: str, max_width: int = 420) -> alt.TopLevelMixin | None:
+    """The α heatmap of one model; for local attention, its window outlined and p_t marked."""
+    base = trace_chart(trace, title=title, max_width=max_width)
+    win = window_frame(trace)
+    if base is None or win.empty:
+        return base
+    x = alt.X("j:O", scale=alt.Scale(domain=list(range(len(trace.src_tokens)))), axis=None)
+    y = alt.Y("i:O", scale=alt.Scale(domain=list(range(len(trace.steps)))), axis=None)
+    box = alt.Chart(win[win["kind"] == "window"]).mark_rect(filled=False, stroke="#e07b00", strokeWidth=1.5,
+                                                            strokeOpacity=0.9).encode(x=x, y=y)
+    centre = alt.Chart(win[win["kind"] == "p_t"]).mark_point(shape="diamond", filled=True, color="#e07b00",
+                                                              size=60).encode(
+        x=x, y=y, tooltip=[alt.Tooltip("i:O", title="step i"), alt.Tooltip("p_t:Q", title="p_t", format=".2f")])
+    return alt.layer(base, box, centre).resolve_scale(color="independent")
+
+
+def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """One row per model: translation, log p of its own output and of the reference, sentence BLEU."""
+    cols = ["model", "translation", "words", "log p (own)", "log p (reference)", "log p / word (reference)",
+            "BLEU", "chrF"]
+    return pd.DataFrame([{k: r.get(k) for k in cols} for r in rows], columns=cols)
