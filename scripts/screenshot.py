@@ -1,6 +1,10 @@
 """Screenshot app views for the README: starts the app on localhost and opens shared-view URLs.
 
-    python scripts/screenshot.py docs/stepper.png "text=A black dog is running on the green grass.&step=6"
+    python scripts/screenshot.py docs/stepper.png "step=6" "" 1280x720
+    python scripts/screenshot.py docs/stepper-presentation.png "step=11&present=1" "" 1280x720
+
+Arguments: the PNG to write, the view's query string, the page ("" for the stepper) and the viewport
+(default 1280x720, a classroom projector).
 
 Needs Playwright (requirements-dev.txt) and Debian's Chromium (/usr/bin/chromium).
 """
@@ -23,7 +27,8 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync"]
 
 
-def main(out: str, query: str, page: str = "", width: int = 1400, height: int = 1800) -> int:
+def main(out: str, query: str, page: str = "", size: str = "1280x720") -> int:
+    width, height = (int(x) for x in size.lower().split("x"))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -55,4 +60,4 @@ def main(out: str, query: str, page: str = "", width: int = 1400, height: int = 
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3], *(sys.argv[3:4] or [])))
+    sys.exit(main(*sys.argv[1:5]))

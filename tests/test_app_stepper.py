@@ -77,6 +77,31 @@ def chart_count(at: AppTest) -> int:
     return len(at.get("vega_lite_chart"))
 
 
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def chart_rows(at: AppTest, k: int) -> list[dict]:
+    """The data rows of the k-th chart (Streamlit sends them beside the spec, as Arrow tables)."""
+    import pyarrow as pa
+
+    proto = at.get("vega_lite_chart")[k].proto
+    return [row for d in proto.datasets for row in pa.ipc.open_stream(d.data.data).read_all().to_pylist()]
+
+
+def open_tab(at: AppTest, name: str) -> AppTest:
+    """Open one of the tabs under the stepper (only the open one is built)."""
+    at.session_state["w_tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def body(at: AppTest, testid: str) -> str:
+    """The HTML snippet with ``data-testid=testid``."""
+    return next(b for b in html_bodies(at) if f'data-testid="{testid}"' in b)
+
+
 def test_first_launch_shows_default_preset_and_writes_url(ckpt_dir: Path) -> None:
     at = start()
     assert at.title[0].value == "Step through decoding"
@@ -103,20 +128,26 @@ def test_step_back_and_step_again_is_exact(ckpt_dir: Path) -> None:
     assert qp(at, "step") == ["2"]
     click(at, "btn_step")
     assert [(s.token, s.alpha, s.topk) for s in trace(at).steps] == before
+    # 3 words written: the line names the third (i = 2) as written and the fourth as the next
+    assert "Written at i = 2 (word 3)" in " ".join(html_bodies(at))
+    assert "Next: Step writes word 4 (i = 3)." in " ".join(html_bodies(at))
     # the "now writing" panel: α table, Σα = 1.00, entropy, top-k buttons
     assert any(m.label == "Σ_j α_ij" and m.value == "1.00" for m in at.metric)
     assert any(m.label == "entropy of α_i" and m.value.endswith("nats") for m in at.metric)
     table = at.dataframe[0].value
     assert abs(table["α_ij"].sum() - 1.0) < 1e-4 and (table["most"] == "★").sum() == 1
+    # the top-k list: the written word is a marked chip, the 4 alternatives are buttons that force them
+    written = trace(at).steps[2].token
     forces = [b for b in at.button if str(b.key).startswith("force_")]
-    assert len(forces) == 5
-    assert chart_count(at) == 1  # the α heatmap; the other tabs are built only when opened
-    at.session_state["w_align_tab"] = "Energies e_ij"
-    at.run()
-    assert chart_count(at) == 1 and not at.exception  # now the energy heatmap alone
-    spec = json.loads(at.get("vega_lite_chart")[0].proto.spec)
-    layers = [spec, *spec.get("layer", [])]
-    assert any(lay.get("encoding", {}).get("color", {}).get("field") == "energy" for lay in layers)
+    assert len(forces) == 4 and not any(b.disabled for b in forces)
+    assert written not in [b.label for b in forces]
+    assert f"✓ {written}" in body(at, "written-candidate")
+    assert chart_count(at) == 1  # the α heatmap; the tabs below are built only when opened
+    open_tab(at, "Energies e_ij")
+    assert chart_count(at) == 2  # the α heatmap and the energy heatmap
+    colours = [spec["encoding"]["color"] for spec in specs(at)]
+    assert [c["field"] for c in colours] == ["alpha", "energy"]
+    assert colours[0]["scale"]["scheme"] == colours[1]["scale"]["scheme"] == "blues"  # one colour meaning
     log = at.session_state["log"]
     assert any(e["who"] == "you" and e["what"] == "step" for e in log)
     assert any(e["who"] == "model" and e["what"].startswith("step 2: wrote") for e in log)
@@ -130,7 +161,15 @@ def test_run_to_end_matches_greedy_and_reset(ckpt_dir: Path, search_lm: checkpoi
     assert t.translation == ref.translation and t.finished
     assert at.button(key="btn_step").disabled and at.button(key="btn_run").disabled
     assert at.session_state["pos"] == len(ref.steps)
+    assert len(at.get("download_button")) == 0  # in the "Share and export" tab, built when opened
+    open_tab(at, "Share and export")
     assert len(at.get("download_button")) == 4
+    # the event log counts the words written when each event happened: never the 1000 "run to end" asks for
+    log = at.session_state["log"]
+    assert max(e["step"] for e in log) == len(ref.steps)
+    assert next(e for e in log if e["what"] == "run to the end")["step"] == 0
+    assert [e["step"] for e in log if e["who"] == "model" and e["what"].startswith("step ")] == \
+        list(range(1, len(ref.steps) + 1))
     click(at, "btn_reset")
     assert at.session_state["pos"] == 0 and at.session_state["plan"] == {}
     assert len(trace(at).steps) == 0
@@ -169,8 +208,15 @@ def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
     assert at.session_state["_stepper"][0][0].endswith("tiny-en-fr-rnnencdec.pt")
     infos = " ".join(i.value for i in at.info)
     assert "No alignment: every step reads the same summary vector" in infos
-    charts = [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
-    assert charts and all(c["mark"]["type"] == "line" for c in charts)  # ‖c_i‖ only: no heatmap
+    # no heatmap: both translations side by side and how far c_i moves, in its place
+    charts = specs(at)
+    assert len(charts) == 1 and [lay["mark"]["type"] for lay in charts[0]["layer"]] == ["line", "rule"]
+    rows = [r for r in chart_rows(at, 0) if "model" in r]  # the line's rows (the rule has its own)
+    fixed = [r["drift"] for r in rows if r["model"].startswith("RNNencdec")]
+    moving = [r["drift"] for r in rows if r["model"].startswith("RNNsearch")]
+    assert fixed and set(fixed) == {0.0} and max(moving) > 0  # the tiny model moves its c_i a little
+    compare = body(at, "bottleneck-compare")
+    assert "RNNsearch" in compare and "RNNencdec" in compare
     assert qp(at, "freeze") == ["1"]
     assert any("froze c_i" in e["what"] for e in at.session_state["log"])
     # advanced: the freeze applied to the RNNsearch weights (untrained ablation)
@@ -210,7 +256,7 @@ def test_force_a_word_and_continue(ckpt_dir: Path, search_lm: checkpoint.LoadedM
     assert at.session_state["plan"] == {1: word}
     assert qp(at, "force") == [f"1:{word}"]
     assert any(f"forced “{word}” at step 1" in e["what"] for e in at.session_state["log"])
-    assert "forced" in html_bodies(at)[0]
+    assert "forced" in body(at, "translation-so-far")
     click(at, "btn_run")  # continue from the forced word
     t = trace(at)
     assert t.steps[1].forced and not any(s.forced for s in t.steps[2:])
@@ -237,6 +283,7 @@ def test_query_params_round_trip(ckpt_dir: Path) -> None:
     assert other.toggle(key="w_freeze").value is True
     assert other.text_area(key="w_text").value == SENTENCE
     assert all_qp(other) == shared
+    open_tab(other, "Share and export")
     code = other.code[0].value
     assert "step=2" in code and "freeze=1" in code
 
@@ -251,7 +298,8 @@ def test_beam_mode_walks_the_best_hypothesis(ckpt_dir: Path, search_lm: checkpoi
     ref = beam_search(search_lm, [SENTENCE], beam=5)[0]
     assert beam_trace.translation == ref.translation
     assert at.session_state["pos"] == len(ref.steps)
-    assert all(b.disabled for b in at.button if str(b.key).startswith("force_"))
+    assert not [b for b in at.button if str(b.key).startswith("force_")]  # no forcing in beam mode
+    assert "End of the beam&#x27;s best hypothesis" in " ".join(html_bodies(at))
     assert qp(at, "mode") == ["beam"]
     click(at, "btn_back")
     assert at.session_state["pos"] == len(ref.steps) - 1
@@ -260,6 +308,72 @@ def test_beam_mode_walks_the_best_hypothesis(ckpt_dir: Path, search_lm: checkpoi
     click(at, "btn_back")
     at.radio(key="w_mode").set_value("beam").run()
     assert at.slider(key="w_beam").value == 3 and at.session_state["_beam"][1].beam_size == 3
+
+
+def test_presentation_mode_is_large_and_drops_the_secondary_panels(ckpt_dir: Path) -> None:
+    at = start({"text": SENTENCE, "step": "3", "present": "1"})
+    assert at.toggle(key="w_present").value is True
+    assert not at.tabs and not [b for b in at.button if str(b.key).startswith("force_")]  # no tabs, no top-k
+    assert not any("target words written" in c.value for c in at.caption)
+    assert "font-size:1.6rem" in body(at, "source-words") and "font-size:1.6rem" in body(at, "translation-so-far")
+    heat = specs(at)[0]["encoding"]
+    sizes = [heat[a]["axis"][k] for a in ("x", "y") for k in ("labelFontSize", "titleFontSize")]
+    assert min([*sizes, heat["color"]["legend"]["labelFontSize"]]) >= 18
+    assert qp(at, "present") == ["1"]
+    at.toggle(key="w_present").set_value(False).run()
+    assert at.tabs and len([b for b in at.button if str(b.key).startswith("force_")]) == 4
+    assert "present" not in at.query_params and len(trace(at).steps) == 3
+    assert any(e["what"] == "presentation mode off" for e in at.session_state["log"])
+
+
+def test_paper_style_heatmap(ckpt_dir: Path) -> None:
+    at = start({"text": SENTENCE, "step": "2", "paper": "1"})
+    scale = specs(at)[0]["encoding"]["color"]["scale"]
+    assert scale["range"] == ["#000000", "#ffffff"] and scale["domain"] == [0.0, 1.0]
+    assert "background:#000000" in body(at, "source-words") or "background:#ffffff" in body(at, "source-words")
+    at.toggle(key="w_paper").set_value(False).run()
+    assert specs(at)[0]["encoding"]["color"]["scale"]["scheme"] == "blues"
+    assert "paper" not in at.query_params
+
+
+def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
+    """Force an out-of-vocabulary word: the model's <unk> is shown as the source word of largest α."""
+    at = start({"text": SENTENCE, "force": "1:zzz-not-a-word", "step": "2"})
+    t = trace(at)
+    assert t.steps[1].token == "<unk>"
+    alpha = t.steps[1].alpha[:-1]  # never </s>
+    src = t.src_tokens[max(range(len(alpha)), key=alpha.__getitem__)]
+    chip = body(at, "translation-so-far").split("<span")[2]
+    assert chip.split('">', 1)[1].startswith(src) and "copied" in chip
+    assert any(c.value.startswith("Detokenised:") and src in c.value for c in at.caption)
+    at.toggle(key="w_unk").set_value(False).run()
+    chip = body(at, "translation-so-far").split("<span")[2]
+    assert "copied" not in chip and "&lt;unk&gt;" in chip
+    assert qp(at, "unk") == ["0"]
+
+
+def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import streamlit as st
+
+    from ui import stepper_controller
+
+    calls: list[str] = []
+    real = stepper_controller.beam_search
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(str(args[1]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stepper_controller, "beam_search", counting)
+    st.cache_data.clear()
+    first = start({"text": SENTENCE, "mode": "beam", "beam": "4"})
+    click(first, "btn_step")
+    click(first, "btn_step")
+    second = start({"text": SENTENCE, "mode": "beam", "beam": "4", "step": "1"})
+    assert len(calls) == 1  # one search, stepped through by both sessions
+    assert second.session_state["_beam"][1].translation == first.session_state["_beam"][1].translation
+    start({"text": SENTENCE, "mode": "beam", "beam": "5"})
+    assert len(calls) == 2  # another k is another search
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t "])
@@ -289,12 +403,12 @@ def test_long_input_is_truncated_with_a_notice(ckpt_dir: Path) -> None:
 def test_odd_input_is_shown_as_text(ckpt_dir: Path, text: str) -> None:
     at = start({"text": text})
     click(at, "btn_step")
-    assert any("outside the model's vocabulary" in i.value for i in at.info)
+    assert any("outside the model's vocabulary" in c.value for c in at.caption)
     bodies = " ".join(html_bodies(at))
     assert "<script" not in bodies and "<img" not in bodies
     if "<script" in text:
         assert "&lt;" in bodies and "&gt;" in bodies  # Moses splits "<script>" into "<", "script", ">"
-        unk_note = next(i.value for i in at.info if "vocabulary" in i.value)
+        unk_note = next(c.value for c in at.caption if "vocabulary" in c.value)
         assert "\\<" in unk_note and "\\$" in unk_note and "\\*" in unk_note  # markdown escaped: literal
 
 

@@ -8,6 +8,7 @@ screenshots to ``test-artifacts/``. Skipped when Playwright or Debian's Chromium
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -162,11 +163,11 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     else:  # canvas renderer: click where the first row's first cell is drawn
         box = chart.locator("canvas").first.bounding_box()
         chart.locator("canvas").first.click(position={"x": box["width"] * 0.45, "y": box["height"] * 0.45})
-    page.get_by_text("Step 0 wrote").first.wait_for(timeout=30_000)
+    page.get_by_text("Looking back at i = 0 (word 1 of 3)").first.wait_for(timeout=30_000)
     _settle(page)
     page.screenshot(path=str(ARTIFACTS / "02b-clicked-cell.png"), full_page=True)
     page.get_by_role("button", name="Follow the latest step").click()
-    page.get_by_text("Now writing (i = 2)").first.wait_for(timeout=30_000)
+    page.get_by_text("Written at i = 2 (word 3)").first.wait_for(timeout=30_000)
     _settle(page)
 
     # Force the second-ranked candidate of the latest step.
@@ -179,18 +180,22 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     assert forced_word in after[-1] and "forced" in after[-1]
     forced_q = _wait_query(page, lambda q: any(v.startswith("2:") for v in q.get("force", [])))
     assert any(v.startswith("2:") for v in forced_q.get("force", []))
+    page.get_by_role("tab", name="Event log").click()
+    _settle(page)
     page.get_by_text(f"forced “{forced_word}” at step 2").first.wait_for(state="attached")
     page.screenshot(path=str(ARTIFACTS / "03-forced.png"), full_page=True)
+    page.get_by_role("tab", name="This step's numbers").click()
 
-    # Flip the bottleneck toggle: no heatmap, an explanation instead.
-    page.get_by_text("Freeze c_i (RNNencdec setting)").click()
+    # Flip the bottleneck toggle: no heatmap; both translations and how far c_i moves instead.
+    page.get_by_text("Freeze c_i (RNNencdec)").click()
     _settle(page)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+    page.get_by_test_id("bottleneck-compare").wait_for()
     assert _wait_query(page, lambda q: q.get("freeze") == ["1"]).get("freeze") == ["1"]
     page.screenshot(path=str(ARTIFACTS / "04-frozen.png"), full_page=True)
 
     # Run to the end and look at the whole heatmap with the toggle off again.
-    page.get_by_text("Freeze c_i (RNNencdec setting)").click()
+    page.get_by_text("Freeze c_i (RNNencdec)").click()
     _settle(page)
     page.get_by_role("button", name="Run to end").click()
     _settle(page)
@@ -232,6 +237,108 @@ def test_shared_link_reopens_view(app_url: str, browser: object) -> None:
     _wait_chips(page, 2)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
+    page.close()
+
+
+def _inside(box: dict | None, width: int, height: int) -> bool:
+    return bool(box) and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= width \
+        and box["y"] + box["height"] <= height
+
+
+def _boxes(page: object) -> dict[str, dict]:
+    """Where the stepper's parts are: the sentence box, the Step button, the source words shaded by
+    α, the translation so far and the α heatmap."""
+    parts = {"sentence": page.get_by_role("textbox", name="Source sentence (English)"),
+             "step": page.get_by_role("button", name="Step", exact=True),
+             "alpha_row": page.get_by_test_id("source-words"),
+             "translation": page.get_by_test_id("translation-so-far"),
+             "heatmap": page.get_by_test_id("stVegaLiteChart").first}
+    return {name: loc.bounding_box() for name, loc in parts.items()}
+
+
+def _heatmap_font_sizes(page: object) -> list[float]:
+    """The rendered size of every text in the heatmap (Streamlit draws Vega-Lite as SVG)."""
+    return page.get_by_test_id("stVegaLiteChart").first.locator("svg text").evaluate_all(
+        "els => els.filter(e => e.textContent.trim()).map(e => parseFloat(getComputedStyle(e).fontSize))")
+
+
+def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, browser: object) -> None:
+    """At 1280×720 after three Steps: sentence, controls, α row, translation and the whole heatmap in view;
+    presentation mode collapses the sidebar, drops the tabs and keeps every heatmap text at 14 px or more."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.")
+    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    _settle(page)
+    for n in range(1, 4):
+        page.get_by_role("button", name="Step", exact=True).click()
+        _wait_chips(page, n)
+    page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
+    boxes = _boxes(page)
+    (ARTIFACTS / "layout-1280x720.json").write_text(json.dumps(boxes, indent=1))
+    page.screenshot(path=str(ARTIFACTS / "08-projector-1280x720.png"))
+    for name, box in boxes.items():
+        assert _inside(box, 1280, 720), (name, box)
+    assert page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop") == 0
+    assert min(_heatmap_font_sizes(page)) >= 14
+
+    page.get_by_text("Presentation", exact=True).click()
+    _settle(page)
+    assert _wait_query(page, lambda q: q.get("present") == ["1"]).get("present") == ["1"]
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
+                           ".getBoundingClientRect().right <= 0", timeout=30_000)  # collapsed
+    page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
+    assert page.get_by_role("tab").count() == 0 and page.locator('[class*="st-key-force_"]').count() == 0
+    boxes = _boxes(page)
+    page.screenshot(path=str(ARTIFACTS / "09-presentation-1280x720.png"))
+    for name, box in boxes.items():
+        assert _inside(box, 1280, 720), (name, box)
+    sizes = _heatmap_font_sizes(page)
+    assert sizes and min(sizes) >= 14, sizes
+    page.get_by_text("Presentation", exact=True).click()
+    _settle(page)
+    page.get_by_role("tab", name="Event log").wait_for(timeout=30_000)
+    page.close()
+
+
+def test_phone_shows_a_usable_stepper(app_url: str, browser: object) -> None:
+    """390×844: the heatmap fits the screen's width, and the page itself does not scroll sideways."""
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=3")
+    _wait_chips(page, 3)
+    chart = page.get_by_test_id("stVegaLiteChart").first
+    chart.locator("g.mark-rect path").first.wait_for()
+    chart.scroll_into_view_if_needed()
+    box = chart.bounding_box()
+    page.screenshot(path=str(ARTIFACTS / "10-phone-390x844.png"))
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    step = page.get_by_role("button", name="Step", exact=True).bounding_box()
+    assert step["width"] < 200  # the controls wrap in a row, not one full-width button per line
+    page.close()
+
+
+def test_beam_mode_switch_and_step_timings(app_url: str, browser: object) -> None:
+    """Switch to beam search (k = 12) and step through it, timing each from click to settled page; the
+    timings of this (tiny) model go to test-artifacts, the shipped model's to bench/app-stepper-cpu.json."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?text=A+man+is+riding+a+bike+down+the+street.&beam=12")
+    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    _settle(page)
+    t0 = time.perf_counter()
+    page.get_by_text("Beam search (best hypothesis)").click()
+    page.get_by_text("beam's best hypothesis").first.wait_for(timeout=60_000)
+    _settle(page)
+    timings = {"beam_switch_s": time.perf_counter() - t0, "beam_step_s": []}
+    chips = page.locator('[data-testid="translation-so-far"] > span')
+    for n in range(1, 4):
+        t0 = time.perf_counter()
+        page.get_by_role("button", name="Step", exact=True).click()
+        sync_api.expect(chips).to_have_count(n, timeout=30_000)
+        timings["beam_step_s"].append(time.perf_counter() - t0)
+        _settle(page)
+    assert _wait_query(page, lambda q: q.get("mode") == ["beam"]).get("beam") == ["12"]
+    (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings, indent=1))
+    assert timings["beam_switch_s"] < 30 and max(timings["beam_step_s"]) < 15  # loose: shared CI machines
     page.close()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -9,19 +10,41 @@ import numpy as np
 import pytest
 
 from nmt.trace import DecodeTrace, StepRecord
-from ui.views.common import chart_png, chart_svg, md, source_labels, target_labels
+from ui.views.common import md, source_labels, target_labels
 from ui.views.stepper import (
+    BLUES,
+    FIT_MAX_SOURCE,
     SELECT_PARAM,
-    context_norm_chart,
+    Look,
+    compare_html,
+    context_drift,
+    context_note,
+    drift_chart,
     heatmap,
+    heatmap_height,
+    no_checkpoints_markdown,
+    no_energies_note,
     now_writing_html,
+    output_words,
+    page_css,
+    prob_bar_html,
+    ramp_colour,
+    row_height,
     selected_step,
     source_html,
     source_table,
+    spec_png,
+    spec_svg,
+    status_markdown,
     step_stats,
+    text_colour,
+    topk_rows,
     trace_csv,
     trace_json,
     translation_html,
+    unk_copies,
+    word_marks,
+    written_candidate_html,
 )
 
 SRC = ["a", "red", "car", '"<b>x</b>"', "</s>"]
@@ -55,9 +78,8 @@ def make_trace(context: str = "attention", n_steps: int = 3) -> DecodeTrace:
 
 def test_heatmap_spec_has_cells_tooltip_and_click_selection() -> None:
     t = make_trace()
-    chart = heatmap(t, latest=2)
-    assert chart is not None
-    spec = chart.to_dict()
+    spec = heatmap(t, latest=2)
+    assert spec is not None
     assert spec["mark"]["type"] == "rect"
     assert spec["encoding"]["x"]["field"] == "j" and spec["encoding"]["y"]["field"] == "i"
     assert spec["encoding"]["color"]["field"] == "alpha"
@@ -71,8 +93,13 @@ def test_heatmap_spec_has_cells_tooltip_and_click_selection() -> None:
     assert json.loads(labels.removesuffix("[datum.value]")) == source_labels(t)
     assert source_labels(t)[3].endswith("(unk)")
     assert target_labels(t)[1] == "voiture*"  # forced
-    rows = next(iter(spec["datasets"].values()))
+    rows = spec["data"]["values"]
     assert len(rows) == 3 * len(SRC)
+    assert {r["i"] for r in rows} == {0, 1, 2} and rows[7] == {  # i = 1, j = 2: "voiture" over "car"
+        "i": 1, "j": 2, "target": "voiture", "source": "car", "alpha": t.steps[1].alpha[2],
+        "energy": t.steps[1].energies[2]}
+    stroke = spec["encoding"]["stroke"]["condition"]
+    assert stroke[0]["param"] == SELECT_PARAM and stroke[1]["test"] == "datum.i == 2"  # the latest row outlined
 
 
 def test_heatmap_is_none_without_alignment() -> None:
@@ -87,27 +114,115 @@ def test_heatmap_is_none_without_alignment() -> None:
         heatmap(make_trace(), "beta")
 
 
-def test_energy_heatmap_is_symmetric_around_zero() -> None:
-    spec = heatmap(make_trace(), "energy").to_dict()
-    lo, hi = spec["encoding"]["color"]["scale"]["domain"]
-    assert lo == -hi and hi == pytest.approx(3.0)
+def test_alpha_and_energy_share_one_colour_meaning() -> None:
+    """Darker blue = more attention for α (0…1) and for e (its smallest…largest value)."""
+    t = make_trace()
+    alpha = heatmap(t)["encoding"]["color"]["scale"]
+    energy = heatmap(t, "energy")["encoding"]["color"]["scale"]
+    assert alpha == {"scheme": "blues", "domain": [0.0, 1.0]}
+    # energies of make_trace: row i is 3·[i == j] − 0.1·j, so the smallest is −0.4 (j = 4), the largest 3.0 (0, 0)
+    assert energy["scheme"] == "blues" and energy["domain"] == pytest.approx([-0.4, 3.0])
+    assert "reverse" not in energy
+
+
+def test_paper_style_is_greyscale_zero_black_one_white() -> None:
+    t = make_trace()
+    for value in ("alpha", "energy"):
+        scale = heatmap(t, value, look=Look(paper=True))["encoding"]["color"]["scale"]
+        assert scale["range"] == ["#000000", "#ffffff"] and "scheme" not in scale
+    assert ramp_colour(0.0, paper=True) == "#000000" and ramp_colour(1.0, paper=True) == "#ffffff"
+    assert ramp_colour(0.5, paper=True) == "#808080"  # 127.5 rounds to 128
+
+
+def _font_sizes(node: object) -> list[float]:
+    """Every font size set anywhere in a Vega-Lite spec."""
+    if isinstance(node, dict):
+        own = [v for k, v in node.items() if k.endswith("FontSize")]
+        return own + [x for v in node.values() for x in _font_sizes(v)]
+    if isinstance(node, list):
+        return [x for v in node for x in _font_sizes(v)]
+    return []
+
+
+@pytest.mark.parametrize(("look", "least"), [(Look(), 14), (Look(present=True), 18)])
+def test_every_text_on_the_heatmap_is_large_and_dark(look: Look, least: int) -> None:
+    for value in ("alpha", "energy"):
+        spec = heatmap(make_trace(), value, look=look)
+        sizes = _font_sizes(spec)
+        assert len(sizes) >= 6 and min(sizes) >= least  # axis labels and titles, legend title and labels
+        enc = spec["encoding"]
+        for part in (enc["x"]["axis"], enc["y"]["axis"], enc["color"]["legend"]):
+            assert part["labelColor"] == "#111111"
+    dark = heatmap(make_trace(), look=Look(dark=True))["encoding"]["x"]["axis"]
+    assert dark["labelColor"] == "#fafafa"
+
+
+def test_heatmap_fits_its_container_up_to_a_limit() -> None:
+    t = make_trace()
+    spec = heatmap(t)
+    assert spec["width"] == "container" and spec["height"] == {"step": 26}
+    assert spec["encoding"]["x"]["axis"]["orient"] == "top" and spec["encoding"]["x"]["axis"]["labelAngle"] == -40
+    assert heatmap(t, fit=False)["width"] == {"step": 48}  # exports: 720 // 5 words, at most 48
+    assert heatmap(t, labels_below=True)["encoding"]["x"]["axis"]["orient"] == "bottom"
+    many = DecodeTrace("x", [f"w{j}" for j in range(FIT_MAX_SOURCE)] + ["</s>"], [False] * (FIT_MAX_SOURCE + 1),
+                       "step", "attention", [dataclasses.replace(t.steps[0], alpha=[1 / 21] * 21, energies=[0.0] * 21)])
+    wide = heatmap(many)
+    assert wide["width"] == {"step": 16}  # 21 words: font 14 + 2 px per column (upright labels), scrolling sideways
+    assert wide["encoding"]["x"]["axis"]["labelAngle"] == -90
+
+
+@pytest.mark.parametrize(("n", "look", "px"), [
+    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (40, Look(), 18),
+    (3, Look(present=True), 32), (12, Look(present=True), 22), (30, Look(present=True), 22),
+])
+def test_row_height(n: int, look: Look, px: int) -> None:
+    """216 px of rows (264 presenting) on a 720-pixel screen, never below the font size + 4."""
+    assert row_height(n, look) == px
+
+
+def test_heatmap_height_counts_rows_and_labels() -> None:
+    t = make_trace()  # 3 rows of 26 px; the longest label '"<b>x</b>" (unk)' has 16 characters
+    assert heatmap_height(t) == 3 * 26 + int(min(120, 16 * 14 * 0.55) * 0.65) + 14 + 22
+
+
+def test_ramp_colour_matches_the_heatmap_scheme() -> None:
+    assert ramp_colour(0.0) == BLUES[0] == "#cfe1f2" and ramp_colour(1.0) == BLUES[-1] == "#0a4a90"
+    assert ramp_colour(0.3) == BLUES[3]
+    assert ramp_colour(0.05) == "#c6dcef"  # half way from #cfe1f2 to #bed8ec (.5 rounds to even)
+    assert ramp_colour(7.0) == BLUES[-1] and ramp_colour(float("nan")) == BLUES[0]
+    assert text_colour("#0a4a90") == "#ffffff" and text_colour("#cfe1f2") == "#000000"
+
+
+def test_context_drift_by_hand() -> None:
+    alpha = [[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]]
+    h = [[2.0, 0.0], [0.0, 2.0], [9.0, 9.0]]  # a third annotation (padding) that α does not cover
+    # c = (2,0), (0,2), (1,1): distances from c_0 are 0, 2√2 and √2, over ‖c_0‖ = 2
+    assert context_drift(alpha, h) == pytest.approx([0.0, math.sqrt(2), math.sqrt(0.5)])
+    assert context_drift([[0.2, 0.8]] * 3, h) == pytest.approx([0.0, 0.0, 0.0])  # one fixed mix: no drift
+    assert context_drift(np.zeros((0, 2)), h) == []
+
+
+def test_drift_chart() -> None:
+    chart = drift_chart([("RNNsearch", ["une", "voiture"], [0.0, 1.5]), ("RNNencdec", ["un"], [0.0])], upto=1)
+    spec = chart.to_dict()
+    lines, rule = spec["layer"]
+    assert lines["mark"]["type"] == "line" and rule["mark"]["type"] == "rule"
+    rows = spec["datasets"][lines["data"]["name"]]
+    assert [(r["model"], r["i"], r["drift"]) for r in rows] == [("RNNsearch", 0, 0.0), ("RNNsearch", 1, 1.5),
+                                                                ("RNNencdec", 0, 0.0)]
+    assert lines["encoding"]["color"]["scale"]["domain"] == ["RNNsearch", "RNNencdec"]
+    assert min(_font_sizes(spec)) >= 14
+    assert "layer" not in drift_chart([("a", ["x"], [0.0])]).to_dict()
+    assert drift_chart([]) is None
 
 
 def test_heatmap_renders_to_svg_and_png_with_odd_words() -> None:
-    chart = heatmap(make_trace())
-    svg = chart_svg(chart)
+    chart = heatmap(make_trace(), fit=False)
+    svg = spec_svg(chart)
     assert svg.startswith("<svg") and "voiture" in svg
     assert "&lt;b&gt;x&lt;/b&gt;" in svg  # the label expression survived quotes and tags, as text
-    png = chart_png(chart, scale=1)
+    png = spec_png(chart, scale=1)
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
-
-
-def test_context_norm_chart() -> None:
-    chart = context_norm_chart(make_trace("fixed"))
-    rows = next(iter(chart.to_dict()["datasets"].values()))
-    norms = {r["norm"] for r in rows if r["quantity"].startswith("‖c_i‖")}
-    assert len(rows) == 6 and norms == {4.0}  # a fixed c has the same norm at every step
-    assert context_norm_chart(make_trace(n_steps=0)) is None
 
 
 @pytest.mark.parametrize(("event", "expected"), [
@@ -153,12 +268,111 @@ def test_html_snippets_escape_everything() -> None:
     assert "rgba(255,189,69" in out.split("<span")[2]  # the shown step is highlighted
     src = source_html(t, t.steps[0])
     assert "<b>" not in src and "&lt;b&gt;" in src and "&quot;" in src
-    assert "unk" in src and "rgba(31,119,180" in src
+    assert "unk" in src
     assert "background" not in source_html(make_trace("fixed"), make_trace("fixed").steps[0])
-    now = now_writing_html(t.steps[2], shown_latest=True)
-    assert "Now writing" in now and "&lt;script&gt;" in now
-    assert "Step 1 wrote" in now_writing_html(t.steps[1], shown_latest=False)
     assert "press" in translation_html(make_trace(n_steps=0), None)
+    assert "&lt;b&gt;" in written_candidate_html("<b>") and "<b>" not in written_candidate_html("<b>")
+
+
+def test_source_words_are_shaded_from_the_heatmap_ramp() -> None:
+    t = make_trace()
+    step = t.steps[2]
+    src = source_html(t, step)
+    chips = src.split("<span")[1:]
+    for j, chip in enumerate(chips):
+        assert f"background:{ramp_colour(step.alpha[j])};" in chip
+        assert f"{step.alpha[j]:.2f}" in chip  # α under the word
+    assert f"background:{ramp_colour(step.alpha[2], paper=True)};" in source_html(t, step, paper=True)
+    assert "α_ij at i = 2" in src
+    assert "font-size:1.6rem" in source_html(t, step, big=True) and "font-size:1.6rem" not in src
+
+
+def test_now_writing_says_which_word_was_written() -> None:
+    t = make_trace()
+    step = dataclasses.replace(t.steps[2], i=10)
+    now = now_writing_html(step, 11)  # 11 words written: the latest is i = 10, the 11th word
+    assert "Written at i = 10 (word 11)" in now and "Next: Step writes word 12 (i = 11)." in now
+    assert "Now writing" not in now and "&lt;script&gt;" in now
+    back = now_writing_html(t.steps[1], 3)
+    assert "Looking back at i = 1 (word 2 of 3)" in back and "Next" not in back and "forced by you" in back
+    end = now_writing_html(t.steps[2], 3, ended="Finished: the model wrote </s>.")
+    assert "Finished: the model wrote &lt;/s&gt;." in end and "Next" not in end
+    assert "copied" in now_writing_html(t.steps[2], 3, copied="gondola") and "gondola" in now_writing_html(
+        t.steps[2], 3, copied="gondola")
+    assert "first word (i = 0)" in now_writing_html(None, 0)
+
+
+def _unk_trace() -> DecodeTrace:
+    """"un <unk> </s>" over "a gondola </s>": the <unk> step weighs </s> most, then 'gondola'."""
+    rec = make_trace().steps[0]
+    steps = [dataclasses.replace(rec, i=0, token="un", alpha=[0.8, 0.1, 0.1]),
+             dataclasses.replace(rec, i=1, token="<unk>", alpha=[0.1, 0.35, 0.55]),
+             dataclasses.replace(rec, i=2, token="</s>", alpha=[0.1, 0.2, 0.7])]
+    return DecodeTrace("a gondola", ["a", "gondola", "</s>"], [False, True, False], "step", "attention", steps)
+
+
+def test_unknown_words_are_copied_from_the_largest_alpha_never_eos() -> None:
+    t = _unk_trace()
+    copies = unk_copies(t)
+    assert copies == {1: (1, "gondola")}  # </s> has the largest α (0.55) but is never copied
+    assert output_words(t) == ["un", "<unk>"] and output_words(t, copies) == ["un", "gondola"]
+    html = translation_html(t, 2, copies)
+    shown_text = html.split("<span")[2].split('">', 1)[1]  # the chip's text, after its title attribute
+    assert shown_text.startswith("gondola") and "copied" in shown_text and "&lt;unk&gt;" not in shown_text
+    assert "copied" not in translation_html(t, 2)
+    fixed = dataclasses.replace(t, steps=[dataclasses.replace(s, alpha=None) for s in t.steps])
+    assert unk_copies(fixed) == {}  # no α, nothing to copy from
+
+
+def test_topk_rows_mark_the_written_word() -> None:
+    rows = topk_rows(make_trace().steps[1])
+    assert [(r["rank"], r["word"], r["written"]) for r in rows] == [(0, "voiture", True), (1, "rouge", False),
+                                                                    (2, "<b>", False)]
+    assert rows[0]["p"] == pytest.approx(0.6)
+    forced = topk_rows(dataclasses.replace(make_trace().steps[1], token="rouge"))  # a forced second choice
+    assert [r["written"] for r in forced] == [False, True, False]
+    assert "width:60.0%" in prob_bar_html(0.6) and "60.0%" in prob_bar_html(0.6)
+    assert "width:100.0%" in prob_bar_html(1.7)
+
+
+def test_word_marks_and_compare_html() -> None:
+    assert word_marks(["une", "robe", "noire"], ["une", "veste", "noire"]) == ([False, True, False],
+                                                                              [False, True, False])
+    assert word_marks([], ["x"]) == ([], [True])
+    out = compare_html("RNNsearch", ["un", "chat", "<b>"], "RNNencdec", ["un", "chien", "<b>"])
+    assert "<b>" not in out and out.count("&lt;b&gt;") == 2 and "only in this translation" in out
+    chips = out.split("<span")[1:]
+    assert ["border:2px" in c for c in chips] == [False, True, False, False, True, False]
+
+
+def test_status_line_counts_words_and_lists_unknown_source_words() -> None:
+    t = make_trace()  # 3 steps; SRC[3] is outside the vocabulary
+    line = status_markdown(t, done=False, limit=16, model="RNNsearch: fresh c_i", checkpoint="m-rnnsearch.pt")
+    assert line.startswith("**3** target words written, at most 16 · RNNsearch\\: fresh c\\_i · ")
+    assert line.endswith('1 source word outside the model\'s vocabulary, read as \\<unk\\>: \\"\\<b\\>x\\<\\/b\\>\\"]')
+    one = dataclasses.replace(t, steps=t.steps[:1], src_unk=[False] * 5, finished=True)
+    assert status_markdown(one, True, 16, "m", "c").startswith("**1** target word written, finished \\(\\<\\/s\\>\\)")
+    assert ":red[" not in status_markdown(one, True, 16, "m", "c")
+    beam = dataclasses.replace(t, method="beam")
+    assert "of the beam\\'s best hypothesis \\(12 words\\)\\; forcing works in greedy mode" in status_markdown(
+        beam, False, 12, "m", "c")
+
+
+def test_notes_without_alignment() -> None:
+    fixed = make_trace("fixed").steps[0]
+    assert "‖c_i‖ = 4.000 at every step" in context_note(fixed, ablation=False)
+    assert context_note(fixed, ablation=True).startswith("**Untrained ablation.**")
+    assert context_note(make_trace("mean").steps[0], False).startswith("**Mean context:**")
+    assert context_note(make_trace().steps[0], False) is None
+    assert no_energies_note(make_trace(n_steps=0)).endswith("nothing decoded yet.")
+    assert "fixed summary" in no_energies_note(make_trace("fixed"))
+    assert "uniform weights" in no_energies_note(make_trace("mean"))
+    assert "`RNNSEARCH_CHECKPOINTS`" in no_checkpoints_markdown("RNNSEARCH_CHECKPOINTS")
+
+
+def test_page_css() -> None:
+    assert page_css(False).startswith("<style>") and "stMainBlockContainer" in page_css(False)
+    assert "font-size:1.2rem" in page_css(True) and "font-size:1.2rem" not in page_css(False)
 
 
 def test_markdown_escape() -> None:

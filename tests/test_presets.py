@@ -8,6 +8,7 @@ from nmt import checkpoint
 from nmt.decoding import greedy
 from tests.conftest import ROOT
 from ui.presets import BY_NAME, PRESETS
+from ui.views.stepper import output_words, unk_copies
 
 SEARCH = ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
 ENCDEC = ROOT / "checkpoints" / "m30k-en-fr-rnnencdec.pt"
@@ -18,6 +19,13 @@ pytestmark = pytest.mark.skipif(not SEARCH.exists(), reason="no shipped checkpoi
 @pytest.fixture(scope="module")
 def search():
     return checkpoint.load(SEARCH)
+
+
+@pytest.fixture(scope="module")
+def encdec():
+    if not ENCDEC.exists():
+        pytest.skip("no shipped RNNencdec")
+    return checkpoint.load(ENCDEC)
 
 
 def argmax_source(trace, target_word: str) -> str:
@@ -70,3 +78,27 @@ def test_long_sentence_is_better_with_attention(search) -> None:
     content = ["homme", "femme", "banc", "enfants", "chien", "herbe"]
     assert sum(w in with_att.target_tokens for w in content) > sum(w in fixed.target_tokens for w in content)
     assert sentence_scores(with_att.translation, fixed.translation)["bleu"] < 90  # they really differ
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if p.freeze or p.lost], ids=lambda p: p.name)
+def test_bottleneck_presets_change_the_translation(search, encdec, preset) -> None:
+    """Where a preset is about the toggle, flipping it changes the words: the RNNsearch writes each
+    word of ``lost`` and the RNNencdec twin writes none of them."""
+    assert preset.lost, f"{preset.name}: a bottleneck preset says which words the RNNencdec loses"
+    with_att = greedy(search, [preset.text])[0]
+    fixed = greedy(encdec, [preset.text])[0]
+    assert with_att.translation != fixed.translation
+    for w in preset.lost:
+        assert w in with_att.target_tokens, f"{preset.name}: RNNsearch does not write {w!r}: {with_att.translation!r}"
+        assert w not in fixed.target_tokens, f"{preset.name}: RNNencdec writes {w!r} too: {fixed.translation!r}"
+
+
+@pytest.mark.parametrize("preset", [p for p in PRESETS if p.copies], ids=lambda p: p.name)
+def test_unknown_word_presets_copy_the_source_word(search, preset) -> None:
+    """The model writes <unk>, and the replacement (largest α) copies the unknown source word."""
+    t = greedy(search, [preset.text])[0]
+    assert "<unk>" in t.target_tokens
+    copied = [w for _, w in unk_copies(t).values()]
+    assert copied == list(preset.copies)
+    assert all(w in output_words(t, unk_copies(t)) for w in preset.copies)
+    assert "<unk>" not in output_words(t, unk_copies(t))

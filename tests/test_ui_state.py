@@ -21,16 +21,26 @@ SENTENCE = "A man is riding a bike."
 
 def test_view_round_trips_through_query_params() -> None:
     view = vs.View(text='A "dog" & <cat> 😀', model="m30k-en-fr", mode="beam", beam=7, norm="gnmt",
-                   freeze=True, ablation=True, step=4, plan={3: "chat", 1: "l'"})
+                   freeze=True, ablation=True, step=4, plan={3: "chat", 1: "l'"}, present=True, paper=True, unk=False)
     q = vs.view_to_query(view)
     assert q["force"] == ["1:l'", "3:chat"]
+    assert (q["present"], q["paper"], q["unk"]) == ("1", "1", "0")
     assert vs.view_from_query(q) == view
     assert vs.view_from_query({k: [v] if isinstance(v, str) else v for k, v in q.items()}) == view
 
 
 def test_default_view_keeps_urls_short() -> None:
     q = vs.view_to_query(vs.View(text="hi", model="m"))
-    assert q == {"text": "hi", "model": "m", "step": "0"}
+    assert q == {"text": "hi", "model": "m", "step": "0"}  # presentation off, paper style off, unk copying on
+
+
+@pytest.mark.parametrize(("value", "present", "unk"), [
+    ("1", True, True), ("true", True, True), ("0", False, False), ("off", False, False),
+    ("maybe", False, True), ("", False, True),  # junk: each setting's default (unk copying is on by default)
+])
+def test_display_settings_from_the_url(value: str, present: bool, unk: bool) -> None:
+    v = vs.view_from_query({"present": value, "paper": value, "unk": value})
+    assert (v.present, v.paper, v.unk) == (present, present, unk)
 
 
 def test_junk_query_params_fall_back_to_defaults() -> None:
@@ -151,6 +161,18 @@ def test_describe_and_scores(tiny_checkpoint_dir: Path) -> None:
     assert models.format_scores(None) == "" and models.format_scores({"x": "n/a"}) == ""
 
 
+def test_server_threads_are_set_deliberately(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    try:
+        for value, expected in (("", 1), ("2", 2), ("lots", 1)):
+            monkeypatch.setenv("RNNSEARCH_THREADS", value)
+            assert models.configure_threads() == expected and torch.get_num_threads() == expected
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_checkpoint_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(models.ENV_VAR, str(tmp_path))
     assert models.checkpoint_dir() == tmp_path
@@ -163,11 +185,15 @@ def test_checkpoint_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 
 def test_presets_are_complete() -> None:
     names = [p.name for p in PRESETS]
-    assert names == ["Monotonic copy", "Reordered phrase", "Soft alignment", "Fixed-vector bottleneck",
-                     "Long sentence"]
+    assert names == ["Monotonic copy", "Reordered phrase", "Soft alignment", "Unknown word", "Fixed-vector bottleneck",
+                     "Bottleneck: who wears what", "Bottleneck: short sentence", "Long sentence"]
     assert BY_NAME["Fixed-vector bottleneck"].freeze and not BY_NAME["Long sentence"].freeze
     assert BY_NAME["Fixed-vector bottleneck"].text == BY_NAME["Long sentence"].text
     assert len(BY_NAME["Long sentence"].text.split()) > 25
     for p in PRESETS:
         assert p.watch and p.text.strip()
         assert all(src in p.text for _, src in p.expect)
+        assert all(src in p.text for src in p.copies)
+        assert bool(p.lost) == p.freeze  # every preset that freezes c_i says what the freeze loses
+    # the bottleneck page reads the first preset that freezes c_i as its long sentence
+    assert next(p for p in PRESETS if p.freeze).text == BY_NAME["Long sentence"].text

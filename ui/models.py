@@ -5,6 +5,16 @@ variable ``RNNSEARCH_CHECKPOINTS``. An RNNsearch and an RNNencdec trained on the
 paired by name, ``<prefix>-rnnsearch.pt`` and ``<prefix>-rnnencdec.pt``, into one *model group*;
 the bottleneck toggle of the stepper switches between the two. Models are loaded once per process
 (``st.cache_resource``) and shared by every session; each session keeps only its own decoding state.
+
+Threads: the server runs torch on ``$RNNSEARCH_THREADS`` intra-op threads, 1 by default (as the
+command-line tools, :mod:`nmt.cli`), set when the first model is loaded (:func:`configure_threads`).
+Streamlit runs every session in a thread of one process, so sessions already decode side by side;
+torch's default of one intra-op thread per core makes each session's small matrix products fan
+out over all cores and wait for one another and for everything else on the machine. Measured on
+the shared 2-core machine under load: ``nmt.decoding.beam_search`` of a 30-word sentence at k = 12
+took 3.3–14.6 s with 2 threads against 0.5–0.8 s with 1, a greedy decoder step 20–33 ms against
+5–9 ms; switching the stepper to beam search, ``bench/app-stepper-cpu.json``: 3.1 s (1.6 s of CPU)
+with 2 threads against 1.1 s (0.4 s of CPU) with 1.
 """
 
 from __future__ import annotations
@@ -17,9 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
+import torch
 
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
+from nmt.cli import threads_from_env
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -187,9 +199,20 @@ def trained_context(path: str, mtime: float) -> str:
     return str(meta.get("config", {}).get("context") or meta.get("args", {}).get("context") or "attention")
 
 
+def configure_threads() -> int:
+    """Set torch's intra-op threads for the server process (``$RNNSEARCH_THREADS``, default 1)."""
+    n = threads_from_env()
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+    return n
+
+
 @st.cache_resource(show_spinner="Loading the model…", max_entries=8)
 def load_model(path: str, mtime: float) -> LoadedModel:
-    """The model of a checkpoint file, loaded once per process (``mtime`` reloads a rewritten file)."""
+    """The model of a checkpoint file, loaded once per process (``mtime`` reloads a rewritten file).
+
+    The first load also sets the process's torch threads (:func:`configure_threads`)."""
+    configure_threads()
     return checkpoint.load(path)
 
 

@@ -1,8 +1,10 @@
 """Preset sentences for the stepper page, each with one line saying what to watch.
 
 They live in one data structure so a test can check them against the shipped Multi30k en→fr
-checkpoints: ``expect`` lists (target word, source word) pairs where the source word should get
-the most attention when the target word is written (an expectation, not a guarantee).
+checkpoints (``tests/test_presets.py``): ``expect`` lists (target word, source word) pairs where the
+source word should get the most attention when the target word is written; ``lost`` lists words
+the RNNsearch writes and its RNNencdec twin does not (the bottleneck toggle's visible difference);
+``copies`` lists source words the unknown-word replacement copies into the translation.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ class Preset:
     watch: str
     freeze: bool = False
     expect: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    lost: tuple[str, ...] = ()
+    copies: tuple[str, ...] = ()
 
 
 _LONG = (
@@ -48,11 +52,38 @@ PRESETS: tuple[Preset, ...] = (
         expect=(("enfants", "children"), ("eau", "water")),
     ),
     Preset(
+        name="Unknown word",
+        text="A man plays the xylophone in a gondola.",
+        watch="'gondola' is outside the vocabulary, so the model writes <unk>; its α points at 'gondola', "
+              "and the stepper copies that word into the translation (marked “copied”).",
+        expect=(("xylophone", "xylophone"),),
+        copies=("gondola",),
+    ),
+    Preset(
         name="Fixed-vector bottleneck",
         text=_LONG,
-        watch="c_i is frozen (RNNencdec): the whole sentence must squeeze through one vector, so the later "
-              "details get lost, repeated or invented.",
+        watch="c_i is frozen (RNNencdec): the whole sentence must squeeze through one vector. The woman in "
+              "the white dress and the brown dog get lost, and children play “on a bench”. Flip the toggle "
+              "off to see RNNsearch keep them.",
         freeze=True,
+        lost=("femme", "robe", "chien", "herbe"),
+    ),
+    Preset(
+        name="Bottleneck: who wears what",
+        text="A woman wearing a purple dress and a man wearing a black suit are dancing on a stage.",
+        watch="With one fixed c, the RNNencdec mixes up the two people: the purple dress and the man "
+              "disappear and the woman wears the black suit. With a fresh c_i per word, RNNsearch gets both.",
+        freeze=True,
+        lost=("robe", "violette", "homme"),
+    ),
+    Preset(
+        name="Bottleneck: short sentence",
+        text="A black dog and a white cat are sleeping on a red couch.",
+        watch="Even 14 words overflow one fixed vector: the RNNencdec turns the white cat into a white dog. "
+              "RNNsearch reads 'cat' when it writes « chat ».",
+        freeze=True,
+        expect=(("chat", "cat"),),
+        lost=("chat",),
     ),
     Preset(
         name="Long sentence",

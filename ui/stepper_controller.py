@@ -9,13 +9,18 @@ written to the URL after each run, so a copied link reopens it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
+import torch
 
 from nmt.checkpoint import LoadedModel
-from nmt.decoding import Stepper, beam_search
+from nmt.data import pad_ids
+from nmt.decoding import Stepper, beam_search, greedy, prepare_source
 from nmt.trace import DecodeTrace
 from ui import models
 from ui.presets import BY_NAME, PRESETS
+from ui.views import stepper as sv
 from ui.views import stepper_state as vs
 from ui.views.common import EOS
 
@@ -23,9 +28,10 @@ MAX_SRC_TOKENS = 80
 TOPK = 5
 CUSTOM = "(your own sentence)"
 DEFAULT_PRESET = "Reordered phrase"
+KIND_LABELS = {"rnnsearch": "RNNsearch: a fresh c_i for every word", "rnnencdec": "RNNencdec: one fixed c",
+               "ablation": "RNNsearch weights with c_i frozen (untrained ablation)"}
 
 ss = st.session_state
-
 
 
 # ----------------------------------------------------------------------------------------------
@@ -33,9 +39,23 @@ ss = st.session_state
 # ----------------------------------------------------------------------------------------------
 
 
-def log_event(who: str, what: str) -> None:
-    """Add a line to this session's event log."""
-    vs.add_event(ss["log"], who, what, ss.get("pos", 0))
+def log_event(who: str, what: str, words: int | None = None) -> None:
+    """Add a line to this session's event log; ``words``: target words written when it happened
+    (by default the words on screen, so a request such as "run to the end" never logs 1000)."""
+    vs.add_event(ss["log"], who, what, ss.get("_shown", 0) if words is None else words)
+
+
+def presenting() -> bool:
+    """Whether presentation mode is on (also before the session is set up: read from the URL)."""
+    if "w_present" in ss:
+        return bool(ss["w_present"])
+    return vs.view_from_query(vs.query_snapshot(st.query_params)).present
+
+
+def look() -> sv.Look:
+    """How to draw: presentation size, paper style, and the browser's light or dark theme."""
+    theme = getattr(getattr(st.context, "theme", None), "type", None)
+    return sv.Look(present=bool(ss.get("w_present")), paper=bool(ss.get("w_paper")), dark=theme == "dark")
 
 
 def matching_preset(text: str, freeze: bool) -> str:
@@ -66,6 +86,9 @@ def init_session() -> None:
     ss["w_norm"] = view.norm
     ss["w_freeze"] = view.freeze
     ss["w_ablation"] = view.ablation
+    ss["w_present"] = view.present
+    ss["w_paper"] = view.paper
+    ss["w_unk"] = view.unk
     ss["w_speed"] = 0.5
     ss["pos"] = view.step
     ss["plan"] = dict(view.plan)
@@ -73,11 +96,13 @@ def init_session() -> None:
     ss["_timer"] = None
     ss["sel_epoch"] = 0
     ss["log"] = []
+    ss["_shown"] = 0
     ss["_init"] = True
     log_event("you", "opened the page" + (" from a shared link" if params else ""))
 
 
-WIDGET_KEYS = ("w_text", "w_preset", "w_model", "w_mode", "w_beam", "w_norm", "w_freeze", "w_ablation", "w_speed")
+WIDGET_KEYS = ("w_text", "w_preset", "w_model", "w_mode", "w_beam", "w_norm", "w_freeze", "w_ablation", "w_speed",
+               "w_present", "w_paper", "w_unk")
 
 
 def keep_widget_values() -> None:
@@ -122,8 +147,12 @@ def on_setting(what: str) -> None:
     """A model, mode or toggle change: keep the position so the two views can be compared."""
     pause()
     value = ss.get({"model": "w_model", "mode": "w_mode", "beam": "w_beam", "norm": "w_norm",
-                    "freeze": "w_freeze", "ablation": "w_ablation"}[what])
-    if what == "freeze":
+                    "freeze": "w_freeze", "ablation": "w_ablation", "present": "w_present", "paper": "w_paper",
+                    "unk": "w_unk"}[what])
+    flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement"}
+    if what in flags:
+        log_event("you", f"{flags[what]} {'on' if value else 'off'}")
+    elif what == "freeze":
         log_event("you", "froze c_i (RNNencdec setting)" if value else "unfroze c_i (fresh context per word)")
     elif what == "ablation":
         log_event("you", "freeze applies to the RNNsearch weights (ablation)" if value
@@ -134,14 +163,14 @@ def on_setting(what: str) -> None:
 
 def on_step() -> None:
     pause()
-    ss["pos"] = ss["pos"] + 1
     log_event("you", "step")
+    ss["pos"] = ss["pos"] + 1
 
 
 def on_back() -> None:
     pause()
     ss["pos"] = max(0, ss["pos"] - 1)
-    log_event("you", f"back to {ss['pos']} words")
+    log_event("you", f"back to {ss['pos']} words", ss["pos"])
 
 
 def on_reset() -> None:
@@ -152,8 +181,8 @@ def on_reset() -> None:
 
 def on_run() -> None:
     pause()
-    ss["pos"] = vs.MAX_STEP
     log_event("you", "run to the end")
+    ss["pos"] = vs.MAX_STEP
 
 
 def on_play() -> None:
@@ -178,10 +207,6 @@ def on_follow() -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-
-
-
-# ----------------------------------------------------------------------------------------------
 # Decoding state
 # ----------------------------------------------------------------------------------------------
 
@@ -198,24 +223,79 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
     return stepper, True
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def beam_trace(path: str, mtime: float, text: str, context: str, k: int, norm: str) -> DecodeTrace:
+    """The beam search of one (checkpoint, sentence, context, k, normalisation), run once for every
+    session (a class opening the same preset searches once); each session then steps through it."""
+    lm = models.load_model(path, mtime)
+    return beam_search(lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
+                       max_src_tokens=MAX_SRC_TOKENS)[0]
+
+
 def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
-    """This session's beam-search trace for the inputs (decoded anew when they change)."""
+    """This session's beam-search trace for the inputs (looked up anew only when they change)."""
     sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context, k, norm)
     cached = ss.get("_beam")
     if cached is not None and cached[0] == sig:
         return cached[1], False
     with st.spinner(f"Beam search (k={k})…"):
-        trace = beam_search(lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=choice.context,
-                            topk=TOPK, max_src_tokens=MAX_SRC_TOKENS)[0]
+        trace = beam_trace(*sig)
     ss["_beam"] = (sig, trace)
     ss["_fresh"] = True
     return trace, True
 
 
+@st.cache_data(show_spinner=False, max_entries=128)
+def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) -> tuple[list[str], list[float]]:
+    """A whole greedy translation (words, ``</s>`` left out) and how far each c_i is from c_0.
+
+    With attention, c_i = Σ_j α_ij h_j is summed from the trace's α and the encoder's annotations;
+    with a fixed context every c_i is the one summary c, so the distances are 0 by construction.
+    """
+    lm = models.load_model(path, mtime)
+    t = greedy(lm, [text], context=context, topk=1, max_src_tokens=MAX_SRC_TOKENS)[0]
+    words = sv.output_words(t, sv.unk_copies(t) if unk else None)
+    if not t.has_alignment:
+        return words, [0.0] * len(words)
+    src = prepare_source(lm, text, MAX_SRC_TOKENS)
+    ids, lengths = pad_ids([src.ids])
+    with torch.no_grad():
+        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0].float().cpu().numpy()
+    return words, sv.context_drift(t.alpha_matrix()[: len(words)], h)
+
+
+def bottleneck_pair(group: models.ModelGroup, text: str) -> list[tuple[str, list[str], list[float]]] | None:
+    """Both sides of the toggle on this sentence: (label, words, c_i distances) for the fresh-c_i
+    model and the frozen one; None when the group has only one of them."""
+    sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["w_ablation"]))]
+    if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
+        return None
+    return [(KIND_LABELS.get(c.kind, c.label), *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context,
+                                                                 bool(ss["w_unk"])))
+            for c in sides]
+
+
+def copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
+    """The source words copied for ``<unk>`` outputs, when the replacement is on."""
+    return sv.unk_copies(trace) if ss.get("w_unk") else {}
+
+
+def catalogue(groups: list[models.ModelGroup]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The model picker's labels and the checkpoint table, worked out once per session and folder."""
+    sig = tuple((g.name, *(c.mtime for c in g.members)) for g in groups)
+    cached = ss.get("_catalogue")
+    if cached is None or cached[0] != sig:
+        labels = {g.name: models.group_label(g) for g in groups}
+        cached = (sig, (labels, [models.describe(c) for g in groups for c in g.members]))
+        ss["_catalogue"] = cached
+    return cached[1]
+
+
 def current_view(group: models.ModelGroup) -> vs.View:
     """The view as the URL should record it."""
     return vs.View(text=ss["w_text"], model=group.name, mode=ss["w_mode"], beam=ss["w_beam"], norm=ss["w_norm"],
-                   freeze=ss["w_freeze"], ablation=ss["w_ablation"], step=ss["pos"], plan=dict(ss["plan"]))
+                   freeze=ss["w_freeze"], ablation=ss["w_ablation"], step=ss["pos"], plan=dict(ss["plan"]),
+                   present=ss["w_present"], paper=ss["w_paper"], unk=ss["w_unk"])
 
 
 def write_query(group: models.ModelGroup) -> None:
@@ -229,7 +309,8 @@ def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Deco
     """Decode up to the session's position; returns the trace so far, whether it ended, the limit.
 
     Greedy: the stepper is brought to the position with the forced words (one decoder step per
-    Step press). Beam: the best hypothesis is cut at the position. New steps go into the log.
+    Step press). Beam: the stored best hypothesis is cut at the position (no decoding at all).
+    New steps go into the log, each with the number of words written by then.
     """
     if ss["w_mode"] == "beam":
         full = get_beam(lm, choice, text, ss["w_beam"], ss["w_norm"])[0]
@@ -243,22 +324,38 @@ def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Deco
         done, limit = pos >= len(full.steps), len(full.steps)
         if fresh:
             log_event("model", f"beam search (k={ss['w_beam']}) wrote “{full.translation}” "
-                          f"({len(full.steps)} words); showing {pos}")
+                               f"({len(full.steps)} words); showing {pos}", pos)
     else:
         stepper = get_stepper(lm, choice, text)[0]
         fresh = ss.pop("_fresh", False)
         new = vs.sync_stepper(stepper, ss["plan"], ss["pos"])
         pos, trace, done, limit = stepper.position, stepper.trace, stepper.done, stepper.max_len
         if fresh:
-            log_event("model", f"decoding with {choice.label}" + (f"; replayed {pos} words" if pos else ""))
+            log_event("model", f"decoding with {choice.label}" + (f"; replayed {pos} words" if pos else ""), pos)
             new = []
     for rec in new:
-        log_event("model", vs.describe_step(rec, trace.src_tokens, trace.method))
+        log_event("model", vs.describe_step(rec, trace.src_tokens, trace.method), rec.i + 1)
     ss["pos"] = pos
     ss["_shown"] = pos
     return trace, done, limit
 
 
-# ----------------------------------------------------------------------------------------------
-# The decoding view (a fragment: step, back and play rerun only this part)
-# ----------------------------------------------------------------------------------------------
+def nonce(choice: models.Choice, trace: DecodeTrace) -> str:
+    """A key part that changes with the decoded words and the model, so a new heatmap (and its
+    selection) replaces the old one, and with "follow the latest step" (which clears a selection)."""
+    words = abs(hash(tuple(s.token_id for s in trace.steps))) % 10**8
+    return f"{choice.kind}{int(trace.method == 'beam')}_{len(trace.steps)}_{words}_{ss['sel_epoch']}"
+
+
+def translation_text(lm: LoadedModel, trace: DecodeTrace) -> str:
+    """The detokenised translation so far, with copied source words for ``<unk>`` when that is on."""
+    return lm.tgt_tok.detokenize(sv.output_words(trace, copies(trace)))
+
+
+def ended(trace: DecodeTrace, done: bool) -> str | None:
+    """How decoding ended, for the line under the latest word (None while it goes on)."""
+    if not done:
+        return None
+    if trace.method == "beam":
+        return "End of the beam's best hypothesis."
+    return "Finished: the model wrote </s>." if trace.finished else "Stopped at the length limit."

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import altair as alt
 import vl_convert as vlc
 
+from nmt.decoding import LENGTH_NORMS
 from nmt.trace import DecodeTrace
 
 EOS = "</s>"
@@ -65,3 +66,51 @@ def chart_svg(chart: alt.TopLevelMixin) -> str:
 def finite(x: float | None) -> bool:
     """Whether ``x`` is a finite number (for formatting optional metrics)."""
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
+
+
+# ----------------------------------------------------------------------------------------------
+# Length normalisation names, and chart text readable on a projector
+# ----------------------------------------------------------------------------------------------
+
+NORM_LABELS = {
+    "none": "none (raw log-probability)",
+    "length": "divide by length (Jean et al. 2015)",
+    "gnmt": "GNMT length penalty (Wu et al. 2016)",
+}
+"""Every length normalisation of :data:`nmt.decoding.LENGTH_NORMS`, in its order, in words."""
+NORM_SHORT = {"none": "none", "length": "÷ length", "gnmt": "GNMT"}
+"""The same, short enough for a chart axis or a radio button."""
+assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS, "one label per nmt.decoding.LENGTH_NORMS"
+
+FONT = 12  # px: the smallest chart text
+FONT_MAIN = 14  # px: chart text where the chart is the main content
+
+
+def _config(size: int) -> alt.Config:
+    dark = "#31333F"
+    text = {"labelFontSize": size, "titleFontSize": size, "labelColor": dark, "titleColor": dark}
+    return alt.Config(axis=alt.AxisConfig(**text), legend=alt.LegendConfig(**text),
+                      title=alt.TitleConfig(fontSize=size + 2, color=dark), text=alt.MarkConfig(fontSize=size))
+
+
+_CONFIGS = {n: _config(n) for n in (FONT, FONT_MAIN)}
+
+
+def readable(chart: alt.TopLevelMixin, size: int = FONT) -> alt.TopLevelMixin:
+    """A top-level chart with axis, legend and title text of at least ``size`` px, in dark grey.
+
+    Applied where a chart is shown or exported (a configured chart cannot be layered again)."""
+    if chart.config is not alt.Undefined:  # the builder configured it: add to its settings
+        c = _CONFIGS.get(size) or _config(size)
+        return chart.configure_axis(**c.axis.to_dict()).configure_legend(**c.legend.to_dict()).configure_title(
+            **c.title.to_dict()).configure_text(**c.text.to_dict())
+    out = chart.copy(deep=False)
+    out.config = _CONFIGS.get(size) or _config(size)
+    return out
+
+
+def model_caption(rows: Sequence[dict]) -> str:
+    """One short line about a model pair from :func:`ui.models.describe` rows: kind, file, corpus."""
+    parts = [f"{r.get('model', '?')}: {r.get('file', '?')}" for r in rows]
+    data = next((r["data"] for r in rows if r.get("data")), "")
+    return " · ".join(parts) + (f" · trained on {data}" if data else "")

@@ -1,8 +1,13 @@
-"""Plain builders of the stepper page's charts, tables, HTML snippets and exports.
+"""Plain builders of the stepper page's charts, tables, HTML snippets, styles and exports.
 
 Every function reads a :class:`nmt.trace.DecodeTrace` (or one of its steps) and returns a figure,
 a data frame, a string or bytes, so all of them are unit-tested without a browser. None computes
-anything about the model: they only rearrange what the trace recorded.
+anything about the model: they only rearrange what the trace recorded (the one sum they do,
+c_i = Σ_j α_ij h_j in :func:`context_drift`, reads α from the trace and h_j from the encoder).
+
+One colour meaning everywhere: more attention is darker blue, in the α heatmap, the energy heatmap
+(a higher energy e_ij gives a larger α_ij) and the shading of the source words. The paper style
+(Fig. 3 of Bahdanau et al.) is greyscale instead, 0 black and 1 white, again for all three.
 
 Truthfulness: a step decoded with a fixed context (RNNencdec, or the frozen ablation) has no
 α and no energies, and the builders return ``None`` for them rather than drawing a fake alignment.
@@ -13,18 +18,75 @@ through data frames and charts, which show text as text; nothing is ever rendere
 
 from __future__ import annotations
 
+import difflib
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
 import numpy as np
 import pandas as pd
+import vl_convert as vlc
 
 from nmt.trace import DecodeTrace, StepRecord
-from ui.views.common import esc, label_expr, source_labels, target_labels
+from nmt.vocab import UNK
+from ui.views.common import EOS, esc, label_expr, md, source_labels, target_labels
 
 SELECT_PARAM = "cell"
+
+# Vega's "blues" scheme (the heatmaps' colours), sampled at 0, 0.1, …, 1: the source words are
+# shaded from the same ramp, so a word's colour means the same α as a heatmap cell's.
+BLUES = ("#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#4592c6", "#3181bd", "#206fb2",
+         "#125ca4", "#0a4a90")
+PAPER = ("#000000", "#ffffff")  # greyscale: 0 black, 1 white
+LATEST, PICKED = "#f28e2b", "#d62728"  # outline of the latest row, and of the row clicked
+MODEL_COLOURS = ("#206fb2", "#e6550d")  # attention (fresh c_i), fixed c
+FIT_MAX_SOURCE = 20  # up to this many source words the heatmap fits its container's width
+
+
+@dataclass(frozen=True)
+class Look:
+    """How the page is drawn: presentation size, paper-style greyscale, dark theme."""
+
+    present: bool = False
+    paper: bool = False
+    dark: bool = False
+
+    @property
+    def font(self) -> int:
+        """Pixel size of every text on the charts (axis labels and titles, legends)."""
+        return 18 if self.present else 14
+
+    @property
+    def ink(self) -> str:
+        """Text colour on the charts: full contrast, never light grey."""
+        return "#fafafa" if self.dark else "#111111"
+
+
+def _hex(rgb: Sequence[float]) -> str:
+    return "#" + "".join(f"{round(min(255.0, max(0.0, c))):02x}" for c in rgb)
+
+
+def _rgb(h: str) -> tuple[int, int, int]:
+    return int(h[1:3], 16), int(h[3:5], 16), int(h[5:7], 16)
+
+
+def ramp_colour(x: float, paper: bool = False) -> str:
+    """The heatmap's colour of a value ``x`` in [0, 1] (blues, or paper greyscale), as ``#rrggbb``."""
+    x = min(1.0, max(0.0, float(x))) if math.isfinite(x) else 0.0
+    stops = PAPER if paper else BLUES
+    pos = x * (len(stops) - 1)
+    k = min(int(pos), len(stops) - 2)
+    t = pos - k
+    a, b = _rgb(stops[k]), _rgb(stops[k + 1])
+    return _hex([a[c] + (b[c] - a[c]) * t for c in range(3)])
+
+
+def text_colour(background: str) -> str:
+    """Black or white, whichever reads better on ``background`` (relative luminance)."""
+    r, g, b = _rgb(background)
+    return "#000000" if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
 
 
 def alignment_frame(trace: DecodeTrace) -> pd.DataFrame:
@@ -44,88 +106,152 @@ def alignment_frame(trace: DecodeTrace) -> pd.DataFrame:
 # ----------------------------------------------------------------------------------------------
 
 
-def heatmap(
-    trace: DecodeTrace, value: str = "alpha", *, latest: int | None = None, param: str = SELECT_PARAM
-) -> alt.Chart | None:
-    """The α_ij (or e_ij) heatmap, target steps as rows and source words as columns.
+def row_height(n_tgt: int, look: Look = Look()) -> int:
+    """Pixel height of a heatmap row: roomy for short translations; rows shrink so that up to about
+    12 of them fit on a 720-pixel-high screen, never below the font size + 4."""
+    base, budget = (32, 264) if look.present else (26, 216)
+    if n_tgt * base > budget:
+        base = budget // n_tgt
+    return max(look.font + 4, base)
 
-    Hovering a cell shows (i, j, the two words, α, e); clicking a cell selects its step through the
-    point-selection parameter ``param`` (read back with :func:`selected_step`). ``latest`` outlines
-    that row. Returns ``None`` when the trace has no such values (fixed context: no alignment, or
-    no energies in the uniform "mean" mode) or no steps yet.
+
+def heatmap(
+    trace: DecodeTrace, value: str = "alpha", *, latest: int | None = None, param: str = SELECT_PARAM,
+    look: Look = Look(), fit: bool = True, labels_below: bool = False,
+) -> dict[str, Any] | None:
+    """The α_ij (or e_ij) heatmap as a Vega-Lite spec, target steps as rows and source words as columns.
+
+    Colours: darker blue = more attention, for α (0…1) and for e (its smallest…largest value, since
+    a larger e_ij gives a larger α_ij); ``look.paper`` draws greyscale, 0 (or the smallest e)
+    black and 1 (the largest e) white, as Fig. 3 of the paper. Every text is ``look.font`` px in
+    ``look.ink``. ``fit`` stretches the chart to its container's width (a phone's too) unless the
+    sentence has more than :data:`FIT_MAX_SOURCE` words, whose columns keep the font's width and
+    scroll sideways; without ``fit`` the columns have a fixed width (for exports). Source labels are
+    slanted, or upright for more than 12 words; ``labels_below`` puts them under the rows (for a
+    tall heatmap scrolled to its latest row). Hovering a cell shows (i, j, the two words, α, e);
+    clicking a cell selects its step through the point-selection parameter ``param`` (read back
+    with :func:`selected_step`). ``latest`` outlines that row. Returns ``None`` when the trace has
+    no such values (fixed context: no alignment, or no energies in the uniform "mean" mode) or
+    no steps yet.
+
+    The spec is written out as a plain dict (no Altair objects): building and validating an
+    Altair chart cost more than the rest of a Step click on the server.
     """
     if value not in ("alpha", "energy"):
         raise ValueError("value must be 'alpha' or 'energy'")
     attr = "alpha" if value == "alpha" else "energies"
     if not trace.steps or all(getattr(s, attr) is None for s in trace.steps):
         return None
-    df = alignment_frame(trace).dropna(subset=[value])
+    rows = [c for c in trace.cells() if c[value] is not None]
     n_src, n_tgt = len(trace.src_tokens), len(trace.steps)
-    x_step = int(max(9, min(44, 720 // max(n_src, 1))))
-    y_step = 26 if n_tgt <= 30 else 18
-    x_font = 12 if x_step >= 16 else 9
-    y_font = 12 if y_step >= 20 else 10
+    f, ink = look.font, look.ink
     if value == "alpha":
-        scale = alt.Scale(scheme="blues", domain=[0, 1])
-        legend = alt.Legend(title="α_ij", gradientLength=120)
+        lo, hi = 0.0, 1.0
     else:
-        bound = float(np.nanmax(np.abs(trace.energy_matrix()))) if n_tgt else 1.0
-        bound = bound if math.isfinite(bound) and bound > 0 else 1.0
-        scale = alt.Scale(scheme="redblue", domain=[-bound, bound], reverse=True)
-        legend = alt.Legend(title="e_ij", gradientLength=120)
-    sel = alt.selection_point(name=param, fields=["i"], on="click", clear="dblclick")
-    stroke = alt.when(sel, empty=False).then(alt.value("#e4572e"))
+        e = trace.energy_matrix()
+        lo, hi = float(np.nanmin(e)), float(np.nanmax(e))
+        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+            lo, hi = (lo, lo + 1.0) if math.isfinite(lo) else (0.0, 1.0)
+    scale = {"domain": [lo, hi], "range": list(PAPER)} if look.paper else {"scheme": "blues", "domain": [lo, hi]}
+    rows_px = n_tgt * row_height(n_tgt, look)
+    legend = {"title": "α_ij" if value == "alpha" else "e_ij", "orient": "right", "direction": "vertical",
+              "gradientLength": int(min(200, max(50, rows_px - f - 10))), "titleFontSize": f, "labelFontSize": f,
+              "titleColor": ink, "labelColor": ink, "format": ".1f" if value == "alpha" else ".0f"}
+    stroke: list[dict[str, Any]] = [{"param": param, "empty": False, "value": PICKED}]
     if latest is not None:
-        stroke = stroke.when(f"datum.i == {int(latest)}").then(alt.value("#555555"))
-    chart = (
-        alt.Chart(df)
-        .mark_rect()
-        .encode(
-            x=alt.X("j:O", title="source word j", sort="ascending",
-                    axis=alt.Axis(orient="top", labelAngle=-55, labelExpr=label_expr(source_labels(trace)),
-                                  labelOverlap=False, labelLimit=140, labelFontSize=x_font, titleFontSize=12)),
-            y=alt.Y("i:O", title="target word i", sort="ascending",
-                    axis=alt.Axis(labelExpr=label_expr(target_labels(trace)), labelOverlap=False, labelLimit=140,
-                                  labelFontSize=y_font, titleFontSize=12)),
-            color=alt.Color(f"{value}:Q", scale=scale, legend=legend),
-            stroke=stroke.otherwise(alt.value(None)),
-            strokeWidth=alt.value(2),
-            tooltip=[
-                alt.Tooltip("i:O", title="i (target)"),
-                alt.Tooltip("target:N", title="target word"),
-                alt.Tooltip("j:O", title="j (source)"),
-                alt.Tooltip("source:N", title="source word"),
-                alt.Tooltip("alpha:Q", title="α_ij", format=".3f"),
-                alt.Tooltip("energy:Q", title="e_ij", format=".3f"),
-            ],
-        )
-        .add_params(sel)
-        .properties(width=alt.Step(x_step), height=alt.Step(y_step))
-    )
-    return chart
+        stroke.append({"test": f"datum.i == {int(latest)}", "value": LATEST})
+    axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink, "labelOverlap": False,
+            "labelLimit": 120, "titleFontWeight": "normal"}
+    narrow = n_src > FIT_MAX_SOURCE  # too many columns to squeeze into a phone's or a column's width
+    col = int(max(f + 10, min(48, 720 // max(n_src, 1)))) if not fit else f + 2
+    tips = [("i", "O", "i (target)"), ("target", "N", "target word"), ("j", "O", "j (source)"),
+            ("source", "N", "source word"), ("alpha", "Q", "α_ij"), ("energy", "Q", "e_ij")]
+    return {
+        "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
+        "data": {"values": [{k: c[k] for k in ("i", "j", "target", "source", "alpha", "energy")} for c in rows]},
+        "mark": {"type": "rect"},
+        "params": [{"name": param, "select": {"type": "point", "fields": ["i"], "on": "click", "clear": "dblclick"}}],
+        "encoding": {
+            "x": {"field": "j", "type": "ordinal", "title": None, "sort": "ascending",
+                  "axis": {"orient": "bottom" if labels_below else "top", "labelAngle": -90 if n_src > 12 else -40,
+                           "labelExpr": label_expr(source_labels(trace)), **axis}},
+            "y": {"field": "i", "type": "ordinal", "title": None, "sort": "ascending",
+                  "axis": {"labelExpr": label_expr(target_labels(trace)), **axis}},
+            "color": {"field": value, "type": "quantitative", "scale": scale, "legend": legend},
+            "stroke": {"condition": stroke, "value": None},
+            "strokeWidth": {"value": 3 if look.present else 2},
+            "tooltip": [{"field": k, "type": {"O": "ordinal", "N": "nominal", "Q": "quantitative"}[t], "title": title,
+                         **({"format": ".3f"} if t == "Q" else {})} for k, t, title in tips],
+        },
+        "width": "container" if fit and not narrow else {"step": col},
+        "height": {"step": row_height(n_tgt, look)},
+    }
 
 
-def context_norm_chart(trace: DecodeTrace) -> alt.Chart | None:
-    """‖c_i‖ and ‖s_{i-1}‖ per target step: constant ‖c_i‖ is the fixed summary's signature."""
-    if not trace.steps:
+def spec_png(spec: dict[str, Any], scale: float = 2.0) -> bytes:
+    """A Vega-Lite spec as PNG bytes (vl-convert, no browser)."""
+    return vlc.vegalite_to_png(spec, scale=scale)
+
+
+def spec_svg(spec: dict[str, Any]) -> str:
+    """A Vega-Lite spec as an SVG document (vl-convert)."""
+    return vlc.vegalite_to_svg(spec)
+
+
+def heatmap_height(trace: DecodeTrace, look: Look = Look()) -> int:
+    """About how many pixels the heatmap takes: its rows and the source labels above (or below) them."""
+    n_src = len(trace.src_tokens)
+    chars = max((len(w) for w in source_labels(trace)), default=1)
+    label = min(120, chars * look.font * 0.55) * (1.0 if n_src > 12 else 0.65)
+    return len(trace.steps) * row_height(len(trace.steps), look) + int(label) + look.font + 22
+
+
+def context_drift(alpha: Any, annotations: Any) -> list[float]:
+    """How far each context c_i = Σ_j α_ij h_j is from the first one: ‖c_i − c_0‖ / ‖c_0‖.
+
+    ``alpha`` is (target steps × source words), ``annotations`` (source words × 2n). RNNsearch's
+    c_i move from word to word; an RNNencdec's are one vector (0 at every step, by construction).
+    """
+    a = np.asarray(alpha, dtype=np.float64)
+    if a.size == 0:
+        return []
+    h = np.asarray(annotations, dtype=np.float64)[: a.shape[1]]
+    c = a @ h
+    base = float(np.linalg.norm(c[0])) or 1.0
+    return [float(x) for x in np.linalg.norm(c - c[0], axis=1) / base]
+
+
+def drift_chart(series: Sequence[tuple[str, Sequence[str], Sequence[float]]], look: Look = Look(),
+                upto: int | None = None) -> alt.Chart | None:
+    """Lines of ‖c_i − c_0‖ / ‖c_0‖ per target word, one per model ``(label, words, drift)``.
+
+    A flat line at 0 is the fixed vector of the RNNencdec; the moving line is RNNsearch reading a
+    new part of the sentence for each word. ``upto`` draws a rule at the step shown.
+    """
+    rows = [{"model": label, "i": i, "word": w, "drift": float(d)}
+            for label, words, drift in series for i, (w, d) in enumerate(zip(words, drift))]
+    if not rows:
         return None
-    rows = []
-    for s in trace.steps:
-        rows.append({"i": s.i, "word": s.token, "quantity": "‖c_i‖ (context)", "norm": s.context_norm})
-        rows.append({"i": s.i, "word": s.token, "quantity": "‖s_(i-1)‖ (decoder state)", "norm": s.state_norm})
-    df = pd.DataFrame(rows)
-    return (
-        alt.Chart(df)
-        .mark_line(point=True)
+    f, ink = look.font, look.ink
+    axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink}
+    labels = [s[0] for s in series]
+    lines = (
+        alt.Chart(pd.DataFrame(rows))
+        .mark_line(point=True, strokeWidth=3)
         .encode(
-            x=alt.X("i:Q", title="target word i", axis=alt.Axis(tickMinStep=1, format="d")),
-            y=alt.Y("norm:Q", title="norm", scale=alt.Scale(zero=True)),
-            color=alt.Color("quantity:N", title=None, legend=alt.Legend(orient="bottom")),
-            tooltip=[alt.Tooltip("i:Q"), alt.Tooltip("word:N"), alt.Tooltip("quantity:N"),
-                     alt.Tooltip("norm:Q", format=".3f")],
+            x=alt.X("i:Q", title="target word i", axis=alt.Axis(tickMinStep=1, format="d", **axis)),
+            y=alt.Y("drift:Q", title="‖c_i − c_0‖ / ‖c_0‖", scale=alt.Scale(zero=True), axis=alt.Axis(**axis)),
+            color=alt.Color("model:N", title=None, sort=labels,
+                            scale=alt.Scale(domain=labels, range=list(MODEL_COLOURS[: len(labels)])),
+                            legend=None),  # the model names above the chart are written in these colours
+            tooltip=[alt.Tooltip("model:N"), alt.Tooltip("i:Q"), alt.Tooltip("word:N"),
+                     alt.Tooltip("drift:Q", format=".2f", title="‖c_i − c_0‖ / ‖c_0‖")],
         )
-        .properties(height=220)
     )
+    if upto is not None:
+        rule = alt.Chart(pd.DataFrame({"i": [upto]})).mark_rule(color=LATEST, strokeWidth=2).encode(x="i:Q")
+        return (lines + rule).properties(height=200 if not look.present else 240)
+    return lines.properties(height=200 if not look.present else 240)
 
 
 def selected_step(event: Any, param: str = SELECT_PARAM) -> int | None:
@@ -156,7 +282,7 @@ def selected_step(event: Any, param: str = SELECT_PARAM) -> int | None:
 
 
 # ----------------------------------------------------------------------------------------------
-# Tables and numbers of one step
+# Tables and numbers of one step; unknown-word replacement
 # ----------------------------------------------------------------------------------------------
 
 
@@ -191,64 +317,245 @@ def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
     }
 
 
+def unk_copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
+    """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>`` and has α,
+    the source position and word with the largest α_ij, never the final ``</s>``."""
+    out: dict[int, tuple[int, str]] = {}
+    real = len(trace.src_tokens) - 1 if trace.src_tokens and trace.src_tokens[-1] == EOS else len(trace.src_tokens)
+    for s in trace.steps:
+        if s.token != UNK or s.alpha is None or real <= 0:
+            continue
+        a = s.alpha[:real]
+        j = max(range(len(a)), key=a.__getitem__)
+        out[s.i] = (j, trace.src_tokens[j])
+    return out
+
+
+def output_words(trace: DecodeTrace, copies: Mapping[int, tuple[int, str]] | None = None) -> list[str]:
+    """The words written so far, before ``</s>``, with copied source words in place of ``<unk>``."""
+    copies = copies or {}
+    words = []
+    for s in trace.steps:
+        if s.token == EOS:
+            break
+        words.append(copies[s.i][1] if s.i in copies else s.token)
+    return words
+
+
+def topk_rows(step: StepRecord) -> list[dict[str, Any]]:
+    """The candidates of a step, most probable first: rank, word, p and whether it was written."""
+    return [{"rank": r, "word": w, "p": float(p), "written": w == step.token} for r, (w, p) in enumerate(step.topk)]
+
+
+def word_marks(a: Sequence[str], b: Sequence[str]) -> tuple[list[bool], list[bool]]:
+    """For two translations, which words of each have no counterpart in the other (a word diff)."""
+    ma, mb = [True] * len(a), [True] * len(b)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=list(a), b=list(b), autojunk=False).get_opcodes():
+        if tag == "equal":
+            ma[i1:i2] = [False] * (i2 - i1)
+            mb[j1:j2] = [False] * (j2 - j1)
+    return ma, mb
+
+
+# ----------------------------------------------------------------------------------------------
+# Markdown lines (user text escaped with md)
+# ----------------------------------------------------------------------------------------------
+
+
+def status_markdown(trace: DecodeTrace, done: bool, limit: int, model: str, checkpoint: str) -> str:
+    """Where decoding stands, with which model, and the source words outside the vocabulary."""
+    n = len(trace.steps)
+    if trace.method == "beam":
+        end = f"of the beam's best hypothesis ({limit} words); forcing works in greedy mode"
+    else:
+        end = "finished (</s>)" if trace.finished else ("stopped at the length limit" if done else f"at most {limit}")
+    unk = list(dict.fromkeys(w for w, u in zip(trace.src_tokens, trace.src_unk) if u))
+    oov = (f" · :red[{len(unk)} source word{'s' if len(unk) != 1 else ''} outside the model's vocabulary, read as "
+           f"{md('<unk>')}: {', '.join(md(w) for w in unk)}]") if unk else ""
+    return (f"**{n}** target word{'s' if n != 1 else ''} written, {md(end)} · {md(model)} · "
+            f"checkpoint {md(checkpoint)}{oov}")
+
+
+def context_note(step: StepRecord, ablation: bool) -> str | None:
+    """What c_i was at a step when there is no alignment to tabulate (fixed or mean context)."""
+    if step.alpha is None:
+        kind = ("**Untrained ablation.** These are RNNsearch's weights with c_i frozen to the summary c it was "
+                "never trained to read: what changes shows what attention was doing.\n\n" if ablation else "")
+        return (f"{kind}**No alignment: every step reads the same summary vector** c = [→h_Tx; ←h_1] (the "
+                f"encoder's last forward and first backward states). ‖c_i‖ = {step.context_norm:.3f} at every "
+                "step; there are no α_ij or e_ij to show.")
+    if step.energies is None:
+        return ("**Mean context:** α is uniform (1/T_x) by construction, so c_i is the same average of the "
+                "annotations at every step; no energies are computed.")
+    return None
+
+
+def no_energies_note(trace: DecodeTrace) -> str:
+    """Why the energy tab has no heatmap."""
+    if not trace.steps:
+        return "No energies: nothing decoded yet."
+    if not trace.has_alignment:
+        return "No energies: c_i is a fixed summary, so no alignment model runs."
+    return "No energies: the mean context uses uniform weights, with no alignment model."
+
+
+def no_checkpoints_markdown(env_var: str) -> str:
+    """How to get checkpoints into an empty checkpoint folder."""
+    return ("Train a model and copy it there, for example:\n\n```bash\n"
+            "python train.py --config configs/m30k-en-fr-rnnsearch.toml --data data/multi30k\n"
+            "python train.py --config configs/m30k-en-fr-rnnencdec.toml --data data/multi30k\n"
+            "cp runs/m30k-en-fr-rnnsearch/best.pt checkpoints/m30k-en-fr-rnnsearch.pt\n"
+            "cp runs/m30k-en-fr-rnnencdec/best.pt checkpoints/m30k-en-fr-rnnencdec.pt\n```\n\n"
+            f"or point the environment variable `{env_var}` at a folder of `.pt` checkpoints. An RNNsearch and "
+            "an RNNencdec are paired by name: `<name>-rnnsearch.pt` / `<name>-rnnencdec.pt`.")
+
+
 # ----------------------------------------------------------------------------------------------
 # HTML snippets (every piece of text escaped)
 # ----------------------------------------------------------------------------------------------
 
 
-_CHIP = ("display:inline-block;margin:2px 3px;padding:2px 7px;border-radius:6px;"
-         "border:1px solid rgba(128,128,128,.35);font-size:1.05rem;line-height:1.6;")
+def _chip(big: bool) -> str:
+    size = "1.6rem" if big else "1.1rem"
+    return (f"display:inline-block;margin:2px 2px;padding:1px 6px;border-radius:6px;text-align:center;"
+            f"border:1px solid rgba(128,128,128,.45);font-size:{size};line-height:1.35;vertical-align:top;")
 
 
-def translation_html(trace: DecodeTrace, shown: int | None) -> str:
-    """The translation so far as word chips; the shown step is highlighted, forced words marked."""
+def _heading(text: str, big: bool) -> str:
+    return (f'<div style="font-size:{"1.25rem" if big else "1rem"};font-weight:600;margin:2px 0 2px">'
+            f"{text}</div>")
+
+
+def translation_html(
+    trace: DecodeTrace, shown: int | None, copies: Mapping[int, tuple[int, str]] | None = None, big: bool = False,
+) -> str:
+    """The translation so far as word chips; the shown step is highlighted, forced words marked,
+    words copied from the source for ``<unk>`` marked "copied"."""
+    head = _heading("Translation so far", big)
     if not trace.steps:
-        return '<div style="opacity:.6;font-style:italic">(nothing written yet: press Step)</div>'
+        return (head + '<div data-testid="translation-so-far" style="opacity:.75;font-style:italic">'
+                "(nothing written yet: press Step)</div>")
+    copies = copies or {}
     chips = []
     for s in trace.steps:
-        style = _CHIP
-        title = f"step {s.i}: p={s.prob:.3f}"
+        style = _chip(big)
+        title = f"i={s.i}: p={s.prob:.3f}"
+        word = esc(s.token)
+        if s.i in copies:
+            j, src = copies[s.i]
+            style += "border:2px dotted #2ca02c;"
+            title += f"; the model wrote <unk>: copied the source word {src!r} (j={j}, largest α)"
+            word = esc(src) + '<sup style="color:#2ca02c">copied</sup>'
         if s.forced:
-            style += "border:1px dashed #e4572e;"
+            style += "border:2px dashed #e4572e;"
             title += " (forced)"
+            word += "<sup>forced</sup>"
         if s.i == shown:
             style += "background:rgba(255,189,69,.55);font-weight:600;"
-        word = esc(s.token) + ("<sup>forced</sup>" if s.forced else "")
         chips.append(f'<span style="{style}" title="{esc(title)}">{word}</span>')
-    return '<div data-testid="translation-so-far">' + "".join(chips) + "</div>"
+    return head + '<div data-testid="translation-so-far">' + "".join(chips) + "</div>"
 
 
-def source_html(trace: DecodeTrace, step: StepRecord | None) -> str:
-    """The source words as chips, shaded by α_ij of ``step`` (plain when there is no α)."""
+def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False) -> str:
+    """The source words as chips, each shaded by α_ij of ``step`` from the heatmap's own colour
+    ramp and showing its α under the word (plain when there is no α)."""
+    alpha = step.alpha if step is not None else None
+    if step is None:
+        head = "Source sentence"
+    elif alpha is None:
+        head = f"Source sentence · no α at i = {step.i}: c_i is one fixed summary"
+    else:
+        head = f"Source sentence · α_ij at i = {step.i} ({esc(step.token)})"
     chips = []
     unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
-    alpha = step.alpha if step is not None else None
     for j, w in enumerate(trace.src_tokens):
-        style = _CHIP
+        style = _chip(big)
         title = f"j={j}"
+        sub = ""
         if alpha is not None and j < len(alpha):
-            style += f"background:rgba(31,119,180,{min(1.0, max(0.0, alpha[j])):.3f});"
+            bg = ramp_colour(alpha[j], paper)
+            style += f"background:{bg};color:{text_colour(bg)};"
             title += f", α={alpha[j]:.3f}"
-            if alpha[j] > 0.5:
-                style += "color:white;"
+            sub = f'<div style="font-size:.65em;line-height:1">{alpha[j]:.2f}</div>'
         if unk[j]:
-            style += "border:1px dashed #d62728;"
+            style += "border:2px dashed #d62728;"
             title += ", outside the vocabulary: the model reads <unk>"
         label = esc(w) + ('<sup style="color:#d62728">unk</sup>' if unk[j] else "")
-        chips.append(f'<span style="{style}" title="{esc(title)}">{label}</span>')
-    return '<div data-testid="source-words">' + "".join(chips) + "</div>"
+        chips.append(f'<span style="{style}" title="{esc(title)}">{label}{sub}</span>')
+    return _heading(head, big) + '<div data-testid="source-words">' + "".join(chips) + "</div>"
 
 
-def now_writing_html(step: StepRecord | None, shown_latest: bool) -> str:
-    """The big "now writing" line: the target word of the shown step and its probability."""
+def now_writing_html(
+    step: StepRecord | None, n_written: int, *, ended: str | None = None, copied: str | None = None,
+    big: bool = False,
+) -> str:
+    """The line about the shown step: which word it wrote (i is 0-based, "word" counts from 1).
+
+    At the latest step it says what the next Step will write, or ``ended`` (how decoding ended).
+    """
+    size = "1.35rem" if big else "1.05rem"
     if step is None:
-        return '<div style="font-size:1.1rem;opacity:.7">Press <b>Step</b> to write the first word.</div>'
-    head = "Now writing" if shown_latest else f"Step {step.i} wrote"
+        return (f'<div style="font-size:{size}">Press <b>Step</b> to write the first word (i = 0).</div>')
+    latest = step.i == n_written - 1
+    head = (f"Written at i = {step.i} (word {step.i + 1})" if latest
+            else f"Looking back at i = {step.i} (word {step.i + 1} of {n_written})")
+    word = esc(copied) + '<sup style="font-size:.5em;color:#2ca02c">copied</sup>' if copied else esc(step.token)
     forced = ' <span style="color:#e4572e;font-size:.9rem">(forced by you)</span>' if step.forced else ""
-    return (f'<div style="font-size:1.05rem">{head} (i = {step.i}): '
-            f'<span style="font-size:1.8rem;font-weight:700;padding:0 .3rem;'
-            f'background:rgba(255,189,69,.45);border-radius:6px">{esc(step.token)}</span>'
-            f' &nbsp;p = {step.prob:.3f}{forced}</div>')
+    nxt = ""
+    if latest:
+        nxt = esc(ended) if ended else f"Next: Step writes word {step.i + 2} (i = {step.i + 1})."
+        nxt = f'<div style="font-size:.9em;opacity:.85">{nxt}</div>'
+    return (f'<div style="font-size:{size}">{head}:<div>'
+            f'<span style="font-size:1.7em;font-weight:700;padding:0 .3rem;'
+            f'background:rgba(255,189,69,.45);border-radius:6px">{word}</span>'
+            f" &nbsp;p = {step.prob:.3f}{forced}</div>{nxt}</div>")
+
+
+def written_candidate_html(word: str) -> str:
+    """The top-k row of the word that was written: a marked chip, not a button."""
+    return (f'<div data-testid="written-candidate" style="padding:4px 10px;border-radius:8px;'
+            f'background:rgba(255,189,69,.45);border:2px solid rgba(230,150,20,.9);font-weight:600;'
+            f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis" title="the word written">'
+            f'✓ {esc(word)} <span style="font-weight:400;font-size:.8rem">written</span></div>')
+
+
+def prob_bar_html(p: float) -> str:
+    """A probability as a bar with its percentage."""
+    w = min(100.0, max(0.0, 100 * p))
+    return (f'<div style="display:flex;align-items:center;gap:6px"><div style="flex:1;height:12px;'
+            f'background:rgba(128,128,128,.2);border-radius:6px"><div style="width:{w:.1f}%;height:12px;'
+            f'background:{BLUES[8]};border-radius:6px"></div></div><span style="min-width:3.5em">{p:.1%}</span></div>')
+
+
+def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
+                 big: bool = False) -> str:
+    """Two translations of one sentence, one line each, words without a counterpart marked."""
+    ma, mb = word_marks(words_a, words_b)
+    lines = []
+    for label, words, marks, colour in ((label_a, words_a, ma, MODEL_COLOURS[0]),
+                                        (label_b, words_b, mb, MODEL_COLOURS[1])):
+        chips = []
+        for w, m in zip(words, marks):
+            style = _chip(big) + (f"border:2px solid {colour};font-weight:600;" if m else "opacity:.8;")
+            chips.append(f'<span style="{style}" title="{"only in this translation" if m else ""}">{esc(w)}</span>')
+        lines.append(f'<div style="margin:4px 0"><div style="color:{colour};font-weight:600">{esc(label)}</div>'
+                     + "".join(chips) + "</div>")
+    return '<div data-testid="bottleneck-compare">' + "".join(lines) + "</div>"
+
+
+def page_css(present: bool) -> str:
+    """The stepper's style sheet: less padding so a 1280×720 projector shows the whole stepper;
+    larger buttons in presentation mode."""
+    css = [
+        '[data-testid="stMainBlockContainer"]{padding-top:3.2rem;padding-bottom:2rem;'
+        "padding-left:2rem;padding-right:2rem}",
+        '[data-testid="stMainBlockContainer"] h1{font-size:1.9rem;padding:0 0 .2rem 0}',
+        '[data-testid="stVegaLiteChart"]{overflow-x:auto;max-width:100%}',  # a wide heatmap scrolls in itself
+    ]
+    if present:
+        css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
+        css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
+    return "<style>" + "".join(css) + "</style>"
 
 
 # ----------------------------------------------------------------------------------------------

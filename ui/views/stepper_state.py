@@ -38,6 +38,9 @@ class View:
     ablation: bool = False  # freeze the RNNsearch weights themselves instead of showing RNNencdec
     step: int = 0  # number of target words produced
     plan: dict[int, str] = field(default_factory=dict)  # forced words by target position
+    present: bool = False  # presentation: larger type, sidebar collapsed, no secondary panels
+    paper: bool = False  # paper-style heatmap: greyscale, 0 black and 1 white (Fig. 3 of the paper)
+    unk: bool = True  # replace an output <unk> by the source word of its largest α (marked as copied)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -72,9 +75,13 @@ def _int(s: str | None, default: int, lo: int, hi: int) -> int:
 
 
 def _bool(s: str | None, default: bool = False) -> bool:
-    if s is None:
-        return default
-    return s.strip().lower() in ("1", "true", "yes", "on")
+    """``s`` as a flag: 1/true/yes/on or 0/false/no/off; anything else gives ``default``."""
+    v = (s or "").strip().lower()
+    if v in ("1", "true", "yes", "on"):
+        return True
+    if v in ("0", "false", "no", "off"):
+        return False
+    return default
 
 
 def parse_plan(values: Sequence[str]) -> dict[int, str]:
@@ -110,6 +117,9 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         ablation=_bool(_first(params, "ablation")),
         step=_int(_first(params, "step"), 0, 0, MAX_STEP),
         plan=parse_plan(_all(params, "force")),
+        present=_bool(_first(params, "present")),
+        paper=_bool(_first(params, "paper")),
+        unk=_bool(_first(params, "unk"), d.unk),
     )
 
 
@@ -127,6 +137,12 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
         q["ablation"] = "1"
     if view.plan:
         q["force"] = format_plan(view.plan)
+    if view.present:
+        q["present"] = "1"
+    if view.paper:
+        q["paper"] = "1"
+    if not view.unk:
+        q["unk"] = "0"
     return {k: v for k, v in q.items() if v != ""}
 
 
