@@ -157,22 +157,27 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sv.Look,
     return None
 
 
-def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice) -> None:
+def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
     """What c_i was at the shown step: the α / e table, or the fixed/mean explanation."""
     note = sv.context_note(step, choice.kind == "ablation")
     if note:
         st.info(note)
     if step.alpha is None:
         return
+    if step.window is not None:
+        st.caption("Local attention (Luong et al. 2015) reads only the words in the window [p_t − D, p_t + D]"
+                   + (", weighted by a Gaussian around p_t (σ = D/2)." if half_width else "."))
     stats = sv.step_stats(trace, step)
-    table = sv.source_table(trace, step)
+    table = sv.source_table(trace, step, half_width)
     st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 420), column_config={
         "j": st.column_config.NumberColumn("j", width="small"),
         "source word": st.column_config.TextColumn("source word x_j"),
         "read as": st.column_config.TextColumn("read as", help="Words outside the vocabulary are read as \\<unk\\>"),
         "e_ij": st.column_config.NumberColumn("energy e_ij", format="%.3f"),
         "α_ij": st.column_config.ProgressColumn("weight α_ij", format="%.3f", min_value=0.0, max_value=1.0),
-        "most": st.column_config.TextColumn("max", width="small")})
+        "most": st.column_config.TextColumn("max", width="small"),
+        "Gaussian": st.column_config.NumberColumn("Gaussian", format="%.3f",
+                                                  help="exp(−(j − p_t)² / 2σ²), σ = D/2: local-p's factor on α")})
     m = st.columns(3)
     m[0].metric("Σ_j α_ij", f"{stats['sum']:.2f}")
     m[1].metric("entropy of α_i", f"{stats['entropy']:.2f} nats",
@@ -229,7 +234,7 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
     if tabs[0].open:
         with tabs[0]:
             if step is not None:
-                context_panel(trace, step, choice)
+                context_panel(trace, step, choice, models.gaussian_half_width(choice.ckpt))
             else:
                 st.caption("Nothing decoded yet.")
     if tabs[1].open:

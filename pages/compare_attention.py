@@ -75,7 +75,7 @@ def main() -> None:
         return
     if any(own.steps and own.steps[0].window is not None for *_, own, _ in results):
         st.caption("Local attention reads only a window of 2D+1 source words around a position p_t "
-                   "(outlined in orange, p_t marked ◆), weighted by a Gaussian centred on p_t.")
+                   "(outlined in purple, p_t marked ◆), weighted by a Gaussian centred on p_t.")
     rows = []
     for col, (label, ckpt, own, forced) in zip(st.columns(len(results)), results):
         row = comparison_row(label.split(" · ")[0], own, forced, ref or None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from streamlit.testing.v1 import AppTest
 import train
 from nmt.trace import DecodeTrace, StepRecord
 from tests.conftest import TINY_DATA
+from ui import models
+from ui.views import stepper as sv
 from ui.views.compare import compare_chart, model_label, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -85,3 +88,49 @@ def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, mo
     assert summary["log p (reference)"].notna().all() and summary["BLEU"].notna().all()
     assert any("Local attention reads only a window" in c.value for c in at.caption)
     assert len(at.get("vega_lite_chart")) == 2
+    luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
+    assert models.describe(luong.search)["model"] == "Luong 2015, local-p, general, input feeding"
+    assert "Luong 2015, local-p, general, input feeding" in models.group_label(luong)  # the stepper's picker
+
+
+# ----------------------------------------------------------------------------------------------
+# The stepper with a local-attention model
+# ----------------------------------------------------------------------------------------------
+
+
+def test_gaussian_factor_is_eq_10_with_sigma_half_the_window() -> None:
+    assert sv.gaussian_factor(4, 4.0, 10) == 1.0
+    assert sv.gaussian_factor(9, 4.0, 10) == pytest.approx(math.exp(-0.5))  # 5 words away, σ = 5
+    assert sv.gaussian_factor(2, 3.5, 2) == pytest.approx(math.exp(-2.25 / 2))  # σ = 1
+
+
+def test_stepper_builders_show_the_window_and_p_t() -> None:
+    trace = _trace([(2.4, [1, 3]), (4.6, [3, 5])])
+    table = sv.source_table(trace, trace.steps[0], half_width=2)
+    assert list(table["in window"]) == ["—", "yes", "yes", "yes", "—", "—"]
+    expected = [0.0] + [math.exp(-((j - 2.4) ** 2) / 2) for j in (1, 2, 3)] + [0.0, 0.0]
+    assert list(table["Gaussian"]) == pytest.approx(expected)
+    assert "Gaussian" not in sv.source_table(trace, trace.steps[0]).columns  # local-m: no Gaussian
+    assert "in window" not in sv.source_table(_trace([None]), _trace([None]).steps[0]).columns
+    spec = sv.heatmap(trace)
+    assert {"test": "datum.in_window", "value": sv.WINDOW} in spec["encoding"]["stroke"]["condition"]
+    inside = {(v["i"], v["j"]) for v in spec["data"]["values"] if v["in_window"]}
+    assert inside == {(0, 1), (0, 2), (0, 3), (1, 3), (1, 4), (1, 5)}
+    html = sv.source_html(trace, trace.steps[0])
+    assert html.count("opacity:.35") == 3 and "around p_t = 2.4" in html  # j = 0, 4, 5 dimmed
+    assert "in_window" not in str(sv.heatmap(_trace([None]))["encoding"]["stroke"])
+
+
+def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(mixed_checkpoints))
+    luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
+    assert models.gaussian_half_width(luong.search) == 2
+    assert models.gaussian_half_width(models.scan(mixed_checkpoints)[0].search) is None
+    choice = models.resolve(luong, freeze=False, ablation=False)
+    assert choice.label.startswith("Luong 2015, local-p, general, input feeding") and choice.context == "attention"
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params.update({"text": "A dog runs.", "model": luong.name, "step": "2"})
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Local attention (Luong et al. 2015) reads only the words" in c.value for c in at.caption)
+    assert any("window" in h.proto.body for h in at.get("html"))

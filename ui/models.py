@@ -32,6 +32,7 @@ import torch
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
 from nmt.cli import threads_from_env
+from ui.views.compare import model_label
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -141,6 +142,9 @@ def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
     s, e = group.search, group.encdec
 
     def own(c: CheckpointInfo, kind: str, label: str, notice: str | None = None) -> Choice:
+        config = read_meta(str(c.path), c.mtime).get("config", {})
+        if config.get("arch") == "luong":
+            label = f"{model_label(config)}: attends after each recurrent step"
         return Choice(c, trained_context(str(c.path), c.mtime), kind, label, notice)
 
     search_label = "RNNsearch: a fresh context c_i for every target word"
@@ -261,6 +265,12 @@ def data_name(meta: dict[str, Any]) -> str:
     return f"{name} ({pairs} pairs)" if isinstance(pairs, int) else name
 
 
+def gaussian_half_width(ckpt: CheckpointInfo) -> int | None:
+    """D of a local-p model (its α carries a Gaussian of σ = D/2 around p_t); None for any other model."""
+    config = read_meta(str(ckpt.path), ckpt.mtime).get("config", {})
+    return int(config.get("window", 10)) if config.get("attention") == "local-p" else None
+
+
 def describe(ckpt: CheckpointInfo) -> dict[str, Any]:
     """One catalogue row for a checkpoint: file, kind, data, scores and training facts."""
     meta = read_meta(str(ckpt.path), ckpt.mtime)
@@ -268,7 +278,8 @@ def describe(ckpt: CheckpointInfo) -> dict[str, Any]:
     valid = _num(meta.get("best_valid_bleu"))
     return {
         "file": ckpt.name,
-        "model": {"attention": "RNNsearch", "fixed": "RNNencdec", "mean": "mean context"}.get(ctx, ctx),
+        "model": model_label(meta["config"]) if meta.get("config", {}).get("arch") == "luong" else
+        {"attention": "RNNsearch", "fixed": "RNNencdec", "mean": "mean context"}.get(ctx, ctx),
         "languages": meta.get("langs", ""),
         "data": data_name(meta),
         "scores": format_scores(meta.get("scores")) or "—",

@@ -56,9 +56,9 @@ def compare_chart(trace: DecodeTrace, title: str, max_width: int = 420) -> alt.T
         return base
     x = alt.X("j:O", scale=alt.Scale(domain=list(range(len(trace.src_tokens)))), axis=None)
     y = alt.Y("i:O", scale=alt.Scale(domain=list(range(len(trace.steps)))), axis=None)
-    box = alt.Chart(win[win["kind"] == "window"]).mark_rect(filled=False, stroke="#e07b00", strokeWidth=1.5,
+    box = alt.Chart(win[win["kind"] == "window"]).mark_rect(filled=False, stroke="#6a3d9a", strokeWidth=1.5,
                                                             strokeOpacity=0.9).encode(x=x, y=y)
-    centre = alt.Chart(win[win["kind"] == "p_t"]).mark_point(shape="diamond", filled=True, color="#e07b00",
+    centre = alt.Chart(win[win["kind"] == "p_t"]).mark_point(shape="diamond", filled=True, color="#6a3d9a",
                                                               size=60).encode(
         x=x, y=y, tooltip=[alt.Tooltip("i:O", title="step i"), alt.Tooltip("p_t:Q", title="p_t", format=".2f")])
     return alt.layer(base, box, centre).resolve_scale(color="independent")

@@ -42,6 +42,7 @@ BLUES = ("#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#459
 PAPER = ("#000000", "#ffffff")  # greyscale: 0 black, 1 white
 LATEST, PICKED = "#f28e2b", "#d62728"  # outline of the latest row, and of the row clicked
 MODEL_COLOURS = ("#206fb2", "#e6550d")  # attention (fresh c_i), fixed c
+WINDOW = "#6a3d9a"  # local attention's window and p_t (purple, apart from the blue ramp and the orange rows)
 FIT_MAX_SOURCE = 20  # up to this many source words the heatmap fits its container's width
 
 
@@ -160,15 +161,24 @@ def heatmap(
     stroke: list[dict[str, Any]] = [{"param": param, "empty": False, "value": PICKED}]
     if latest is not None:
         stroke.append({"test": f"datum.i == {int(latest)}", "value": LATEST})
+    windows = local_windows(trace)
+    if windows:  # local attention (Luong et al. 2015): outline each row's window [p_t − D, p_t + D]
+        stroke.append({"test": "datum.in_window", "value": WINDOW})
     axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink, "labelOverlap": False,
             "labelLimit": 120, "titleFontWeight": "normal"}
     narrow = n_src > FIT_MAX_SOURCE  # too many columns to squeeze into a phone's or a column's width
     col = int(max(f + 10, min(48, 720 // max(n_src, 1)))) if not fit else f + 2
     tips = [("i", "O", "i (target)"), ("target", "N", "target word"), ("j", "O", "j (source)"),
             ("source", "N", "source word"), ("alpha", "Q", "α_ij"), ("energy", "Q", "e_ij")]
+    values = [{k: c[k] for k in ("i", "j", "target", "source", "alpha", "energy")} for c in rows]
+    if windows:
+        tips.append(("p_t", "Q", "p_t (window centre)"))
+        for v in values:
+            lo, hi, p_t = windows.get(v["i"], (0, -1, None))
+            v["in_window"], v["p_t"] = lo <= v["j"] <= hi, p_t
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
-        "data": {"values": [{k: c[k] for k in ("i", "j", "target", "source", "alpha", "energy")} for c in rows]},
+        "data": {"values": values},
         "mark": {"type": "rect"},
         "params": [{"name": param, "select": {"type": "point", "fields": ["i"], "on": "click", "clear": "dblclick"}}],
         "encoding": {
@@ -286,20 +296,43 @@ def selected_step(event: Any, param: str = SELECT_PARAM) -> int | None:
 # ----------------------------------------------------------------------------------------------
 
 
-def source_table(trace: DecodeTrace, step: StepRecord) -> pd.DataFrame | None:
-    """Per source word: e_ij, α_ij and a ★ on the word with the most weight; None without α."""
+def local_windows(trace: DecodeTrace) -> dict[int, tuple[int, int, float]]:
+    """Each step's local-attention window (first and last source position) and p_t; {} for global attention."""
+    return {s.i: (int(s.window[0]), int(s.window[1]), float(s.position)) for s in trace.steps
+            if s.window is not None and s.position is not None}
+
+
+def gaussian_factor(j: int, p_t: float, half_width: int) -> float:
+    """Luong et al. (2015), eq. 10: exp(−(s − p_t)² / 2σ²) with σ = D/2, the weight local-p puts on word j."""
+    sigma = half_width / 2
+    return math.exp(-((j - p_t) ** 2) / (2 * sigma**2))
+
+
+def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = None) -> pd.DataFrame | None:
+    """Per source word: e_ij, α_ij and a ★ on the word with the most weight; None without α.
+
+    For local attention it also says whether each word is inside the window and, given the model's
+    D (``half_width``, local-p only), the Gaussian factor that multiplied the softmax into α."""
     if step.alpha is None:
         return None
     unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
     best = int(np.argmax(step.alpha))
-    return pd.DataFrame({
-        "j": list(range(len(step.alpha))),
-        "source word": list(trace.src_tokens[: len(step.alpha)]),
-        "read as": ["<unk>" if unk[j] else "" for j in range(len(step.alpha))],
-        "e_ij": [None if step.energies is None else float(e) for e in (step.energies or [None] * len(step.alpha))],
+    n = len(step.alpha)
+    table = pd.DataFrame({
+        "j": list(range(n)),
+        "source word": list(trace.src_tokens[:n]),
+        "read as": ["<unk>" if unk[j] else "" for j in range(n)],
+        "e_ij": [None if step.energies is None else float(e) for e in (step.energies or [None] * n)],
         "α_ij": [float(a) for a in step.alpha],
-        "most": ["★" if j == best else "" for j in range(len(step.alpha))],
+        "most": ["★" if j == best else "" for j in range(n)],
     })
+    if step.window is not None and step.position is not None:
+        lo, hi = int(step.window[0]), int(step.window[1])
+        table["in window"] = ["yes" if lo <= j <= hi else "—" for j in range(n)]
+        if half_width:
+            table["Gaussian"] = [gaussian_factor(j, float(step.position), half_width) if lo <= j <= hi else 0.0
+                                 for j in range(n)]
+    return table
 
 
 def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
@@ -466,12 +499,23 @@ def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = Fa
         head = f"Source sentence · no α at i = {step.i}: c_i is one fixed summary"
     else:
         head = f"Source sentence · α_ij at i = {step.i} ({esc(step.token)})"
+    window = None if step is None or step.window is None or step.position is None else (
+        int(step.window[0]), int(step.window[1]), float(step.position))
+    if window is not None:
+        head += f" · window {window[0]}–{window[1]} around p_t = {window[2]:.1f}"
     chips = []
     unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
     for j, w in enumerate(trace.src_tokens):
         style = _chip(big)
         title = f"j={j}"
         sub = ""
+        if window is not None:
+            if not window[0] <= j <= window[1]:
+                style += "opacity:.35;"
+                title += ", outside the window: not attended"
+            if j == min(len(trace.src_tokens) - 1, max(0, round(window[2]))):
+                style += f"box-shadow:0 0 0 3px {WINDOW};"
+                title += f", nearest to p_t = {window[2]:.2f}"
         if alpha is not None and j < len(alpha):
             bg = ramp_colour(alpha[j], paper)
             style += f"background:{bg};color:{text_colour(bg)};"
