@@ -28,14 +28,15 @@ from ui import shell
 from ui import widgets as W
 from ui.views.alignment import (
     browser_frame,
-    browser_row,
-    corpus_aer,
     filter_pairs,
-    links_csv,
+    forced_facts,
+    links_corpus_aer,
+    links_table,
+    own_facts,
     selected_row,
-    sentence_aer,
+    table_row,
 )
-from ui.views.common import finite, md
+from ui.views.common import FONT, FONT_MAIN, finite, md
 from ui.views.heatmaps import trace_chart
 from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
 
@@ -45,7 +46,9 @@ SOURCES = ("corpus", "my own pairs")
 UPLOADS = ("paste", "TSV file", "two files")
 LEN_MAX = 120
 N_CHOICES = (10, 25, 50, 100, 200)  # pairs decoded for the table: the URL can ask for no more
-COLUMN_WIDTH = 380  # heatmap width in a half-page column (pixels)
+COLUMN_WIDTH = 300  # heatmap cells in a half-page column (pixels), for sources of up to SIDE_BY_SIDE words
+FULL_WIDTH = 660  # heatmap cells at the page's width, for longer sources (one heatmap under the other)
+SIDE_BY_SIDE = 12
 ss = st.session_state
 
 
@@ -137,39 +140,42 @@ def _on_table_select() -> None:
         ss["al_pick"] = int(ids[row])
 
 
-def scoring_text(hyp: str, ref: str, pretokenized: bool, tok: Tokenizer) -> tuple[str, str]:
-    """What sentence BLEU/chrF compare: pre-tokenised lowercase references against the tokenised,
-    lowercased translation; otherwise the detokenised translation against the reference as is."""
-    if not pretokenized:
-        return hyp, ref
-    return " ".join(tok.tokenize(hyp)).lower(), ref.lower()
+def forced_facts_of(job: W.Job, pairs: list[tuple[str, str]], label: str) -> list[dict[str, Any]]:
+    """log p(reference) and argmax-α links of each pair, computed once per server (progress on the first)."""
+    return W.cached_items(W.shared_store("alignment"), [("forced", job, s, r) for s, r in pairs],
+                          lambda part: [forced_facts(t) for t in W.decode_now(
+                              job, [pairs[p][0] for p in part], [pairs[p][1] for p in part])], label)
 
 
-def table(data: Pairs, idx: list[int], own: list[DecodeTrace], forced: list[DecodeTrace], tgt: str) -> pd.DataFrame:
+def table_facts(ckpt: Any, data: Pairs, idx: list[int], tgt: str) -> tuple[list[dict], list[dict], W.Job, W.Job]:
+    """The own-translation and forced-decoding facts of the pairs ``idx`` (shared by every session)."""
+    own_job, forced_job = W.job_for(ckpt, "greedy"), W.job_for(ckpt, "forced", pretokenized=data.pretokenized)
+    pairs, tok = [data.pairs[k] for k in idx], Tokenizer(tgt)
+    own = W.cached_items(
+        W.shared_store("alignment"), [("own", own_job, s, r, data.pretokenized) for s, r in pairs],
+        lambda part: [own_facts(t, pairs[p][1], data.pretokenized, tok)
+                      for p, t in zip(part, W.decode_now(own_job, [pairs[p][0] for p in part]))],
+        f"Translating {len(pairs)} sentences")
+    return own, forced_facts_of(forced_job, pairs, "Force-decoding the references"), own_job, forced_job
+
+
+def table(data: Pairs, idx: list[int], own: list[dict], forced: list[dict]) -> pd.DataFrame:
     """The sortable sentence table; a clicked row picks the pair shown below."""
-    tok = Tokenizer(tgt)
-    rows = []
-    for k, o, f in zip(idx, own, forced):
-        s, r = data.pairs[k]
-        hyp_sc, ref_sc = scoring_text(o.translation, r, data.pretokenized, tok)
-        row: dict[str, Any] = browser_row(k, s, r, o, f, hyp_sc, ref_sc)
-        if data.gold and data.sure is not None and data.possible is not None:
-            row["AER"] = sentence_aer(f, data.sure[k], data.possible[k])
-        rows.append(row)
-    df = browser_frame(rows)
+    gold = data.gold and data.sure is not None and data.possible is not None
+    df = browser_frame([table_row(k, *data.pairs[k], o, f, (data.sure[k], data.possible[k]) if gold else None)
+                        for k, o, f in zip(idx, own, forced)])
     ss["_al_ids"] = [int(k) for k in df["#"]]
+    num = st.column_config.NumberColumn
     st.dataframe(df, hide_index=True, key="al_table", on_select=_on_table_select, selection_mode="single-row",
                  column_config={
-                     "#": st.column_config.NumberColumn("#", help="line in the corpus (0-based)"),
-                     "BLEU": st.column_config.NumberColumn(format="%.1f", help="sentence BLEU (sacrebleu)"),
-                     "chrF": st.column_config.NumberColumn(format="%.1f", help="sentence chrF (sacrebleu)"),
-                     "α entropy": st.column_config.NumberColumn(
-                         format="%.2f", help="mean entropy of α over the translation's words (nats)"),
-                     "max α": st.column_config.NumberColumn(
-                         format="%.2f", help="mean over the translation's words of the largest α_ij"),
-                     "ref log p": st.column_config.NumberColumn(
-                         format="%.2f", help="log-probability of the reference (forced decoding)"),
-                     "AER": st.column_config.NumberColumn(format="%.2f", help="AER of argmax-α links vs gold"),
+                     "#": num("#", help="line in the corpus (0-based)", width="small"),
+                     "BLEU": num(format="%.1f", help="sentence BLEU (sacrebleu)", width="small"),
+                     "chrF": num(format="%.1f", help="sentence chrF (sacrebleu)", width="small"),
+                     "AER": num(format="%.2f", help="AER of argmax-α links vs gold", width="small"),
+                     "α entropy": num(format="%.2f", help="mean entropy of α over the translation's words (nats)"),
+                     "max α": num(format="%.2f", help="mean over the translation's words of the largest α_ij"),
+                     "ref log p": num(format="%.2f", help="log-probability of the reference (forced decoding)"),
+                     **{c: st.column_config.TextColumn(width="medium") for c in ("source", "reference", "translation")},
                  })
     st.caption("Click a column header to sort, a row to show that pair below.")
     return df
@@ -186,31 +192,32 @@ def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict
     m[1].metric("chrF", f"{row['chrF']:.1f}")
     m[2].metric("log p(reference)", f"{forced.logprob:.2f}")
     m[3].metric("AER (this pair)", f"{row['AER']:.2f}" if finite(row.get("AER")) else "—")
-    sure = possible = None
-    show_argmax = False
-    if data.gold and data.sure is not None and data.possible is not None:
-        c1, c2 = st.columns(2)
-        if c1.toggle("Overlay gold Sure / Possible links", value=True, key="al_gold", bind=BIND):
-            sure, possible = data.sure[k], data.possible[k]
-        show_argmax = c2.toggle("Mark the argmax-α link of each word", value=True, key="al_argmax", bind=BIND)
     stem = f"pair{k}"
-    left, right = st.columns(2)
+    side = len(own.src_tokens) - 1 <= SIDE_BY_SIDE  # short: side by side; long: legible at full width
+    left, right = st.columns(2, gap="large") if side else (st.container(), st.container())
+    width = COLUMN_WIDTH if side else FULL_WIDTH
     with left:
         st.markdown("**The model's own translation**")
-        chart = trace_chart(own, title="α while translating", max_width=COLUMN_WIDTH)
+        chart = trace_chart(own, title="α while translating", max_width=width, legend="bottom")
         if not own.has_alignment:
             st.caption("A fixed-context model: every word reads the same summary c, so there is no α.")
         if chart is not None:
-            W.show_chart(chart, key="al_chart_own", fit=True)
+            W.show_chart(chart, key="al_chart_own", fit=side, size=FONT if side else FONT_MAIN)
         W.downloads([*W.chart_downloads(chart, f"alignment-own-{stem}"),
                      W.Download("JSON", own.to_json(indent=1), f"trace-own-{stem}.json", "application/json")],
                     key="al_dl_own")
     with right:
         st.markdown("**Forced decoding of the reference**")
-        chart = trace_chart(forced, title="α for the human translation", max_width=COLUMN_WIDTH, sure=sure,
-                              possible=possible, show_argmax=show_argmax)
+        sure = possible = None
+        show_argmax = False
+        if data.gold and data.sure is not None and data.possible is not None:  # they change this chart only
+            if st.toggle("Overlay gold Sure / Possible links", value=True, key="al_gold", bind=BIND):
+                sure, possible = data.sure[k], data.possible[k]
+            show_argmax = st.toggle("Mark the argmax-α link of each word", value=True, key="al_argmax", bind=BIND)
+        chart = trace_chart(forced, title="α for the human translation", max_width=width, sure=sure,
+                            possible=possible, show_argmax=show_argmax, legend="bottom")
         if chart is not None:
-            W.show_chart(chart, key="al_chart_forced", fit=True)
+            W.show_chart(chart, key="al_chart_forced", fit=side, size=FONT if side else FONT_MAIN)
         if forced.has_alignment and (sure is not None or show_argmax):
             st.caption("Squares: gold Sure links; circles: Possible links; crosses: argmax α (the model's link).")
         W.downloads([*W.chart_downloads(chart, f"alignment-forced-{stem}"),
@@ -225,18 +232,19 @@ def aer_section(data: Pairs, job: W.Job) -> None:
     if not W.run_button(f"Compute AER over all {n} sentences", "al_aer", f"{job.path}|{data.name}",
                         help="Force-decodes every reference on its given tokens and links each target word to its "
                              "most-attended source word (Luong et al. 2015); AER as in Och & Ney (2003). "
-                             "Results are cached for every visitor."):
+                             "Results are kept for every visitor."):
         return
     assert data.sure is not None and data.possible is not None
     try:
-        traces = W.decode(job, [s for s, _ in data.pairs], [r for _, r in data.pairs], label="Force-decoding the set")
+        facts = forced_facts_of(job, data.pairs, f"Force-decoding all {n} references")
     except InputError as err:
         W.input_error(err)
         return
-    if not all(t.has_alignment for t in traces):
+    links = [f["links"] for f in facts]
+    if any(a is None for a in links):
         st.info("This model reads a fixed summary c: it has no α, so there is no alignment to score.")
         return
-    res = corpus_aer(traces, data.sure, data.possible)
+    res = links_corpus_aer(links, data.sure, data.possible)
     c = st.columns(4)
     c[0].metric("AER", f"{res['aer']:.3f}", help="lower is better")
     c[1].metric("precision", f"{res['precision']:.3f}", help="|A ∩ P| / |A|")
@@ -244,7 +252,7 @@ def aer_section(data: Pairs, job: W.Job) -> None:
     c[3].metric("sentences", res["sentences"])
     W.downloads([W.Download("AER JSON", json.dumps({"set": data.name, **res}, indent=1), "aer.json",
                             "application/json"),
-                 W.Download("Links CSV", links_csv(traces, list(range(n))), "argmax-links.csv", "text/csv")],
+                 W.Download("Links CSV", links_table(links, list(range(n))), "argmax-links.csv", "text/csv")],
                 key="al_dl_aer")
 
 
@@ -272,37 +280,38 @@ def main() -> None:
     lo, hi = f1.slider("Source length (words)", 1, LEN_MAX, (1, LEN_MAX), key="al_len", bind=BIND)
     query = f2.text_input("Search (source or reference)", key="al_q", bind=BIND)
     n_max = f3.select_slider("Decode the first N", N_CHOICES, value=50, key="al_n", bind=BIND,
-                             help="Only the first N matching pairs are decoded (cached for every visitor).")
+                             help="Only the first N matching pairs are decoded (kept for every visitor).")
     matching = filter_pairs(data.pairs, (lo, hi if hi < LEN_MAX else 10**6), query or "")
     idx = matching[: int(n_max) if n_max in N_CHOICES else 50]
     st.caption(f"{len(matching)} of {len(data.pairs)} pairs in {md(data.name)} match; showing the first {len(idx)}.")
     if not idx:
         st.info("No pair matches the filters.")
         return
-
-    sources = [data.pairs[k][0] for k in idx]
-    refs = [data.pairs[k][1] for k in idx]
-    forced_job = W.job_for(ckpt, "forced", pretokenized=data.pretokenized)
     try:
-        own = W.decode(W.job_for(ckpt, "greedy"), sources, label="Translating")
-        forced = W.decode(forced_job, sources, refs, label="Force-decoding the references")
+        own, forced, own_job, forced_job = table_facts(ckpt, data, idx, tgt)
     except InputError as err:
         W.input_error(err)
         return
-    if not own[0].has_alignment:
+    if own[0]["α entropy"] is None:
         st.info("This model (RNNencdec) reads one fixed summary c for every word: it has no α, so its "
                 "pictures show that summary instead of a heatmap, and its entropy and AER are empty.")
-
-    df = table(data, idx, own, forced, tgt)
+    df = table(data, idx, own, forced)
     W.downloads([W.Download("Table CSV", df.to_csv(index=False), "sentences.csv", "text/csv")], key="al_dl_table")
 
     st.subheader("One pair")
-    if "al_pick" in ss and ss["al_pick"] not in idx:
-        ss["al_pick"] = idx[0]
+    if ss.get("_al_pick_for", data.name) != data.name or ("al_pick" in ss and ss["al_pick"] not in idx):
+        ss["al_pick"] = idx[0]  # another split (or filter): a pair number of the old one means nothing here
+    ss["_al_pick_for"] = data.name
     k = st.selectbox("Pair # (or click a row of the table)", idx, key="al_pick", bind=BIND)
     k = int(k if k in idx else idx[0])
-    p = idx.index(k)
-    detail(data, k, own[p], forced[p], df.iloc[p].to_dict())
+    s, r = data.pairs[k]
+    try:
+        own_t = W.decode(own_job, [s])[0]
+        forced_t = W.decode(forced_job, [s], [r])[0]
+    except InputError as err:
+        W.input_error(err)
+        return
+    detail(data, k, own_t, forced_t, df.iloc[idx.index(k)].to_dict())
 
     if data.gold:
         aer_section(data, forced_job)

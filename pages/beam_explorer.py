@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nmt.decoding import InputError
+from nmt.decoding import LENGTH_NORMS, InputError
 from nmt.trace import DecodeTrace
 from ui import shell
 from ui import widgets as W
 from ui.views.beam import (
-    NORM_LABELS,
+    DEFAULT_SENTENCE,
     Divergence,
     beam_all_frame,
     beam_nodes,
@@ -30,12 +30,10 @@ from ui.views.beam import (
     nbest_frame,
     rerank_chart,
     rerank_frame,
+    winners,
 )
-from ui.views.common import md
-from ui.views.stepper_state import LENGTH_NORMS
+from ui.views.common import FONT_MAIN, NORM_LABELS, md
 
-DEFAULT_TEXT = "A black dog is running on the green grass."
-NORMS = ["none", "length", "gnmt"]
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
 BIND = W.BIND
@@ -47,7 +45,8 @@ def controls() -> tuple[int, str, float, int]:
         st.header("Search")
         beam = st.slider("Beam size k", 1, 20, 5, key="bx_beam", bind=BIND,
                          help="How many partial hypotheses survive each step (k = 1 is greedy decoding).")
-        norm = st.radio("Length normalisation", NORMS, index=1, key="bx_norm", bind=BIND, horizontal=True,
+        norm = st.radio("Length normalisation", LENGTH_NORMS, index=LENGTH_NORMS.index("length"), key="bx_norm",
+                        bind=BIND, horizontal=True,
                         help="How finished hypotheses are ranked: raw log p favours short outputs.")
         st.caption(NORM_LABELS.get(str(norm), ""))
         alpha = st.slider("GNMT α", 0.0, 2.0, 0.6, 0.1, key="bx_alpha", bind=BIND, disabled=norm != "gnmt",
@@ -59,17 +58,23 @@ def controls() -> tuple[int, str, float, int]:
     return int(beam), str(norm), float(alpha) if norm == "gnmt" else 0.6, int(min(nbest, beam))
 
 
+def translation(text: str) -> None:
+    """A translation in dark text in a box (legible on a projector, unlike a grey quote)."""
+    with st.container(border=True):
+        st.markdown(md(text) or "(empty)")
+
+
 def summary(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence) -> None:
     """Beam's best next to the greedy output, and where the two part."""
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Beam search (k = {trace.beam_size}), best hypothesis**")
-        st.markdown(f"> {md(trace.translation) or '(empty)'}")
+        translation(trace.translation)
         st.caption(f"log p = {trace.logprob:.3f} · {len(trace.steps)} words with </s> · "
                    f"score {trace.nbest[0].score:.3f}" if trace.nbest else "no finished hypothesis")
     with right:
         st.markdown("**Greedy decoding**")
-        st.markdown(f"> {md(greedy.translation) or '(empty)'}")
+        translation(greedy.translation)
         st.caption(f"log p = {greedy.logprob:.3f} · {len(greedy.steps)} words with </s>")
     if div.step is None:
         st.success("Greedy decoding and the beam's best hypothesis agree on every word.")
@@ -103,7 +108,7 @@ def tree_tab(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence, stem: str
     st.caption("Nodes are partial hypotheses (hover for their words and scores), edges are expansions. "
                "Gold diamonds end the n-best hypotheses (the largest is the best), green squares other "
                "finished ones, grey crosses pruned expansions; the dashed red path is the greedy output.")
-    W.show_chart(chart)
+    W.show_chart(chart, fit=True, size=FONT_MAIN)
     W.downloads([*W.chart_downloads(chart, f"beam-tree-{stem}"),
                  W.Download("Nodes CSV", nodes.to_csv(index=False), f"beam-tree-{stem}.csv", "text/csv"),
                  W.Download("Trace JSON", trace.to_json(indent=1), f"beam-{stem}.json", "application/json")],
@@ -150,7 +155,7 @@ def nbest_tab(trace: DecodeTrace, stem: str) -> None:
     if not trace.has_alignment:
         st.info("This model reads one fixed summary c for every word: there is no α to show.")
     if chart is not None:
-        W.show_chart(chart)
+        W.show_chart(chart, size=FONT_MAIN)
     W.downloads([*W.chart_downloads(chart, f"beam-alpha{rank}-{stem}"),
                  W.Download("α CSV", nbest_cells(trace, rank).to_csv(index=False),
                             f"beam-alpha{rank}-{stem}.csv", "text/csv"),
@@ -168,12 +173,11 @@ def norm_tab(trace: DecodeTrace, alpha: float, stem: str) -> None:
                 "finished hypotheses are the same; the normalisation decides which of them wins. Raw log p "
                 "adds a negative number per word and so prefers short outputs; dividing by the length "
                 f"(Jean et al. 2015) or GNMT's penalty (α = {alpha:.1f}) removes that bias.")
-    winners = {n: df.loc[df[f"rank {n}"] == 1, "hypothesis"].iloc[0] for n in LENGTH_NORMS}
-    for n, hyp in winners.items():
+    for n, hyp in winners(df).items():
         st.markdown(f"- **{md(NORM_LABELS[n])}** picks “{md(hyp)}”")
     chart = rerank_chart(df)
     if chart is not None:
-        W.show_chart(chart)
+        W.show_chart(chart, size=FONT_MAIN)
     st.dataframe(df, hide_index=True, key="bx_rerank_table",
                  column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in df.columns if c.startswith("score") or c == "log p"})
@@ -193,7 +197,7 @@ def main() -> None:
     if ckpt is None or W.load_lm(ckpt) is None:
         return
     beam, norm, alpha, nbest = controls()
-    text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="bx_text", bind=BIND, max_chars=2000,
+    text = st.text_area("Source sentence (English)", DEFAULT_SENTENCE, key="bx_text", bind=BIND, max_chars=2000,
                         height=80)
     if not (text or "").strip():
         st.info("Type a sentence to translate.")

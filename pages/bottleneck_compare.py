@@ -34,14 +34,15 @@ from ui.views.bottleneck import (
     sweep_frame,
     sweep_sample,
 )
-from ui.views.common import finite, md
+from ui.views.common import FONT_MAIN, finite, md
 from ui.views.heatmaps import trace_chart
 
 BIND = W.BIND
 FROM = ("typed", "corpus by length")
 MAX_LEN = 80
 MAX_VARIANTS = 200  # sentences of one length offered by the variant picker
-COLUMN_WIDTH = 260  # heatmap width in a third of the page (pixels)
+HEATMAP_WIDTH = 660  # α heatmap cells at the page's width (pixels; labels take the rest of it)
+FIXED_WIDTH = 400  # a fixed-context picture, half the page
 PREFERRED = ("multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4", "multi30k/val")
 LONG = next((p.text for p in PRESETS if p.freeze), "A man in a blue shirt is riding a bike down the street.")
 ss = st.session_state
@@ -53,21 +54,20 @@ class Column:
 
     name: str
     ckpt: models.CheckpointInfo
-    context: str | None
+    context: str  # the effective mode, as ui.models.resolve decided it
     note: str
 
 
+COLUMN_NAMES = {"rnnsearch": ("RNNsearch", "a fresh context c_i = Σ_j α_ij h_j for every word"),
+                "rnnencdec": ("RNNencdec", "one fixed summary c, trained that way"),
+                "ablation": ("RNNsearch, c_i frozen", "RNNsearch weights reading a fixed c (an untrained ablation)")}
+
+
 def columns_for(group: models.ModelGroup, ablation: bool) -> list[Column]:
-    """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them."""
-    cols = []
-    if group.search is not None:
-        cols.append(Column("RNNsearch", group.search, None, "a fresh context c_i = Σ_j α_ij h_j for every word"))
-    if group.encdec is not None:
-        cols.append(Column("RNNencdec", group.encdec, None, "one fixed summary c, trained that way"))
-    if ablation and group.search is not None:
-        cols.append(Column("RNNsearch, c_i frozen", group.search, "fixed",
-                           "RNNsearch weights reading a fixed c (an untrained ablation)"))
-    return cols
+    """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them,
+    each resolved once by :func:`ui.models.columns` (the stepper's toggle uses the same resolver)."""
+    return [Column(*COLUMN_NAMES[c.kind][:1], c.ckpt, c.context, COLUMN_NAMES[c.kind][1])
+            for c in models.columns(group, ablation)]
 
 
 def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, list[str], list[str]] | None:
@@ -114,27 +114,50 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
     return sources[k], refs[k], sources, refs
 
 
-def model_column(col: Column, own: DecodeTrace, forced: DecodeTrace | None, ref: str, row: dict) -> None:
-    """One model's translation, numbers and heatmap (or fixed-summary picture), with downloads."""
+def model_column(col: Column, own: DecodeTrace, forced: DecodeTrace | None, row: dict) -> None:
+    """One model's translation and numbers (its picture is drawn below, in :func:`pictures`)."""
     st.markdown(f"#### {col.name}")
     st.caption(f"{md(col.ckpt.name)}: {md(col.note)}")
-    st.markdown(f"> {md(own.translation) or '(empty)'}")
+    with st.container(border=True):
+        st.markdown(md(own.translation) or "(empty)")
     m1, m2 = st.columns(2)
     m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—",
               help="Forced decoding of the reference: how likely this model finds the human translation.")
     m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if finite(row.get("BLEU")) else "—")
-    chart = trace_chart(own, title=f"{col.name}: α" if own.has_alignment else f"{col.name}: fixed c",
-                          max_width=COLUMN_WIDTH)
-    if chart is not None:
-        W.show_chart(chart, key=f"bn_chart_{W.safe_stem(col.name)}", fit=True)
-    if not own.has_alignment:
-        st.caption("No α exists here: every target word reads the same summary c of the whole sentence "
-                   f"(‖c‖ = {own.steps[0].context_norm:.2f} at every step)." if own.steps else "")
+    if not own.has_alignment and own.steps:
+        st.caption(f"No α exists here: all {len(own.steps)} target words read the same summary c of the whole "
+                   f"sentence (‖c‖ = {own.steps[0].context_norm:.2f}).")
+
+
+def pictures(results: list[tuple[Column, DecodeTrace, DecodeTrace | None]]) -> None:
+    """The α heatmap of each attention model at full width, then the fixed-context pictures side by side."""
+    st.subheader("Where each target word looks")
+    attn = [r for r in results if r[1].has_alignment]
+    fixed = [r for r in results if not r[1].has_alignment]
+    for c, own, forced in attn:
+        chart = trace_chart(own, title=f"{c.name}: α_ij, a fresh context c_i for every target word",
+                            max_width=HEATMAP_WIDTH)
+        if chart is not None:
+            W.show_chart(chart, key=f"bn_chart_{W.safe_stem(c.name)}", size=FONT_MAIN)
+        _downloads(c, own, forced, chart)
+    for box, (c, own, forced) in zip(st.columns(len(fixed)) if fixed else [], fixed):
+        with box:
+            chart = trace_chart(own, title=f"{c.name}: one fixed c", max_width=FIXED_WIDTH)
+            if chart is not None:
+                W.show_chart(chart, key=f"bn_chart_{W.safe_stem(c.name)}", fit=True)
+            _downloads(c, own, forced, chart)
+
+
+def _downloads(col: Column, own: DecodeTrace, forced: DecodeTrace | None, chart: object) -> None:
+    """PNG and SVG of a model's picture, and its traces as JSON."""
     stem = W.safe_stem(col.name)
+
+    def traces() -> str:  # made when clicked, not on every rerun
+        return json.dumps({"translation": own.to_dict(), "reference": forced.to_dict() if forced is not None else None},
+                          ensure_ascii=False, indent=1)
+
     W.downloads([*W.chart_downloads(chart, f"bottleneck-{stem}"),
-                 W.Download("JSON", json.dumps({"translation": own.to_dict(),
-                                                "reference": forced.to_dict() if forced is not None else None},
-                                               ensure_ascii=False, indent=1),
+                 W.Download("JSON", traces,
                             f"bottleneck-{stem}.json", "application/json")], key=f"bn_dl_{stem}")
 
 
@@ -223,7 +246,8 @@ def main() -> None:
         st.info("The sentence was longer than the models read; it was cut.")
     for col, (c, own, forced), row in zip(st.columns(len(results)), results, rows):
         with col:
-            model_column(c, own, forced, ref, row)
+            model_column(c, own, forced, row)
+    pictures(results)
     st.subheader("Summary")
     df = pd.DataFrame(rows)
     st.dataframe(df, hide_index=True, key="bn_summary", column_config={

@@ -2,9 +2,12 @@
 
 Reads the committed results files (``checkpoints/*.results.json``): BLEU per source-length bucket
 of each model with bucket sizes and confidence intervals, the Table 1 reproduction beside the
-paper's numbers, and validation-BLEU training curves. "Recompute" re-scores a chosen checkpoint on
-a held-out split of the configured data folders (a button press, with a progress bar; results are
-shared by every session of the server).
+paper's numbers where the results have it, and validation-BLEU training curves. "Recompute"
+re-scores a chosen checkpoint on a held-out split of the configured data folders (a button press,
+with a progress bar; results are shared by every session of the server) and adds its curve to the
+top chart and its row to Table 1.
+
+Every control is bound to a URL query parameter (``lq_*``); the button is not.
 """
 
 from __future__ import annotations
@@ -20,10 +23,21 @@ from nmt.experiment import score_test_set
 from ui import models, shell
 from ui import widgets as W
 from ui.views.common import md
-from ui.views.length import curve_figure, curve_rows, length_figure, length_rows, load_results, table1_frame
+from ui.views.length import (
+    curve_figure,
+    curve_rows,
+    length_figure,
+    length_rows,
+    load_results,
+    results_test_name,
+    table1_frame,
+    table1_note,
+)
 
-qp = st.query_params
+BIND = W.BIND
 LIMITS = (0, 500, 1000, 3003)  # sentences scored by Recompute (0 = the whole split)
+PREFERRED = ("multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4")
+ss = st.session_state
 
 
 @st.cache_resource(show_spinner=False)
@@ -51,70 +65,66 @@ def test_sets(lm_langs: tuple[str, str]) -> list[Split]:
     return [s for s in W.corpus_splits(*lm_langs) if not s.gold and not s.name.startswith("train")]
 
 
-def main() -> None:
-    st.title("Length vs quality")
-    st.caption("The paper's central claim: as source sentences get longer, the fixed-vector RNNencdec's "
-               "BLEU collapses while RNNsearch, which reads a fresh context c_i for every word, holds up.")
-    files = sorted(models.checkpoint_dir().glob("*.results.json"))
-    all_results = load_results(files)
-    if not all_results:
-        st.info("No results files yet: ship a model with `python -m nmt.export` or run `python -m nmt.experiment` "
-                "(see README), then reload.")
-    names = list(all_results)
-    recomputed: dict[str, Any] = st.session_state.setdefault("recomputed", {})
+def results_section(name: str, results: dict[str, Any], recomputed: dict[str, Any]) -> None:
+    """BLEU by length (with this session's recomputed curves), Table 1 and the training curves."""
+    if "error" in results:
+        st.error(f"Could not read {md(results['error'])}")
+        return
+    rows = pd.concat([length_rows(results), *(r["rows"] for r in recomputed.values())], ignore_index=True)
+    if rows.empty:
+        st.warning("This results file has no per-length scores.")
+    else:
+        tests = sorted(rows["test"].unique())
+        test = st.selectbox("Test set", tests, key="lq_test", bind=BIND)
+        test = test if test in tests else tests[0]
+        decs = sorted(rows[rows["test"] == test]["decoding"].unique())
+        dec = st.radio("Decoding", decs, index=len(decs) - 1, horizontal=True, key="lq_dec", bind=BIND)
+        dec = dec if dec in decs else decs[-1]
+        view = rows[(rows["test"] == test) & (rows["decoding"] == dec)]
+        fig = length_figure(view, f"BLEU by source length · {test} · {dec}")
+        st.plotly_chart(fig, width="stretch", key="lq_length_fig", theme=None)  # keep its 14-px text
+        if view["model"].str.endswith("(recomputed)").any():
+            st.caption("Lines marked “recomputed” were scored on this server with Recompute below.")
+        c1, c2 = st.columns(2)
+        stem = f"length-{test.replace('/', '_')}"
+        c1.download_button("Download data (CSV)", view.to_csv(index=False), f"{stem}.csv", "text/csv",
+                           key="dl_lq_csv", on_click="ignore")
+        c2.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn"), f"{stem}.html",
+                           "text/html", key="dl_lq_html", on_click="ignore")
+        with st.expander("Bucket table"):
+            st.dataframe(view, hide_index=True, width="stretch")
+        table1(name, results, test, [r for r in recomputed.values() if r["test"] == test])
+    curves = curve_rows(results)
+    if not curves.empty:
+        st.subheader("Training curves")
+        st.plotly_chart(curve_figure(curves), width="stretch", key="lq_curve_fig", theme=None)
 
-    if names:
-        chosen = qp.get("results", names[0])
-        chosen = chosen if chosen in names else names[0]
-        name = st.selectbox("Results file", names, index=names.index(chosen), key="lq_results")
-        qp["results"] = name
-        results = all_results[name]
-        if "error" in results:
-            st.error(f"Could not read {md(results['error'])}")
-            return
-        rows = length_rows(results)
-        if rows.empty:
-            st.warning("This results file has no per-length scores.")
-        else:
-            tests = sorted(rows["test"].unique())
-            t_sel = qp.get("test", tests[0])
-            test = st.selectbox("Test set", tests, index=tests.index(t_sel) if t_sel in tests else 0, key="lq_test")
-            decs = sorted(rows[rows["test"] == test]["decoding"].unique())
-            d_sel = qp.get("decoding", decs[-1])
-            dec = st.radio("Decoding", decs, index=decs.index(d_sel) if d_sel in decs else len(decs) - 1,
-                           horizontal=True, key="lq_dec")
-            qp["test"], qp["decoding"] = test, dec
-            view = rows[(rows["test"] == test) & (rows["decoding"] == dec)]
-            extra = [r["rows"] for r in recomputed.values() if r["test"] == test and not r["rows"].empty]
-            if extra:
-                view = pd.concat([view, *extra], ignore_index=True)
-            fig = length_figure(view, f"BLEU by source length · {test} · {dec}")
-            st.plotly_chart(fig, use_container_width=True, key="lq_length_fig")
-            c1, c2 = st.columns(2)
-            c1.download_button("Download data (CSV)", view.to_csv(index=False), f"length-{test.replace('/', '_')}.csv",
-                               "text/csv", key="dl_lq_csv")
-            c2.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn"),
-                               f"length-{test.replace('/', '_')}.html", "text/html", key="dl_lq_html")
-            with st.expander("Bucket table"):
-                st.dataframe(view, hide_index=True, use_container_width=True)
-            table = table1_frame(results, test)
-            if not table.empty:
-                st.subheader("Table 1 reproduction")
-                st.caption("BLEU on all sentences and on sentences with no word outside the shortlists "
-                           "(source or reference). Paper numbers: Bahdanau et al. 2015, Table 1 (newstest2014).")
-                st.dataframe(table, hide_index=True, use_container_width=True)
-        curves = curve_rows(results)
-        if not curves.empty:
-            st.subheader("Training curves")
-            st.plotly_chart(curve_figure(curves), use_container_width=True, key="lq_curve_fig")
 
+def table1(name: str, results: dict[str, Any], test: str, extra: list[dict[str, Any]]) -> None:
+    """Table 1 on ``test`` from the results file and from this session's recomputed scores, with its source."""
+    st.subheader("Table 1 reproduction")
+    own = table1_frame(results, test, origin=name)
+    if name:
+        st.caption(md(table1_note(own, name)))
+    table = pd.concat([own, *(r["table1"] for r in extra)], ignore_index=True) if extra else own
+    if table.empty:
+        return
+    num = st.column_config.NumberColumn
+    st.dataframe(table, hide_index=True, width="stretch", column_config={
+        **{c: num(format="%.2f") for c in table.columns if "BLEU" in c or "CI" in c or "paper" in c},
+        "BLEU (no UNK)": num(format="%.2f", help="empty: not in this results file, or no sentence without UNK")})
+
+
+def recompute_section(names: list[str], all_results: dict[str, Any], recomputed: dict[str, Any]) -> None:
+    """Score a checkpoint on a held-out split (a button press; shared by every session)."""
     st.subheader("Recompute")
-    ckpts = [c for g in models.scan(models.checkpoint_dir()) for c in g.members]
+    ckpts = {c.name: c for g in models.scan(models.checkpoint_dir()) for c in g.members}
     if not ckpts:
         st.info("No checkpoints found to score.")
         return
-    c1, c2, c3, c4 = st.columns([3, 3, 1, 1])
-    ck = c1.selectbox("Checkpoint", ckpts, format_func=lambda c: c.name, key="lq_ckpt")
+    c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
+    ck_name = c1.selectbox("Checkpoint", list(ckpts), key="lq_ckpt", bind=BIND)
+    ck = ckpts.get(ck_name or "", next(iter(ckpts.values())))
     lm = W.load_lm(ck)
     if lm is None:
         return
@@ -122,33 +132,56 @@ def main() -> None:
     if not sets:
         st.info("No held-out test sets were found. " + W.roots_note())
         return
-    label = c2.selectbox("Test set", [s.label for s in sets], key="lq_rtest")
-    split = by_label(sets, label) or sets[0]
+    labels = [s.label for s in sets]
+    label = c2.selectbox("Test set", labels, index=next((labels.index(p) for p in PREFERRED if p in labels), 0),
+                         key="lq_rtest", bind=BIND)
+    split = by_label(sets, label or "") or sets[0]
     limit = c3.selectbox("Sentences", LIMITS, index=1, format_func=lambda n: "all" if n == 0 else f"first {n}",
-                         key="lq_limit")
-    beam = c4.selectbox("Beam", (1, 5, 12), key="lq_beam")
-    if st.button("Recompute", type="primary", key="lq_go"):
-        bar = st.progress(0.0, text="Loading…")
-        try:
-            res = recompute(ck, split, int(limit), int(beam), bar)
-        except (OSError, ValueError) as e:
-            bar.empty()
-            st.error(f"Could not score {md(ck.name)} on {md(split.label)}: {md(str(e))}")
-            return
-        bar.progress(1.0, text="Done")
-        tests = set(length_rows(all_results[name])["test"]) if names else set()
-        test = split.name if split.name in tests else split.label  # the name the results files use
-        label = f"{ck.path.stem} (recomputed)"
-        rows = length_rows({"models": {label: {"tests": {test: res}}}})
-        recomputed[f"{ck.path}|{split.label}|{limit}|{beam}"] = {"test": test, "rows": rows}
-        no_unk = res["no_unk"]
-        no_unk_text = (f"no UNK {no_unk['score']:.2f} over {res['no_unk_sentences']} sentences" if no_unk
-                       else "no sentence is free of unknown words")
-        st.success(f"{md(ck.name)} on {md(split.label)}: BLEU {res['all']['score']:.2f} ± "
-                   f"{res['all'].get('ci95', 0):.2f} ({no_unk_text}). "
-                   "Pick this test set above to see its curve beside the others.")
-        st.plotly_chart(length_figure(rows, f"{ck.name} · {split.label}"), use_container_width=True,
-                        key="lq_recomputed")
+                         key="lq_limit", bind=BIND)
+    beam = c4.selectbox("Beam", (1, 5, 12), key="lq_beam", bind=BIND)
+    if not st.button("Recompute", type="primary", key="lq_go", icon=":material/play_arrow:"):
+        return
+    bar = st.progress(0.0, text="Loading…")
+    try:
+        res = recompute(ck, split, int(limit or 0), int(beam or 1), bar)
+    except (OSError, ValueError) as e:
+        bar.empty()
+        st.error(f"Could not score {md(ck.name)} on {md(split.label)}: {md(str(e))}")
+        return
+    bar.empty()
+    tests = {t for n in names for t in length_rows(all_results[n])["test"]}
+    test = results_test_name(split.label, split.name, tests)
+    model = f"{ck.path.stem} (recomputed)"
+    one = {"models": {model: {"tests": {test: res}}}}
+    rows = length_rows(one)
+    recomputed[f"{ck.name}|{split.label}|{limit}|{beam}"] = {
+        "test": test, "rows": rows, "table1": table1_frame(one, test, origin="recomputed on this server")}
+    ss["lq_test"], ss["lq_dec"] = test, rows["decoding"].iloc[0] if len(rows) else None  # show it at the top
+    no_unk = res["no_unk"]
+    no_unk_text = (f"no UNK {no_unk['score']:.2f} over {res['no_unk_sentences']} sentences" if no_unk
+                   else "no sentence is free of unknown words, so there is no no-UNK score")
+    st.success(f"{md(ck.name)} on {md(split.label)}: BLEU {res['all']['score']:.2f} ± "
+               f"{res['all'].get('ci95', 0):.2f} ({no_unk_text}). Its curve and its Table 1 row are above, "
+               f"under the test set {md(test)}.")
+
+
+def main() -> None:
+    st.title("Length vs quality")
+    st.caption("The paper's central claim: as source sentences get longer, the fixed-vector RNNencdec's "
+               "BLEU collapses while RNNsearch, which reads a fresh context c_i for every word, holds up.")
+    all_results = load_results(sorted(models.checkpoint_dir().glob("*.results.json")))
+    names = list(all_results)
+    recomputed: dict[str, Any] = ss.setdefault("recomputed", {})
+    top = st.container()  # drawn after Recompute, so a curve recomputed now shows at once
+    recompute_section(names, all_results, recomputed)
+    with top:
+        if not names:
+            st.info("No results files yet: ship a model with `python -m nmt.export` or run `python -m nmt.experiment` "
+                    "(see README), then reload.")
+        name = st.selectbox("Results file", names, key="lq_results", bind=BIND) if names else None
+        name = name if name in names else (names[0] if names else "")
+        if names or recomputed:
+            results_section(name, all_results.get(name, {}), recomputed)
 
 
 with shell.page("Length vs quality"):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import altair as alt
 import pytest
 
-from nmt.decoding import beam_search, forced, greedy, length_penalty
+from nmt.decoding import LENGTH_NORMS, beam_search, forced, greedy, length_penalty
+from nmt.tokenize import Tokenizer
 from nmt.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
 from ui.views.alignment import (
     BROWSER_COLUMNS,
@@ -15,11 +17,19 @@ from ui.views.alignment import (
     browser_row,
     corpus_aer,
     filter_pairs,
+    forced_facts,
+    links_aer,
+    links_corpus_aer,
     links_csv,
+    links_table,
+    own_facts,
+    scoring_text,
     selected_row,
     sentence_aer,
+    table_row,
 )
 from ui.views.beam import (
+    DEFAULT_SENTENCE,
     beam_all_frame,
     beam_edges,
     beam_nodes,
@@ -31,11 +41,14 @@ from ui.views.beam import (
     nbest_frame,
     rerank_chart,
     rerank_frame,
+    winners,
 )
 from ui.views.bottleneck import comparison_row, logp_chart, pick_by_length, sweep_chart, sweep_frame, sweep_sample
-from ui.views.common import chart_png, chart_svg
+from ui.views.common import NORM_LABELS, NORM_SHORT, chart_png, chart_svg, model_caption, readable
 from ui.views.heatmaps import alpha_stats, links_frame, trace_alpha_chart, trace_chart
 from ui.views.uploads import MAX_PAIRS, PairsError, parse_tsv_pairs, parse_two_files
+
+SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
 
 # ----------------------------------------------------------------------------------------------
 # Hand-made traces
@@ -162,15 +175,44 @@ def test_alpha_chart_with_gold_links_has_a_marker_layer() -> None:
     assert "<svg" in chart_svg(chart)
 
 
-def test_fixed_context_is_never_drawn_as_a_heatmap() -> None:
-    t = _trace([None, None], ["x", "</s>"], context="fixed")
+def test_fixed_context_is_never_drawn_as_a_heatmap_and_says_it_once() -> None:
+    t = _trace([None] * 30, [f"w{i}" for i in range(29)] + ["</s>"], context="fixed")
     assert trace_alpha_chart(t) is None
-    chart = trace_chart(t)
-    spec = chart.to_dict()
+    spec = trace_chart(t).to_dict()
     data = next(iter(spec["datasets"].values()))
-    assert "alpha" not in data[0] and data[0]["note"] == "reads the same summary c"
-    assert all(layer["mark"]["type"] in ("bar", "text") for layer in spec["layer"])
+    assert len(data) == 1 and "alpha" not in data[0]  # one band for all 30 words, not 30 bars
+    assert data[0]["note"] == "every word reads the same summary c (‖c‖ = 2.00)"
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rect", "text"]
+    assert spec["layer"][1]["encoding"]["text"]["value"].count("same summary c") == 1
+    assert spec["height"] == 20 * 30  # one 20-px row per target word (14 px beyond 40 words)
     assert alpha_stats(t) == {"entropy": None, "max_alpha": None}
+
+
+def test_heatmap_legends_below_for_a_narrow_column() -> None:
+    t = _trace([[0.9, 0.1], [0.2, 0.8]], ["x", "</s>"])
+    right = trace_chart(t, sure={(0, 0)}).to_dict()
+    below = trace_chart(t, sure={(0, 0)}, legend="bottom").to_dict()
+    legends = [lay["encoding"][ch]["legend"] for lay in below["layer"] for ch in ("color", "shape")
+               if ch in lay["encoding"]]
+    assert len(legends) == 3 and all(g["orient"] == "bottom" and g["direction"] == "horizontal" for g in legends)
+    assert "orient" not in right["layer"][0]["encoding"]["color"]["legend"]
+    many = trace_chart(_trace([[1.0] + [0.0] * 60] * 2, ["x", "</s>"])).to_dict()  # 61 columns: 14-px cells
+    assert many["encoding"]["x"]["axis"]["labelAngle"] == -90  # upright words where slanted ones would collide
+    assert right["layer"][0]["encoding"]["x"]["axis"]["labelAngle"] == -50
+
+
+def test_readable_charts_and_one_list_of_length_normalisations() -> None:
+    cfg = readable(alt.Chart().mark_point(), 14).to_dict()["config"]
+    assert cfg["axis"]["labelFontSize"] == cfg["axis"]["titleFontSize"] == cfg["legend"]["labelFontSize"] == 14
+    assert cfg["title"]["fontSize"] == 16 and cfg["axis"]["labelColor"] == "#31333F"
+    assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS == ("none", "length", "gnmt")
+    import ui.views.beam as vb
+
+    assert not hasattr(vb, "NORM_LABELS") and not hasattr(vb, "NORMS")
+    rows = [{"model": "RNNsearch", "file": "a-rnnsearch.pt", "data": "multi30k (29000 pairs)", "scores": "x 1"},
+            {"model": "RNNencdec", "file": "a-rnnencdec.pt", "data": ""}]
+    assert model_caption(rows) == ("RNNsearch: a-rnnsearch.pt · RNNencdec: a-rnnencdec.pt · "
+                                   "trained on multi30k (29000 pairs)")
 
 
 def test_alpha_stats_average_entropy_and_peak_over_words() -> None:
@@ -232,6 +274,20 @@ def test_beam_tree_chart_renders_with_hover_details() -> None:
     assert beam_tree_chart(nodes.iloc[:1]) is None
 
 
+def test_beam_tree_chart_fits_its_width_with_legends_below() -> None:
+    nodes = beam_nodes(_beam_trace())  # steps -1..2: 4 columns
+    wide, narrow = beam_tree_chart(nodes).to_dict(), beam_tree_chart(nodes, max_width=200).to_dict()
+    assert wide["width"] == 420 and narrow["width"] == 200
+    texts = [lay for lay in wide["layer"] if lay["mark"]["type"] == "text"]
+    assert len(texts) == 1 and texts[0]["mark"]["fontSize"] == 14  # the tab's main content
+    assert len(wide["datasets"][texts[0]["data"]["name"]]) == 10  # 105 px a step: every node's word
+    text = next(lay for lay in narrow["layer"] if lay["mark"]["type"] == "text")
+    assert sorted(r["id"] for r in narrow["datasets"][text["data"]["name"]]) == [0, 1, 5, 8, 9]  # best path, n-best
+    legends = [lay["encoding"][c]["legend"] for lay in wide["layer"] for c in ("color", "shape", "stroke")
+               if c in lay["encoding"] and lay["encoding"][c].get("legend")]
+    assert legends and all(g["orient"] == "bottom" for g in legends)
+
+
 def test_beam_step_frames() -> None:
     t = _beam_trace()
     df = beam_step_frame(t, 1)
@@ -253,7 +309,26 @@ def test_rerank_frame_shows_length_normalisation_changing_the_winner() -> None:
     df = rerank_frame(t).set_index("hypothesis")
     assert df.loc["", "rank none"] == 1  # the empty output wins without normalisation...
     assert df.loc["A x", "rank length"] == 1  # ...but not once scores are divided by length
-    assert rerank_chart(rerank_frame(t)) is not None
+    assert winners(rerank_frame(t)) == {"none": "", "length": "A x", "gnmt": "A x"}  # gnmt: -0.9/1.28 vs -0.8/1
+    spec = rerank_chart(rerank_frame(t)).to_dict()
+    words = spec["layer"][1]
+    assert words["mark"]["type"] == "text" and words["encoding"]["text"]["field"] == "hypothesis"
+    assert words["transform"] == [{"filter": "(datum.normalisation === 'GNMT')"}]
+    assert winners(rerank_frame(DecodeTrace("", [], [], "beam", "attention"))) == {}
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped checkpoint is absent")
+def test_default_sentence_has_three_winners_on_the_shipped_model() -> None:
+    """The explorer opens on a sentence where the three normalisations choose three translations."""
+    from nmt import checkpoint
+
+    lm = checkpoint.load(SHIPPED)
+    best = {n: beam_search(lm, [DEFAULT_SENTENCE], beam=5, n_best=5, length_norm=n)[0].translation
+            for n in LENGTH_NORMS}
+    assert len(set(best.values())) == 3, best
+    assert len(best["none"]) < len(best["gnmt"]) < len(best["length"])  # raw log p prefers the shortest
+    trace = beam_search(lm, [DEFAULT_SENTENCE], beam=5, n_best=5, length_norm="length")[0]
+    assert len(set(winners(rerank_frame(trace)).values())) == 3  # what the page's last tab shows
 
 
 def test_divergence_finds_the_first_differing_step_and_pruned_greedy_path() -> None:
@@ -339,6 +414,59 @@ def test_browser_rows_aer_and_links(tiny_lm) -> None:
     with pytest.raises(ValueError, match="no α"):
         corpus_aer([fixed], [sure], [sure])
     assert sentence_aer(fixed, sure, sure) is None
+
+
+def test_table_rows_from_cached_facts() -> None:
+    """Hand-made α: "x" looks at s0 (0.7), "y" at s1 (0.6); </s> is no word. Gold S = {(0, 0)},
+    P = S ∪ {(1, 0)}: |A| = 2, |S| = 1, |A∩S| = |A∩P| = 1, so AER = 1 − 2/3."""
+    f = _trace([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.2, 0.6]], ["x", "y", "</s>"])
+    facts = forced_facts(f)
+    assert facts == {"ref log p": pytest.approx(-1.5), "links": frozenset({(0, 0), (1, 1)})}
+    assert forced_facts(_trace([None, None], ["x", "</s>"], context="fixed"))["links"] is None
+    assert links_aer(facts["links"], {(0, 0)}, {(1, 0)}) == pytest.approx(1 / 3)
+    assert links_aer(facts["links"], set(), set()) is None and links_aer(None, {(0, 0)}, set()) is None
+    own = own_facts(f, "Un chien .")
+
+    def h(*p: float) -> float:
+        return -sum(x * math.log(x) for x in p)
+
+    assert own["translation"] == "" and own["src words"] == 2 and own["BLEU"] == 0.0
+    assert own["α entropy"] == pytest.approx((h(0.7, 0.2, 0.1) + h(0.1, 0.6, 0.3)) / 2)  # </s> left out
+    assert own["max α"] == pytest.approx((0.7 + 0.6) / 2)
+    assert scoring_text("Un chien.", "Un chien .", True, Tokenizer("fr")) == ("un chien .", "un chien .")
+    assert scoring_text("Un chien.", "Un chien .", False) == ("Un chien.", "Un chien .")
+    row = table_row(7, "a dog", "un chien .", own, facts, ({(0, 0)}, {(1, 0)}))
+    assert row["#"] == 7 and row["ref words"] == 3 and row["AER"] == pytest.approx(1 / 3)
+    df = browser_frame([row])
+    assert list(df.columns[:5]) == ["#", "BLEU", "chrF", "AER", "α entropy"]  # scores first, texts last
+    assert list(df.columns[-3:]) == ["source", "reference", "translation"]
+    res = links_corpus_aer([facts["links"], frozenset({(0, 0)})], [{(0, 0)}, {(0, 0)}], [{(1, 0)}, set()])
+    assert res["aer"] == pytest.approx(1 - 4 / 5) and res["sentences"] == 2  # |A| = 3, |S| = 2, hits 2 + 2
+    with pytest.raises(ValueError, match="no α"):
+        links_corpus_aer([None], [set()], [set()])
+    assert links_table([facts["links"], None], [4, 9]).splitlines() == ["#,links", "4,0-0 1-1", "9,"]
+
+
+def test_shared_store_keeps_the_recent_and_computes_only_what_is_missing() -> None:
+    from ui.widgets import SharedStore, cached_items
+
+    store = SharedStore(max_items=3)
+    for k in "abc":
+        store.put(k, k.upper())
+    assert store.get("a") == "A"  # a is now the most recent: b goes first
+    store.put("d", "D")
+    assert store.get("b") is None and [store.get(k) for k in "acd"] == ["A", "C", "D"] and len(store) == 3
+    calls: list[list[int]] = []
+
+    def compute(part: list[int]) -> list[str]:
+        calls.append(part)
+        return [keys[p] * 2 for p in part]
+
+    keys = ["a", "x", "c", "y", "z"]
+    assert cached_items(store, keys, compute, "test", chunk=2) == ["A", "xx", "C", "yy", "zz"]
+    assert calls == [[1, 3], [4]]  # only the missing keys, two at a time
+    calls.clear()
+    assert cached_items(store, ["z", "y"], compute, "test") == ["zz", "yy"] and calls == []
 
 
 def test_comparison_row_and_logp_chart() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,15 @@ from streamlit.testing.v1 import AppTest
 from nmt import checkpoint, experiment
 from nmt.decoding import translate
 from tests.conftest import FIXTURES, ROOT
-from ui.views.length import curve_figure, curve_rows, length_figure, length_rows, table1_frame
+from ui.views.length import (
+    curve_figure,
+    curve_rows,
+    length_figure,
+    length_rows,
+    results_test_name,
+    table1_frame,
+    table1_note,
+)
 
 EXPORT_SHAPE = {"models": {"rnnsearch": {
     "scores": {"test_2016_flickr": {"greedy": {"by_length": [
@@ -66,9 +75,37 @@ def test_length_figure_has_a_line_per_model_with_hover_sizes() -> None:
 def test_table1_puts_paper_numbers_beside_ours() -> None:
     res = {"models": {"RNNsearch-50": {"tests": {"wmt/newstest2014-fren": {
         "all": {"score": 20.0, "ci95": 1.0}, "no_unk": {"score": 25.0}, "no_unk_sentences": 10}}}}}
-    t = table1_frame(res, "wmt/newstest2014-fren")
-    assert t.loc[0, "paper (all)"] == 26.75 and t.loc[0, "BLEU (all)"] == 20.0
+    t = table1_frame(res, "wmt/newstest2014-fren", origin="x.results.json")
+    assert t.loc[0, "paper (all)"] == 26.75 and t.loc[0, "BLEU (all)"] == 20.0 and t.loc[0, "BLEU (no UNK)"] == 25.0
+    assert t.loc[0, "decoding"] == "greedy" and t.loc[0, "from"] == "x.results.json"
     assert "paper (all)" not in table1_frame(res | {}, "other").columns
+
+
+def test_table1_of_export_results_has_all_bleu_and_says_no_unk_is_absent() -> None:
+    """nmt.export results score all sentences only: Table 1 shows that column and says the other is missing."""
+    res = {"models": {"rnnsearch": {"scores": {"test_2016_flickr": {
+        "greedy": {"bleu": {"score": 54.3, "ci95": 1.2}}, "beam5": {"bleu": {"score": 55.5}}}}}}}
+    t = table1_frame(res, "test_2016_flickr", origin="m30k.results.json")
+    assert t[["decoding", "BLEU (all)"]].values.tolist() == [["greedy", 54.3], ["beam5", 55.5]]
+    assert t["BLEU (no UNK)"].isna().all() and t.loc[0, "± CI (all)"] == 1.2
+    note = table1_note(t, "m30k.results.json")
+    assert "nmt.export" in note and "no-UNK column is empty" in note and "nmt.experiment" in note
+    assert "no Table 1" in table1_note(table1_frame(res, "val", "m30k.results.json"), "m30k.results.json")
+    none_free = {"models": {"m": {"tests": {"t": {"all": {"score": 3.0}, "no_unk": None, "no_unk_sentences": 0}}}}}
+    t = table1_frame(none_free, "t")
+    assert t.loc[0, "BLEU (no UNK)"] is None and "every sentence has an unknown word" in table1_note(t, "f")
+
+
+def test_results_test_name_follows_the_file() -> None:
+    assert results_test_name("multi30k/test_2016_flickr", "test_2016_flickr", {"test_2016_flickr"}) == \
+        "test_2016_flickr"  # nmt.export names
+    assert results_test_name("tiny/test", "test", {"tiny/test", "test"}) == "tiny/test"  # nmt.experiment names
+    assert results_test_name("europarl/test2000q4", "test2000q4", set()) == "europarl/test2000q4"
+
+
+def test_figures_have_projector_sized_text() -> None:
+    for fig in (length_figure(length_rows(EXPORT_SHAPE)), curve_figure(curve_rows(EXPORT_SHAPE))):
+        assert fig.layout.font.size == 14 and fig.layout.title.font.size == 18
 
 
 def test_training_curves() -> None:
@@ -77,10 +114,21 @@ def test_training_curves() -> None:
     assert len(curve_figure(rows).data) == 1
 
 
-def _app(ckpts: Path, monkeypatch) -> AppTest:
+def _app(ckpts: Path, monkeypatch, data: Path = FIXTURES) -> AppTest:
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(ckpts))
-    monkeypatch.setenv("RNNSEARCH_DATA", str(FIXTURES))
+    monkeypatch.setenv("RNNSEARCH_DATA", str(data))
     return AppTest.from_file(str(ROOT / "pages" / "length_quality.py"), default_timeout=120)
+
+
+def plain(text: str) -> str:
+    """Shown Markdown with its backslash escapes undone."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _length_figure(at: AppTest) -> dict:
+    """The figure JSON of the top chart (BLEU by source length)."""
+    specs = [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+    return next(s for s in specs if s["layout"]["title"]["text"].startswith("BLEU by source length"))
 
 
 def test_page_shows_curves_and_recomputes(experiment_results: Path, monkeypatch) -> None:
@@ -88,20 +136,58 @@ def test_page_shows_curves_and_recomputes(experiment_results: Path, monkeypatch)
     assert not at.exception
     at.selectbox(key="lq_results").set_value("tiny.results.json").run()
     assert not at.exception
-    assert at.query_params["results"] == ["tiny.results.json"] or at.query_params["results"] == "tiny.results.json"
+    for kind in ("selectbox", "radio"):  # every control is in the URL under its own key
+        for w in getattr(at, kind):
+            assert w.proto.query_param_key == w.key, w.key
     assert any("Table 1" in s.value for s in at.subheader)
-    at.selectbox(key="lq_rtest").set_value("tiny/val").run()
+    table = at.dataframe[-1].value
+    assert set(table["model"]) == {"RNNsearch-50", "RNNencdec-50"} and table["BLEU (no UNK)"].notna().all()
+    assert any("nmt.experiment" in plain(c.value) for c in at.caption)
+    at.selectbox(key="lq_rtest").set_value("tiny/test").run()
     assert "tiny/train" not in at.selectbox(key="lq_rtest").options  # training data is no test set
     at.button(key="lq_go").click().run()
     assert not at.exception
     first = [s.value for s in at.success]
-    assert len(first) == 1 and "tiny\\/val: BLEU" in first[0]
+    assert len(first) == 1 and "tiny\\/test: BLEU" in first[0]
+    # The recomputed curve is in the top chart at once, and its Table 1 row below it.
+    names = [t["name"] for t in _length_figure(at)["data"]]
+    assert "tiny-en-fr-rnnsearch (recomputed)" in names and "RNNsearch-50" in names
+    assert "recomputed on this server" in set(at.dataframe[-1].value["from"])
     at.button(key="lq_go").click().run()  # the same settings again: served from the shared cache
     assert not at.exception and [s.value for s in at.success] == first
     again = _app(experiment_results, monkeypatch).run()  # a new session, same settings
-    again.selectbox(key="lq_rtest").set_value("tiny/val").run()
+    again.selectbox(key="lq_rtest").set_value("tiny/test").run()
     again.button(key="lq_go").click().run()
     assert not again.exception and [s.value for s in again.success] == first
+
+
+def test_export_results_say_table1_has_no_unk_column(experiment_results: Path, monkeypatch) -> None:
+    at = _app(experiment_results, monkeypatch)
+    at.query_params["lq_results"] = "m30k.results.json"
+    at.run()
+    assert not at.exception and at.selectbox(key="lq_results").value == "m30k.results.json"
+    assert any("nmt.export" in plain(c.value) and "no-UNK column is empty" in plain(c.value) for c in at.caption)
+    assert at.dataframe[-1].value["BLEU (no UNK)"].isna().all()
+
+
+def test_recompute_where_no_sentence_is_free_of_unknown_words(experiment_results: Path, tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """The held-out half of the fixture test set uses words outside the tiny vocabularies."""
+    (tmp_path / "unk").mkdir()
+    for lang in ("en", "fr"):
+        lines = (FIXTURES / "tiny" / f"test.{lang}").read_text(encoding="utf-8").splitlines()[10:]
+        (tmp_path / "unk" / f"test.{lang}").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    at = _app(experiment_results, monkeypatch, data=tmp_path).run()
+    at.selectbox(key="lq_results").set_value("tiny.results.json").run()
+    at.selectbox(key="lq_limit").set_value(0).run()
+    at.button(key="lq_go").click().run()
+    assert not at.exception
+    assert any("no sentence is free of unknown words" in s.value for s in at.success)
+    assert at.selectbox(key="lq_test").value == "unk/test"  # the top shows what was just recomputed
+    assert [t["name"] for t in _length_figure(at)["data"]] == ["tiny-en-fr-rnnsearch (recomputed)"]
+    rows = at.dataframe[-1].value
+    row = rows[rows["from"] == "recomputed on this server"]
+    assert len(row) == 1 and row["no-UNK sentences"].iloc[0] == 0 and row["BLEU (no UNK)"].isna().all()
 
 
 def test_page_without_results_or_data_explains(tmp_path: Path, monkeypatch) -> None:

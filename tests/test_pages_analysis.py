@@ -7,6 +7,7 @@ pair as the checkpoint folder and a small data directory made from the test fixt
 from __future__ import annotations
 
 import gzip
+import json
 import re
 import shutil
 from pathlib import Path
@@ -14,6 +15,9 @@ from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
+
+from nmt.decoding import LENGTH_NORMS
+from ui.views.beam import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY_DATA = ROOT / "tests" / "fixtures" / "tiny"
@@ -110,6 +114,13 @@ def test_beam_page_shows_summary_tree_and_downloads(env: Path) -> None:
     assert_all_bound(at, "bx_")
 
 
+def test_beam_page_defaults_and_one_list_of_normalisations(env: Path) -> None:
+    at = run("beam_explorer.py")
+    assert at.text_area(key="bx_text").value == DEFAULT_SENTENCE
+    assert tuple(at.radio(key="bx_norm").options) == LENGTH_NORMS and at.radio(key="bx_norm").value == "length"
+    assert not any(m.value.startswith(">") for m in at.markdown)  # translations in dark text, not grey quotes
+
+
 def test_beam_page_restores_its_view_from_the_url(env: Path) -> None:
     at = run("beam_explorer.py", bx_text="Two dogs are playing in the snow.", bx_beam="3", bx_norm="none",
              bx_nbest="2", bx_tab="Beam per step", bx_step="1")
@@ -198,6 +209,29 @@ def test_alignment_filters_and_url_pick(env: Path) -> None:
     assert (at.dataframe[0].value["src words"] <= 7).all()  # 6 words (+ Moses splitting of the full stop)
 
 
+def test_alignment_pick_does_not_leak_into_another_split(env: Path) -> None:
+    at = run("alignment_browser.py", al_pick="2")
+    assert at.selectbox(key="al_pick").value == 2
+    at.selectbox(key="al_split").set_value(GOLD).run()
+    assert not at.exception and at.selectbox(key="al_pick").value == 0  # pair 2 of the other split means nothing
+    assert list(at.dataframe[0].value.columns[:4]) == ["#", "BLEU", "chrF", "AER"]  # scores before the texts
+
+
+def test_alignment_second_visit_and_aer_decode_nothing(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = run("alignment_browser.py", al_split=GOLD)
+    first.button(key="al_aer").click().run()
+    table, aer = first.dataframe[0].value, {m.label: m.value for m in first.metric}
+
+    def boom(*_: Any, **__: Any) -> None:
+        raise AssertionError("decoded again")
+
+    monkeypatch.setattr("ui.widgets.decode_now", boom)
+    again = run("alignment_browser.py", al_split=GOLD)  # another visitor: every row comes from the shared store
+    assert again.dataframe[0].value.equals(table)
+    again.button(key="al_aer").click().run()
+    assert not again.exception and {m.label: m.value for m in again.metric} == aer
+
+
 def test_alignment_gold_set_overlays_links_and_scores_aer(env: Path) -> None:
     at = run("alignment_browser.py", al_split=GOLD)
     table = at.dataframe[0].value
@@ -266,6 +300,17 @@ def test_bottleneck_page_compares_three_models(env: Path) -> None:
     assert sum("No α exists here" in c.value for c in at.caption) == 2  # RNNencdec and the ablation
     assert [m.value for m in at.metric if m.label == "log p(reference)"] == ["—"] * 3
     assert_all_bound(at, "bn_")
+
+
+def test_bottleneck_says_the_fixed_context_once_and_keeps_the_sidebar_short(env: Path) -> None:
+    at = run("bottleneck_compare.py")
+    specs = [json.loads(c.proto.spec) for c in charts(at)]
+    fixed = [sp for sp in specs if [lay["mark"]["type"] for lay in sp.get("layer", [])] == ["rect", "text"]]
+    assert len(fixed) == 2  # RNNencdec and the ablation: one band each, not a bar per word
+    assert all(sp["layer"][1]["encoding"]["text"]["value"].count("same summary c") == 1 for sp in fixed)
+    caption = at.sidebar.caption[-1].value
+    assert plain(caption).startswith("RNNsearch: tiny-en-fr-rnnsearch.pt · RNNencdec: tiny-en-fr-rnnencdec.pt")
+    assert "bleu_lc" not in caption and len(caption) < 200
 
 
 def test_bottleneck_reference_gives_logp_and_bleu(env: Path) -> None:

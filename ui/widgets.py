@@ -1,19 +1,20 @@
-"""Streamlit pieces shared by the three analysis pages: pickers, cached decoding, downloads.
+"""Streamlit pieces shared by the analysis pages: pickers, cached decoding, downloads.
 
 The pages keep their state in the URL by binding each control to a query parameter
 (``bind="query-params"``, the control's key being the parameter's name), so a copied URL reopens
 the same view. Decoding runs through :func:`decode`, cached per checkpoint file and input with
-``st.cache_data``, in chunks so long lists show a progress bar; the model itself is loaded once
-per process by :func:`ui.models.load_model`. Nothing here computes model internals: the pages only
-read the traces that :mod:`nmt.decoding` returns.
+``st.cache_data``, in chunks so long lists show a progress bar; per-sentence results of corpus-wide
+work are kept for every visitor in a :class:`SharedStore` (:func:`cached_items`). The model is loaded
+once per process by :func:`ui.models.load_model`. Nothing here computes model internals.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -25,9 +26,8 @@ from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
 from ui import models
-from ui.views.common import chart_png, chart_svg, md
+from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
-ROOT = Path(__file__).resolve().parent.parent
 BIND = "query-params"
 CHUNK = 16
 
@@ -118,7 +118,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
                          help="An RNNsearch and an RNNencdec paired by name: "
                               "<name>-rnnsearch.pt / <name>-rnnencdec.pt.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
-    box.caption(md(models.group_label(chosen)))
+    box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     return chosen
 
 
@@ -148,9 +148,8 @@ def job_for(ckpt: models.CheckpointInfo, method: str, **options: Any) -> Job:
     return Job(str(ckpt.path), ckpt.mtime, method, **options)
 
 
-@st.cache_data(show_spinner=False, max_entries=2048)
-def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | None) -> list[DecodeTrace]:
-    """Decode one chunk (cached per job and input); raises :class:`nmt.decoding.InputError`."""
+def decode_now(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None) -> list[DecodeTrace]:
+    """Decode ``sources`` now, uncached; raises :class:`nmt.decoding.InputError`."""
     lm = models.load_model(job.path, job.mtime)
     if job.method == "greedy":
         return decoding.greedy(lm, list(sources), context=job.context, topk=job.topk)
@@ -165,16 +164,19 @@ def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | No
     raise ValueError(f"unknown decoding method {job.method!r}")
 
 
+@st.cache_data(show_spinner=False, max_entries=2048)
+def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | None) -> list[DecodeTrace]:
+    """Decode one chunk (cached per job and input); raises :class:`nmt.decoding.InputError`."""
+    return decode_now(job, sources, refs)
+
+
 def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, label: str | None = None,
            chunk: int = CHUNK) -> list[DecodeTrace]:
-    """Traces of ``sources`` (and ``refs`` for forced decoding), chunk by chunk with a progress bar.
-
-    Each chunk is cached, so a second call with the same inputs returns at once.
-    """
-    sources = list(sources)
+    """Traces of ``sources`` (and ``refs`` for forced decoding), chunk by chunk (each cached) with a
+    progress bar: a second call with the same inputs returns at once."""
+    sources, refs_t = list(sources), None if refs is None else list(refs)
     if not sources:
         return []
-    refs_t = None if refs is None else list(refs)
     bar = st.progress(0.0, text=label) if label and len(sources) > chunk else None
     out: list[DecodeTrace] = []
     try:
@@ -187,6 +189,58 @@ def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, 
     finally:
         if bar is not None:
             bar.empty()
+    return out
+
+
+class SharedStore:
+    """A bounded, thread-safe map shared by every session (least recently used entries go first)."""
+
+    def __init__(self, max_items: int) -> None:
+        self.max_items, self._data, self._lock = max_items, OrderedDict[Hashable, Any](), threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+            return self._data.get(key)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.max_items:
+                self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+@st.cache_resource(show_spinner=False)
+def shared_store(name: str, max_items: int = 50_000) -> SharedStore:
+    """The process-wide store called ``name`` (results computed once for every visitor)."""
+    return SharedStore(max_items)
+
+
+def cached_items(store: SharedStore, keys: Sequence[Hashable], compute: Callable[[list[int]], list[Any]],
+                 label: str, chunk: int = CHUNK) -> list[Any]:
+    """The value of each key; only missing ones are computed (``compute(positions)`` returns their
+    values), ``chunk`` at a time under a progress bar. Unlike ``st.cache_data`` of the whole list, a
+    changed filter reuses every value already known, and no element runs inside a cached function."""
+    out = [store.get(k) for k in keys]
+    missing = [n for n, v in enumerate(out) if v is None]
+    if not missing:
+        return out
+    bar = st.progress(0.0, text=f"{label} (0/{len(missing)})")
+    try:
+        for k in range(0, len(missing), chunk):
+            part = missing[k : k + chunk]
+            for n, value in zip(part, compute(part), strict=True):
+                store.put(keys[n], value)
+                out[n] = value
+            done = min(len(missing), k + chunk)
+            bar.progress(done / len(missing), text=f"{label} ({done}/{len(missing)})")
+    finally:
+        bar.empty()
     return out
 
 
@@ -219,8 +273,8 @@ def chart_downloads(chart: Any, stem: str) -> list[Download]:
     """PNG and SVG downloads of an altair chart, rendered by vl-convert when clicked."""
     if chart is None:
         return []
-    return [Download("PNG", lambda: chart_png(chart), f"{stem}.png", "image/png"),
-            Download("SVG", lambda: chart_svg(chart), f"{stem}.svg", "image/svg+xml")]
+    return [Download("PNG", lambda: chart_png(readable(chart)), f"{stem}.png", "image/png"),
+            Download("SVG", lambda: chart_svg(readable(chart)), f"{stem}.svg", "image/svg+xml")]
 
 
 def safe_stem(text: str, limit: int = 40) -> str:
@@ -229,9 +283,9 @@ def safe_stem(text: str, limit: int = 40) -> str:
     return (s[:limit].rstrip("-") or "sentence")
 
 
-def show_chart(chart: Any, key: str | None = None, fit: bool = False) -> None:
-    """An altair chart at its own width, or (``fit``) squeezed to its column's width."""
-    st.altair_chart(chart, width="stretch" if fit else "content", key=key)
+def show_chart(chart: Any, key: str | None = None, fit: bool = False, size: int = FONT) -> None:
+    """An altair chart at its own width, or (``fit``) its column's width, with text of ``size`` px."""
+    st.altair_chart(readable(chart, size), width="stretch" if fit else "content", key=key)
 
 
 def run_button(label: str, key: str, token: str, help: str | None = None) -> bool:

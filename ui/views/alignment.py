@@ -10,6 +10,7 @@ import pandas as pd
 
 from nmt.align import Links, alignment_error, argmax_links
 from nmt.metrics import sentence_scores
+from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
 from ui.views.heatmaps import alpha_stats
 
@@ -36,6 +37,48 @@ def selected_row(state: Any) -> int | None:
         return None
 
 
+def scoring_text(hyp: str, ref: str, pretokenized: bool, tok: Tokenizer | None = None) -> tuple[str, str]:
+    """What sentence BLEU/chrF compare: pre-tokenised lowercase references against the tokenised,
+    lowercased translation; otherwise the detokenised translation against the reference as is."""
+    if not pretokenized or tok is None:
+        return hyp, ref
+    return " ".join(tok.tokenize(hyp)).lower(), ref.lower()
+
+
+def own_facts(own: DecodeTrace, ref: str, pretokenized: bool = False, tok: Tokenizer | None = None) -> dict[str, Any]:
+    """What the table needs from the model's own translation: the text, its scores and α statistics."""
+    scores = sentence_scores(*scoring_text(own.translation, ref, pretokenized, tok))
+    stats = alpha_stats(own)
+    return {"translation": own.translation, "src words": len(own.src_tokens) - 1, "BLEU": scores["bleu"],
+            "chrF": scores["chrf"], "α entropy": stats["entropy"], "max α": stats["max_alpha"]}
+
+
+def forced_facts(forced_: DecodeTrace) -> dict[str, Any]:
+    """What the table and AER need from forced decoding: log p(reference) and the argmax-α links
+    (``None`` without α)."""
+    return {"ref log p": forced_.logprob,
+            "links": frozenset(argmax_links(forced_)) if forced_.has_alignment else None}
+
+
+def links_aer(links: Links | None, sure: Links, possible: Links) -> float | None:
+    """AER of one sentence's links; ``None`` without α or without gold links."""
+    if links is None or not (sure or possible):
+        return None
+    return float(alignment_error([set(links)], [sure], [possible])["aer"])
+
+
+def table_row(idx: int, src: str, ref: str, own: Mapping[str, Any], forced_: Mapping[str, Any] | None,
+              gold: tuple[Links, Links] | None = None) -> dict[str, Any]:
+    """One row of the sentence table from :func:`own_facts` and :func:`forced_facts` (and the AER of
+    the argmax-α links when the pair has gold ``(sure, possible)`` links)."""
+    row = {"#": idx, "source": src, "reference": ref, "ref words": len(ref.split()),
+           **{k: own[k] for k in ("translation", "src words", "BLEU", "chrF", "α entropy", "max α")},
+           "ref log p": forced_["ref log p"] if forced_ is not None else None}
+    if gold is not None:
+        row["AER"] = links_aer(forced_["links"] if forced_ is not None else None, *gold)
+    return row
+
+
 def browser_row(idx: int, src: str, ref: str, own: DecodeTrace, forced_: DecodeTrace | None,
                 hyp_for_scoring: str | None = None, ref_for_scoring: str | None = None) -> dict[str, Any]:
     """One row of the sentence table: lengths, the translation, sentence BLEU/chrF and α statistics.
@@ -43,46 +86,53 @@ def browser_row(idx: int, src: str, ref: str, own: DecodeTrace, forced_: DecodeT
     ``hyp_for_scoring``/``ref_for_scoring`` override what is scored (e.g. tokenised lowercase text
     for pre-tokenised gold sets); by default the detokenised translation against the reference.
     """
-    scores = sentence_scores(hyp_for_scoring if hyp_for_scoring is not None else own.translation,
+    facts = own_facts(own, ref)
+    if hyp_for_scoring is not None or ref_for_scoring is not None:
+        sc = sentence_scores(hyp_for_scoring if hyp_for_scoring is not None else own.translation,
                              ref_for_scoring if ref_for_scoring is not None else ref)
-    stats = alpha_stats(own)
-    return {
-        "#": idx, "source": src, "reference": ref, "translation": own.translation,
-        "src words": len(own.src_tokens) - 1, "ref words": len(ref.split()),
-        "BLEU": scores["bleu"], "chrF": scores["chrf"],
-        "α entropy": stats["entropy"], "max α": stats["max_alpha"],
-        "ref log p": forced_.logprob if forced_ is not None else None,
-    }
+        facts["BLEU"], facts["chrF"] = sc["bleu"], sc["chrf"]
+    return table_row(idx, src, ref, facts, forced_facts(forced_) if forced_ is not None else None)
 
 
-BROWSER_COLUMNS = ["#", "source", "reference", "translation", "src words", "ref words", "BLEU", "chrF",
-                   "α entropy", "max α", "ref log p"]
+# Scores first, so they are on screen without scrolling sideways; the long texts last.
+BROWSER_COLUMNS = ["#", "BLEU", "chrF", "α entropy", "max α", "ref log p", "src words", "ref words",
+                   "source", "reference", "translation"]
 
 
 def browser_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """The sentence table from :func:`browser_row` rows (plus an ``AER`` column when present)."""
+    """The sentence table from :func:`table_row` rows (``AER`` after chrF when present)."""
     rows = list(rows)
-    cols = BROWSER_COLUMNS + (["AER"] if any("AER" in r for r in rows) else [])
+    cols = list(BROWSER_COLUMNS)
+    if any("AER" in r for r in rows):
+        cols.insert(cols.index("chrF") + 1, "AER")
     return pd.DataFrame(rows, columns=cols)
 
 
 def sentence_aer(trace: DecodeTrace, sure: Links, possible: Links) -> float | None:
     """AER of one sentence's argmax-α links; ``None`` without α or without gold links."""
-    if not trace.has_alignment or not (sure or possible):
-        return None
-    return float(alignment_error([argmax_links(trace)], [sure], [possible])["aer"])
+    return links_aer(forced_facts(trace)["links"], sure, possible)
+
+
+def links_corpus_aer(links: Sequence[Links | None], sure: Sequence[Links], possible: Sequence[Links]
+                     ) -> dict[str, Any]:
+    """AER, precision and recall of argmax-α links over a whole gold set (Och & Ney 2003)."""
+    if any(a is None for a in links):
+        raise ValueError("a fixed-context model has no α, so it has no alignment to score")
+    res = alignment_error([set(a or ()) for a in links], sure, possible)
+    return {**res, "sentences": len(links)}
 
 
 def corpus_aer(traces: Sequence[DecodeTrace], sure: Sequence[Links], possible: Sequence[Links]) -> dict[str, Any]:
-    """AER, precision and recall of argmax-α links over a whole gold set (Och & Ney 2003)."""
-    if any(not t.has_alignment for t in traces):
-        raise ValueError("a fixed-context model has no α, so it has no alignment to score")
-    res = alignment_error([argmax_links(t) for t in traces], sure, possible)
-    return {**res, "sentences": len(traces)}
+    """:func:`links_corpus_aer` of the traces' argmax-α links."""
+    return links_corpus_aer([forced_facts(t)["links"] for t in traces], sure, possible)
+
+
+def links_table(links: Sequence[Links | None], indices: Sequence[int]) -> str:
+    """Predicted links per sentence in the gold files' ``j-i`` format, as CSV."""
+    rows = [{"#": k, "links": " ".join(f"{j}-{i}" for j, i in sorted(a or ()))} for k, a in zip(indices, links)]
+    return pd.DataFrame(rows, columns=["#", "links"]).to_csv(index=False)
 
 
 def links_csv(traces: Sequence[DecodeTrace], indices: Sequence[int]) -> str:
-    """Predicted argmax-α links per sentence in the gold files' ``j-i`` format, as CSV."""
-    rows = [{"#": k, "links": " ".join(f"{j}-{i}" for j, i in sorted(argmax_links(t)))}
-            for k, t in zip(indices, traces)]
-    return pd.DataFrame(rows, columns=["#", "links"]).to_csv(index=False)
+    """:func:`links_table` of the traces' argmax-α links."""
+    return links_table([argmax_links(t) for t in traces], indices)

@@ -13,16 +13,12 @@ import pandas as pd
 
 from nmt.decoding import LENGTH_NORMS, length_penalty
 from nmt.trace import DecodeTrace, Hypothesis
-from ui.views.common import EOS, source_labels
+from ui.views.common import EOS, FONT_MAIN, NORM_SHORT, source_labels
 from ui.views.heatmaps import alpha_chart, alpha_frame, fixed_context_chart
 
-NORM_LABELS = {
-    "none": "none (raw log-probability)",
-    "length": "divide by length (Jean et al. 2015)",
-    "gnmt": "GNMT length penalty (Wu et al. 2016)",
-}
-
-
+# The first sentence: with the shipped model at beam 5, "none", "length" and "gnmt" pick three different
+# winners (the shortest, the longest and one between; tests/test_analysis.py checks it).
+DEFAULT_SENTENCE = "A small child in a red coat points to a handbag in a shop window."
 
 NODE_COLUMNS = ["id", "parent", "step", "token", "text", "logprob", "score", "status", "rank", "nbest",
                 "on_best", "on_greedy", "x", "y"]
@@ -30,12 +26,7 @@ NODE_COLUMNS = ["id", "parent", "step", "token", "text", "logprob", "score", "st
 
 def _all_hyps(trace: DecodeTrace) -> list[Hypothesis]:
     """Every hypothesis of every recorded beam step (live, pruned and finished)."""
-    out: list[Hypothesis] = []
-    for b in trace.beam_steps:
-        out.extend(b.live)
-        out.extend(b.pruned)
-        out.extend(b.finished)
-    return out
+    return [h for b in trace.beam_steps for h in (*b.live, *b.pruned, *b.finished)]
 
 
 def nbest_ids(trace: DecodeTrace) -> dict[int, int]:
@@ -117,9 +108,7 @@ def beam_nodes(trace: DecodeTrace, greedy: DecodeTrace | None = None, layout: st
             else:
                 stack.append((nid, True))
                 stack.extend((c, False) for c in reversed(kids))
-    for row in rows.values():
-        row["x"] = float(row["step"])
-    df = pd.DataFrame(list(rows.values()), columns=NODE_COLUMNS)
+    df = pd.DataFrame([{**r, "x": float(r["step"])} for r in rows.values()], columns=NODE_COLUMNS)
     return df.sort_values(["step", "rank"], kind="stable").reset_index(drop=True)
 
 
@@ -155,14 +144,15 @@ def _node_kind(row: Mapping[str, Any]) -> str:
 
 
 def beam_tree_chart(
-    nodes: pd.DataFrame, divergence: int | None = None, labels: bool | None = None
+    nodes: pd.DataFrame, divergence: int | None = None, labels: bool | None = None, max_width: int = 800
 ) -> alt.LayerChart | None:
     """The search tree: nodes = partial hypotheses, edges = expansions, n-best highlighted.
 
     The best hypothesis' path is drawn thick and gold, the greedy output's path dashed red, pruned
     expansions faint; hovering a node shows its words, log-probability, normalised score and fate.
-    ``divergence`` draws a rule at the step where greedy and beam search part. ``labels`` writes
-    each node's word (default: when the tree has at most 250 nodes).
+    ``divergence`` draws a rule at the step where greedy and beam search part. The tree is at most
+    ``max_width`` pixels wide, legends below it; ``labels`` writes every node's word (default: when
+    the tree has at most 250 nodes and a step is at least 64 px wide), else only the best path's.
     """
     if nodes.empty or len(nodes) < 2:
         return None
@@ -174,18 +164,20 @@ def beam_tree_chart(
                      for b, s in zip(edges["on_best"], edges["status"])]
     n_rows = float(nodes["y"].max() - nodes["y"].min() + 1)
     height = int(min(1400, max(260, 16 * n_rows)))
-    width = int(min(2400, max(420, 82 * (nodes["step"].max() + 2))))
+    steps = float(nodes["step"].max()) + 2
+    width = int(min(max_width, max(420, 82 * steps)))
     x_scale = alt.Scale(domain=[-1.2, float(nodes["step"].max()) + 0.8], nice=False, zero=False)
     y_scale = alt.Scale(reverse=True, nice=False, zero=False,
                         domain=[float(nodes["y"].min()) - 0.6, float(nodes["y"].max()) + 0.6])
     x_axis = alt.Axis(title="target position i (step)", tickMinStep=1, format="d", grid=False)
     x = alt.X("x:Q", scale=x_scale, axis=x_axis)
     y = alt.Y("y:Q", scale=y_scale, axis=None)
+    below = {"orient": "bottom", "direction": "horizontal"}
     edge_layer = alt.Chart(edges).mark_rule().encode(
         x=x, y=y, x2="x2:Q", y2="y2:Q",
         color=alt.Color("kind:N", scale=alt.Scale(domain=["best path", "expansion", "pruned"],
                                                   range=["#f2a900", "#7f9fbf", "#d0d0d0"]),
-                        legend=alt.Legend(title="edges")),
+                        legend=alt.Legend(title="edges", **below)),
         strokeWidth=alt.StrokeWidth("kind:N", scale=alt.Scale(domain=["best path", "expansion", "pruned"],
                                                               range=[4, 1.4, 1]), legend=None),
     )
@@ -196,27 +188,27 @@ def beam_tree_chart(
             strokeDash=[5, 3], strokeWidth=2).encode(
             x=x, y=y, x2="x2:Q", y2="y2:Q",
             stroke=alt.Stroke("path:N", scale=alt.Scale(domain=["greedy output"], range=["#e4572e"]),
-                              legend=alt.Legend(title=None))))
-    tip = [alt.Tooltip("text:N", title="hypothesis"), alt.Tooltip("step:Q", title="step i"),
-           alt.Tooltip("token:N", title="word"), alt.Tooltip("logprob:Q", title="log p (cumulative)", format=".3f"),
-           alt.Tooltip("score:Q", title="normalised score", format=".3f"), alt.Tooltip("status:N", title="fate"),
-           alt.Tooltip("rank:Q", title="rank in step"), alt.Tooltip("nbest_label:N", title="n-best rank"),
-           alt.Tooltip("on_greedy:N", title="on greedy path"), alt.Tooltip("id:Q", title="id"),
-           alt.Tooltip("parent:Q", title="parent id")]
+                              legend=alt.Legend(title=None, **below))))
+    tip = [alt.Tooltip(f, title=t, format=".3f") if f in ("logprob:Q", "score:Q") else alt.Tooltip(f, title=t)
+           for f, t in (("text:N", "hypothesis"), ("step:Q", "step i"), ("token:N", "word"),
+                        ("logprob:Q", "log p (cumulative)"), ("score:Q", "normalised score"), ("status:N", "fate"),
+                        ("rank:Q", "rank in step"), ("nbest_label:N", "n-best rank"),
+                        ("on_greedy:N", "on greedy path"), ("id:Q", "id"), ("parent:Q", "parent id"))]
+    kinds = alt.Legend(title="hypotheses", **below)
     layers.append(alt.Chart(nodes).mark_point(filled=True, opacity=1).encode(
         x=x, y=y,
         color=alt.Color("kind:N", scale=alt.Scale(domain=list(NODE_KINDS), range=list(NODE_KIND_COLOURS)),
-                        legend=alt.Legend(title="hypotheses")),
+                        legend=kinds),
         shape=alt.Shape("kind:N", scale=alt.Scale(domain=list(NODE_KINDS), range=list(NODE_KIND_SHAPES)),
-                        legend=alt.Legend(title="hypotheses")),
+                        legend=kinds),
         size=alt.condition("datum.nbest > 0", alt.value(170), alt.value(60)),
         tooltip=tip,
     ))
     if labels is None:
-        labels = len(nodes) <= 250
+        labels = len(nodes) <= 250 and width / steps >= 64
     shown = nodes if labels else nodes[nodes["on_best"] | (nodes["nbest"] > 0)]
     if not shown.empty:
-        layers.append(alt.Chart(shown).mark_text(align="left", dx=7, dy=-7, fontSize=10).encode(
+        layers.append(alt.Chart(shown).mark_text(align="left", dx=7, dy=-8, fontSize=FONT_MAIN).encode(
             x=x, y=y, text="token:N",
             opacity=alt.condition("datum.status == 'pruned'", alt.value(0.45), alt.value(1.0)), tooltip=tip))
     if divergence is not None:
@@ -287,27 +279,39 @@ def rerank_frame(trace: DecodeTrace, gnmt_alpha: float = 0.6) -> pd.DataFrame:
     return df.sort_values("rank none").reset_index(drop=True)[cols]
 
 
-def rerank_chart(df: pd.DataFrame) -> alt.Chart | None:
-    """Slope chart: each finished hypothesis' rank without normalisation, by length and with GNMT."""
+def winners(df: pd.DataFrame) -> dict[str, str]:
+    """The hypothesis each length normalisation ranks first, from :func:`rerank_frame`."""
+    return {n: str(df.loc[df[f"rank {n}"] == 1, "hypothesis"].iloc[0]) for n in LENGTH_NORMS} if len(df) else {}
+
+
+def rerank_chart(df: pd.DataFrame, width: int = 760) -> alt.LayerChart | None:
+    """Slope chart: each finished hypothesis' rank under every normalisation, its words at the right
+    (inside the ``width``, so a chart squeezed to fit its column keeps its slopes)."""
     if df.empty:
         return None
-    names = {"none": "none", "length": "÷ length", "gnmt": "GNMT"}
-    long = pd.DataFrame([{"normalisation": names[n], "rank": int(r[f"rank {n}"]), "hypothesis": r["hypothesis"],
+    long = pd.DataFrame([{"normalisation": NORM_SHORT[n], "rank": int(r[f"rank {n}"]), "hypothesis": r["hypothesis"],
                           "words": int(r["words"]), "score": float(r[f"score {n}"])}
                          for _, r in df.iterrows() for n in LENGTH_NORMS])
     sel = alt.selection_point(fields=["hypothesis"], on="pointerover", nearest=True, empty=False)
     base = alt.Chart(long).encode(
-        x=alt.X("normalisation:N", sort=list(names.values()), title=None, axis=alt.Axis(labelAngle=0, orient="top")),
+        x=alt.X("normalisation:N", sort=list(NORM_SHORT.values()), title=None,  # the right part: the words
+                axis=alt.Axis(labelAngle=0, orient="top"), scale=alt.Scale(range=[20, 300], padding=0.25)),
         y=alt.Y("rank:O", title="rank (1 = chosen)"),
         detail="hypothesis:N",
-        color=alt.Color("words:O", title="length (words)", scale=alt.Scale(scheme="viridis")),
+        color=alt.Color("words:O", title="length (words)", scale=alt.Scale(scheme="viridis"),
+                        legend=alt.Legend(orient="bottom", direction="horizontal")),
         tooltip=["hypothesis:N", "words:Q", "normalisation:N", "rank:O", alt.Tooltip("score:Q", format=".3f")],
     )
-    lines = base.mark_line(point=True).encode(
-        opacity=alt.condition(sel, alt.value(1.0), alt.value(0.55)),
-        strokeWidth=alt.condition(sel, alt.value(3.5), alt.value(1.5)),
+    lines = base.mark_line(point=alt.OverlayMarkDef(size=70)).encode(
+        opacity=alt.condition(sel, alt.value(1.0), alt.value(0.6)),
+        strokeWidth=alt.condition(sel, alt.value(4), alt.value(2)),
     ).add_params(sel)
-    return lines.properties(width=360, height=alt.Step(22), title="How the ranking changes with length normalisation")
+    last = NORM_SHORT[LENGTH_NORMS[-1]]
+    words = base.transform_filter(alt.datum.normalisation == last).mark_text(
+        align="left", dx=12, fontSize=FONT_MAIN, limit=width - 330).encode(text="hypothesis:N",
+                                                                        color=alt.value("#31333F"))
+    return alt.layer(lines, words).properties(width=width, height=alt.Step(30),
+                                              title="How the ranking changes with length normalisation")
 
 
 @dataclass

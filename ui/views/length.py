@@ -20,7 +20,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from nmt.experiment import PAPER_TABLE1
+from ui.views.common import FONT_MAIN
 
+# Main-content charts: text of at least 14 px, dark, legible on a projector.
+_TEXT = {"size": FONT_MAIN, "color": "#31333F"}
+READABLE: dict[str, Any] = {
+    "font": _TEXT, "title_font": {**_TEXT, "size": FONT_MAIN + 4}, "legend_font": _TEXT, "legend_title_font": _TEXT,
+    **{f"{ax}_{part}": _TEXT for ax in ("xaxis", "yaxis") for part in ("tickfont", "title_font")}}
 LENGTH_COLUMNS = ["model", "test", "decoding", "lo", "hi", "bucket", "n", "bleu", "ci95"]
 
 
@@ -68,26 +74,61 @@ def length_figure(rows: pd.DataFrame, title: str = "BLEU by source sentence leng
                            "<br>%{customdata[2]} · %{customdata[3]}<extra></extra>"),
         ))
     fig.update_layout(title=title, xaxis_title="source sentence length (Moses tokens)", yaxis_title="BLEU",
-                      hovermode="closest", legend_title="model", margin={"t": 50})
+                      hovermode="closest", legend_title="model", margin={"t": 50}, **READABLE)
     return fig
 
 
-def table1_frame(results: dict[str, Any], test: str) -> pd.DataFrame:
-    """Our Table 1 (all sentences / no UNK) on ``test``, beside the paper's where it has one."""
+TABLE1_COLUMNS = ["model", "decoding", "BLEU (all)", "± CI (all)", "BLEU (no UNK)", "no-UNK sentences", "from"]
+
+
+def _decoding(res: dict[str, Any]) -> str:
+    return "greedy" if res.get("beam", 1) == 1 else f"beam{res['beam']}"
+
+
+def table1_frame(results: dict[str, Any], test: str, origin: str = "") -> pd.DataFrame:
+    """Our Table 1 (BLEU on all sentences / on sentences without UNK) on ``test``, one row per model
+    and decoding, beside the paper's numbers where the test set is newstest2014.
+
+    ``nmt.experiment`` results have both columns; ``nmt.export`` results only BLEU on all sentences
+    (their no-UNK cells are empty). ``origin`` fills the ``from`` column.
+    """
     paper = results.get("paper_table1_newstest2014") or PAPER_TABLE1
     rows = []
     for name, m in (results.get("models") or {}).items():
-        res = (m.get("tests") or {}).get(test)
-        if res is None:
-            continue
-        no_unk = res.get("no_unk") or {}
-        row = {"model": name, "BLEU (all)": res["all"]["score"], "± CI (all)": res["all"].get("ci95"),
-               "BLEU (no UNK)": no_unk.get("score"), "no-UNK sentences": res.get("no_unk_sentences")}
-        if "newstest2014" in test and name in paper:
-            row["paper (all)"] = paper[name]["all"]
-            row["paper (no UNK)"] = paper[name]["no_unk"]
-        rows.append(row)
-    return pd.DataFrame(rows)
+        found = [(_decoding(res), res["all"], res.get("no_unk"), res.get("no_unk_sentences"))
+                 for t, res in (m.get("tests") or {}).items() if t == test]  # nmt.experiment shape
+        found += [(dec, res.get("bleu") or {}, None, None)
+                  for dec, res in ((m.get("scores") or {}).get(test) or {}).items()]  # nmt.export shape
+        for dec, bleu, no_unk, n_no_unk in found:
+            row = {"model": name, "decoding": dec, "BLEU (all)": bleu.get("score"), "± CI (all)": bleu.get("ci95"),
+                   "BLEU (no UNK)": (no_unk or {}).get("score"), "no-UNK sentences": n_no_unk, "from": origin}
+            if "newstest2014" in test and name in paper:
+                row["paper (all)"], row["paper (no UNK)"] = paper[name]["all"], paper[name]["no_unk"]
+            rows.append(row)
+    cols = TABLE1_COLUMNS + [c for c in ("paper (all)", "paper (no UNK)") if any(c in r for r in rows)]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def table1_note(table: pd.DataFrame, file: str) -> str:
+    """Where the Table 1 rows come from, and plainly what is missing (Markdown-safe file name first)."""
+    if table.empty:
+        return (f"{file} has no scores on this test set, so there is no Table 1 for it. Recompute below "
+                "scores a checkpoint on all sentences and on those without unknown words.")
+    note = ("BLEU on all sentences and on the sentences with no word outside the model's shortlists (source "
+            "or reference): Table 1 of Bahdanau et al. (2015)")
+    if table["no-UNK sentences"].isna().all():  # nmt.export counts no sentences without UNK
+        return (f"{note}. {file} was written by nmt.export, which scores all sentences only: its no-UNK "
+                "column is empty. Recompute below adds both columns for a checkpoint; python -m "
+                "nmt.experiment writes a whole Table 1.")
+    missing = table["BLEU (no UNK)"].isna() & table["no-UNK sentences"].eq(0)
+    extra = " An empty no-UNK cell with 0 sentences: every sentence has an unknown word." if missing.any() else ""
+    return f"{note}; from {file} (python -m nmt.experiment).{extra}"
+
+
+def results_test_name(label: str, name: str, tests: set[str]) -> str:
+    """The name a results file uses for a split: ``multi30k/test_2016_flickr`` (nmt.experiment) or
+    ``test_2016_flickr`` (nmt.export), whichever the file has; the label when it has neither."""
+    return label if label in tests or name not in tests else name
 
 
 def curve_rows(results: dict[str, Any]) -> pd.DataFrame:
@@ -112,5 +153,5 @@ def curve_figure(rows: pd.DataFrame) -> go.Figure:
                            "<br>epoch %{customdata[0]} · %{customdata[1]} s of training<extra></extra>"),
         ))
     fig.update_layout(title="Validation BLEU during training (greedy)", xaxis_title="updates",
-                      yaxis_title="BLEU", legend_title="model", margin={"t": 50})
+                      yaxis_title="BLEU", legend_title="model", margin={"t": 50}, **READABLE)
     return fig

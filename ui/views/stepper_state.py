@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nmt.decoding import Stepper
+from nmt.decoding import LENGTH_NORMS, Stepper
 from nmt.trace import DecodeTrace, StepRecord
 from nmt.vocab import UNK_ID
 
 MODES = ("greedy", "beam")
-LENGTH_NORMS = ("length", "none", "gnmt")
 MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
 MAX_STEP = 1000
 BEAM_RANGE = (2, 12)
