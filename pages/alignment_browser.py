@@ -24,10 +24,11 @@ from nmt.align import Links
 from nmt.decoding import InputError
 from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
-from ui import shell
+from ui import models, shell
 from ui import widgets as W
 from ui.views.alignment import (
     browser_frame,
+    domain_note,
     filter_pairs,
     forced_facts,
     links_corpus_aer,
@@ -225,7 +226,7 @@ def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict
                     key="al_dl_forced")
 
 
-def aer_section(data: Pairs, job: W.Job) -> None:
+def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo) -> None:
     """AER, precision and recall of argmax-α links over the whole gold set."""
     st.subheader("Alignment error rate over the whole set")
     n = len(data.pairs)
@@ -245,6 +246,9 @@ def aer_section(data: Pairs, job: W.Job) -> None:
         st.info("This model reads a fixed summary c: it has no α, so there is no alignment to score.")
         return
     res = links_corpus_aer(links, data.sure, data.possible)
+    note = domain_note(models.data_name(models.read_meta(str(ckpt.path), ckpt.mtime)), data.name)
+    if note:
+        st.warning(md(note), icon=":material/travel_explore:")
     c = st.columns(4)
     c[0].metric("AER", f"{res['aer']:.3f}", help="lower is better")
     c[1].metric("precision", f"{res['precision']:.3f}", help="|A ∩ P| / |A|")
@@ -314,7 +318,7 @@ def main() -> None:
     detail(data, k, own_t, forced_t, df.iloc[idx.index(k)].to_dict())
 
     if data.gold:
-        aer_section(data, forced_job)
+        aer_section(data, forced_job, ckpt)
 
 
 with shell.page("Alignment browser"):

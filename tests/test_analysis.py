@@ -493,3 +493,14 @@ def test_length_picking_and_sweep() -> None:
     assert m1.loc[0, "BLEU"] == pytest.approx(100.0) and m1.loc[0, "ref log p / word"] == pytest.approx(-2.0)
     assert m1.loc[10, "n"] == 1
     assert sweep_chart(df) is not None and sweep_chart(df.iloc[:0]) is None
+
+
+def test_domain_note_only_for_a_model_trained_elsewhere() -> None:
+    from ui.views.alignment import domain_note
+
+    note = domain_note("multi30k (29000 pairs)", "alignment/hansards-naacl2003-en-fr/test")
+    assert note is not None and note.startswith("Out of domain: this model was trained on multi30k (29000 pairs)")
+    assert domain_note("europarl-v7-fr-en (492274 pairs)", "alignment/hansards-naacl2003-en-fr/test") is None
+    assert domain_note("multi30k (29000 pairs)", "pasted pairs") is None  # no gold set, nothing to warn about
+    assert domain_note("", "alignment/hansards-naacl2003-en-fr/trial").startswith(
+        "Out of domain: this model was trained on an unknown corpus")
