@@ -1,0 +1,296 @@
+"""Attribution of each target word's log p over the source words, and its agreement with α.
+
+For target position i of a fixed target y (the model's own output or a reference, force-decoded),
+F_i(X) = log p(y_i | y_<i, X) is a function of the source embeddings X = (E x_1 … E x_Tx) (the
+encoder re-run from X: :func:`encode_embeddings`, bit-equal to :meth:`RNNSearch.encode`). Methods,
+one score per source token j (``</s>`` included):
+
+* ``saliency``: ‖∂F_i/∂x_j‖₂ (Captum ``Saliency``; Simonyan et al. 2014);
+* ``x_grad``: Σ_d x_jd ∂F_i/∂x_jd (Captum ``InputXGradient``);
+* ``ig``: integrated gradients, Σ_d (x_jd − x'_jd) ∫₀¹ ∂F_i/∂x_jd(x' + a(x − x')) da (Captum
+  ``IntegratedGradients``, Gauss–Legendre, ``ig_steps`` points; Sundararajan et al. 2017), baseline
+  x' = zero or ``<unk>`` embeddings; completeness Σ_j IG_ij = F_i(x) − F_i(x') up to ``ig_delta``;
+* ``loo_embed``: F_i(x) − F_i(x with x_j := baseline vector) (leave one out);
+* ``loo_alpha``: log p(y_i) − log p'(y_i) where only step i's α has h_j masked out
+  (α' = softmax of the energies over k ≠ j, eq. 6; the prefix states stay the model's own).
+
+Positive scores mean "supports y_i" (saliency is a magnitude). Agreement with α_i per step:
+Kendall τ-b (scipy), top-1 agreement (same argmax) and JSD(α_i, |a_i| / Σ|a_i|) in nats.
+Padding positions (j ≥ source length) are carried through and score 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from captum.attr import IntegratedGradients, Saliency
+from scipy.stats import kendalltau
+
+from nmt.checkpoint import LoadedModel
+from nmt.decoding import MAX_SOURCE_TOKENS, forced, greedy
+from nmt.model import EncoderState, RNNSearch, gru_update
+from nmt.surgery import Forced, require_rnnsearch, teacher_forced
+from nmt.trace import DecodeTrace
+from nmt.vocab import BOS_ID, UNK_ID
+
+METHODS: tuple[str, ...] = ("saliency", "x_grad", "ig", "loo_embed", "loo_alpha")
+BASELINES = ("zero", "unk")
+MEASURES = ("kendall_tau", "top1", "jsd")
+
+
+def encode_embeddings(model: RNNSearch, x: torch.Tensor, src_len: torch.Tensor) -> EncoderState:
+    """:meth:`RNNSearch.encode` from source embeddings x (B, Tx, m) instead of ids (same operations)."""
+    enc_mod = model.encoder
+    B, Tx, _ = x.shape
+    n = enc_mod.u_h.shape[-1]
+    pos = torch.arange(Tx, device=x.device).unsqueeze(0)
+    mask = pos < src_len.unsqueeze(1)  # (B, Tx)
+    rev = torch.where(mask, src_len.unsqueeze(1) - 1 - pos, pos)  # ← reads within the length
+    x = enc_mod.dropout(x)
+    x_rev = x.gather(1, rev.unsqueeze(-1).expand_as(x))
+    xs = torch.stack([x, x_rev])  # (2, B, Tx, m)
+    gx = torch.einsum("dbtm,dmk->dbtk", xs, enc_mod.w_in) + enc_mod.b_in.unsqueeze(1)
+    h = xs.new_zeros(2, B, n)
+    outs = []
+    for gx_t in gx.unbind(2):
+        h = gru_update(h, gx_t, enc_mod.u_zr, enc_mod.u_h, bmm=True)
+        outs.append(h)
+    hs = torch.stack(outs, dim=2)
+    h_bwd = hs[1].gather(1, rev.unsqueeze(-1).expand(B, Tx, n))
+    annotations = torch.cat([hs[0], h_bwd], dim=-1) * mask.unsqueeze(-1)  # h_j = [→h_j; ←h_j]
+    last = (src_len - 1).view(-1, 1, 1).expand(-1, 1, n)
+    h_fwd_last, h_bwd_first = annotations[:, :, :n].gather(1, last).squeeze(1), annotations[:, 0, n:]
+    dec = model.decoder
+    return EncoderState(annotations, dec.attention.keys(annotations), mask,
+                        torch.cat([h_fwd_last, h_bwd_first], dim=-1), dec.initial_state(h_bwd_first), src_len)
+
+
+def target_log_prob(
+    model: RNNSearch, x: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor,
+    steps: torch.Tensor,
+) -> torch.Tensor:
+    """F(x) (B,): row b's log p(tgt_out[b, steps[b]] | tgt_in[b, ≤ steps[b]], x_b), the Captum forward.
+
+    Rows are decoded in order of their step, longest first, and leave the batch once read out, so
+    a batch of one row per target position costs about half a full teacher-forced pass per row."""
+    order = torch.argsort(steps, descending=True, stable=True)
+    st = steps[order]
+    enc = encode_embeddings(model, x[order], src_len[order])
+    dec = model.decoder
+    y_emb = dec.embed(tgt_in[order])  # (B, Ty, m)
+    tgt = tgt_out[order]
+    s, keys, ann, mask = enc.s0, enc.keys, enc.annotations, enc.mask
+    outs: list[torch.Tensor] = []
+    for t in range(int(st[0]) + 1):
+        n = int((st >= t).sum())  # rows still decoding: a prefix, as st is sorted descending
+        if n < keys.shape[0]:  # slice the previous slice: backward pads less than from full size
+            s, keys, ann, mask, y_emb, tgt = s[:n], keys[:n], ann[:n], mask[:n], y_emb[:n], tgt[:n]
+        att = dec.attention(s, keys, ann, mask)  # eqs. (5)-(6)
+        done = int((st[:n] > t).sum())  # rows [done, n) are read out at this step
+        if done < n:
+            logits = dec.readout(s[done:], y_emb[done:, t], att.context[done:])
+            lp = torch.log_softmax(logits.float(), dim=-1)
+            outs.append(lp.gather(-1, tgt[done:, t : t + 1]).squeeze(-1))
+        if done:
+            s = dec.recur(s[:done], dec.W(y_emb[:done, t]), att.context[:done])  # s_t
+    sorted_out = torch.cat(outs[::-1])  # rows in `order`
+    return sorted_out[torch.argsort(order)]
+
+
+@dataclass
+class Attributions:
+    """α and every method's scores (steps × Tx) for one sentence and target; plain data."""
+
+    src_tokens: list[str]
+    tgt_tokens: list[str]  # the whole target (``</s>`` included)
+    steps: list[int]  # the target positions explained (rows of every matrix)
+    src_len: int  # real source tokens incl. </s>; later columns are padding
+    alpha: np.ndarray  # (K, Tx)
+    scores: dict[str, np.ndarray] = field(default_factory=dict)  # method → (K, Tx)
+    logprob: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (K,) log p(y_i)
+    ig_delta: np.ndarray = field(default_factory=lambda: np.zeros(0))  # (K,) completeness gap
+    ig_steps: int = 20
+    baseline: str = "zero"
+
+    def agreement(self) -> dict[str, dict[str, list[float]]]:
+        """method → measure → one value per explained step (over real source tokens)."""
+        n = self.src_len
+        return {m: {k: [agreement(self.alpha[r, :n], s[r, :n])[k] for r in range(len(self.steps))] for k in MEASURES}
+                for m, s in self.scores.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"src_tokens": self.src_tokens, "tgt_tokens": self.tgt_tokens, "steps": self.steps,
+                "src_len": self.src_len, "alpha": self.alpha.tolist(),
+                "scores": {m: s.tolist() for m, s in self.scores.items()}, "logprob": self.logprob.tolist(),
+                "ig_delta": self.ig_delta.tolist(), "ig_steps": self.ig_steps, "baseline": self.baseline}
+
+
+def attribute(
+    lm: LoadedModel, src_ids: Sequence[int], tgt_ids: Sequence[int], *, steps: Sequence[int] | None = None,
+    methods: Sequence[str] = METHODS, ig_steps: int = 20, baseline: str = "zero", src_len: int | None = None,
+    src_tokens: Sequence[str] | None = None,
+) -> Attributions:
+    """Scores of every method for target positions ``steps`` (default all) of ``tgt_ids``.
+
+    ``src_ids`` end with ``</s>`` and may carry padding after ``src_len`` real tokens; ``tgt_ids``
+    is y_1 … y_Ty as decoded (the model reads <s> y_1 … y_{Ty−1}). One batch row per explained
+    step, so each Captum call explains every step at once (rows never mix)."""
+    model = require_rnnsearch(lm)
+    if baseline not in BASELINES:
+        raise ValueError(f"baseline must be one of {BASELINES}")
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        raise ValueError(f"unknown attribution methods {sorted(unknown)}; expected {METHODS}")
+    dev = lm.device
+    steps = list(range(len(tgt_ids))) if steps is None else list(steps)
+    if not steps or not all(0 <= i < len(tgt_ids) for i in steps):
+        raise ValueError(f"steps must be target positions in 0 … {len(tgt_ids) - 1}, got {steps}")
+    K, Tx, n_src = len(steps), len(src_ids), src_len or len(src_ids)
+    src = torch.tensor([list(src_ids)], device=dev)
+    lens = torch.full((K,), n_src, device=dev)
+    tgt_out = torch.tensor([list(tgt_ids)], device=dev).expand(K, -1)
+    tgt_in = torch.tensor([[BOS_ID, *tgt_ids[:-1]]], device=dev).expand(K, -1)
+    step_t = torch.tensor(steps, device=dev)
+    with torch.no_grad():
+        x = model.encoder.embed(src)  # (1, Tx, m)
+        real = (torch.arange(Tx, device=dev) < n_src).view(1, Tx, 1)
+        unk = model.encoder.embed(torch.tensor([UNK_ID], device=dev))
+        fill = unk if baseline == "unk" else torch.zeros_like(unk)
+        x_base = torch.where(real, fill.view(1, 1, -1), x)  # padding keeps its own (zero) embedding
+        enc = encode_embeddings(model, x, lens[:1])
+        run = teacher_forced(model, enc, tgt_in[:1])
+    lp = run.log_probs[0, step_t, tgt_out[0, step_t]]
+
+    def f(inp: torch.Tensor, *rest: torch.Tensor) -> torch.Tensor:
+        return target_log_prob(model, inp, *rest)
+
+    xs = x.expand(K, -1, -1).contiguous().requires_grad_(True)
+    args = (lens, tgt_in, tgt_out, step_t)
+    out = Attributions(list(src_tokens or []), [lm.tgt_vocab.itos[t] for t in tgt_ids], steps, n_src,
+                       run.alpha[0, step_t].cpu().numpy(), logprob=lp.cpu().numpy(), ig_steps=ig_steps,
+                       baseline=baseline)
+    if "saliency" in methods or "x_grad" in methods:
+        # One gradient serves both: Captum's InputXGradient is x ⊙ Saliency(abs=False) (tests check it).
+        g = Saliency(f).attribute(xs, additional_forward_args=args, abs=False).detach()
+        out.scores["saliency"] = g.norm(dim=-1).cpu().numpy()  # ‖∂F/∂x_j‖₂ over the embedding dimension
+        out.scores["x_grad"] = (xs.detach() * g).sum(-1).cpu().numpy()  # Σ_d x_jd ∂F/∂x_jd
+    if "ig" in methods:
+        g, delta = IntegratedGradients(f).attribute(
+            xs, baselines=x_base.expand(K, -1, -1).contiguous(), additional_forward_args=args, n_steps=ig_steps,
+            return_convergence_delta=True)
+        out.scores["ig"] = g.sum(-1).detach().cpu().numpy()
+        out.ig_delta = delta.detach().cpu().numpy()
+    with torch.no_grad():
+        if "loo_embed" in methods:
+            out.scores["loo_embed"] = _loo_embed(model, x, x_base, n_src, tgt_in[:1], tgt_out[0], step_t).cpu().numpy()
+        if "loo_alpha" in methods:
+            out.scores["loo_alpha"] = _loo_alpha(model, run, enc.annotations[0], tgt_out[0], step_t,
+                                                 n_src).cpu().numpy()
+    out.scores = {m: out.scores[m] for m in METHODS if m in methods}
+    return out
+
+
+def _loo_embed(
+    model: RNNSearch, x: torch.Tensor, x_base: torch.Tensor, n_src: int, tgt_in: torch.Tensor,
+    tgt_out: torch.Tensor, steps: torch.Tensor,
+) -> torch.Tensor:
+    """Δ log p (K, Tx): row 0 of the batch is x itself, row 1 + j has x_j replaced by x'_j."""
+    Tx = x.shape[1]
+    eye = torch.eye(Tx, dtype=torch.bool, device=x.device).unsqueeze(-1)  # (Tx, Tx, 1)
+    variants = torch.cat([x, torch.where(eye, x_base, x)])  # (1 + Tx, Tx, m)
+    lens = torch.full((Tx + 1,), n_src, device=x.device)
+    last = int(steps.max()) + 1
+    run = teacher_forced(model, encode_embeddings(model, variants, lens), tgt_in[:, :last].expand(Tx + 1, -1),
+                         readout=False)
+    logits = model.decoder.readout(run.s_prev[:, steps], run.y_emb[:, steps], run.context[:, steps])
+    lp = torch.log_softmax(logits.float(), dim=-1)  # (1 + Tx, K, K_y)
+    lp = lp.gather(-1, tgt_out[steps].view(1, -1, 1).expand(Tx + 1, -1, 1)).squeeze(-1)  # (1 + Tx, K)
+    return (lp[0:1] - lp[1:]).T  # (K, Tx)
+
+
+def _loo_alpha(
+    model: RNNSearch, run: Forced, annotations: torch.Tensor, tgt_out: torch.Tensor, steps: torch.Tensor, n_src: int,
+) -> torch.Tensor:
+    """Δ log p (K, Tx) when h_j is masked out of step i's α only (softmax over k ≠ j, eq. 6)."""
+    e = run.energies[0, steps]  # (K, Tx)
+    K, Tx = e.shape
+    keep = torch.arange(Tx, device=e.device) < n_src  # the model's own mask
+    masks = torch.cat([keep.view(1, Tx), keep & ~torch.eye(Tx, dtype=torch.bool, device=e.device)])  # (1+Tx, Tx)
+    alpha = torch.softmax(e.unsqueeze(1).masked_fill(~masks, float("-inf")), dim=-1)  # (K, 1+Tx, Tx)
+    alpha = alpha.nan_to_num(0.0)  # a one-token source has nothing left to attend to
+    s = run.s_prev[0, steps].unsqueeze(1).expand(-1, Tx + 1, -1)  # s_{i-1}
+    y = run.y_emb[0, steps].unsqueeze(1).expand(-1, Tx + 1, -1)  # E y_{i-1}
+    c = alpha @ annotations  # (K, 1+Tx, 2n)   c'_i = Σ_k α'_ik h_k, eq. (5)
+    lp = torch.log_softmax(model.decoder.readout(s, y, c).float(), dim=-1)
+    lp = lp.gather(-1, tgt_out[steps].view(K, 1, 1).expand(-1, Tx + 1, 1)).squeeze(-1)  # (K, 1+Tx)
+    return lp[:, :1] - lp[:, 1:]  # row 0 is the model's own α
+
+
+# ----------------------------------------------------------------------------------------------
+# Convenience entry points
+# ----------------------------------------------------------------------------------------------
+
+
+def explain_trace(lm: LoadedModel, trace: DecodeTrace, **kw: Any) -> Attributions:
+    """Attributions for every step of a decode trace (greedy, forced, stepper or surgery)."""
+    src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
+    return attribute(lm, src_ids, [s.token_id for s in trace.steps], src_tokens=trace.src_tokens, **kw)
+
+
+def explain(
+    lm: LoadedModel, source: str, reference: str | None = None, *, pretokenized: bool = False,
+    max_src_tokens: int = MAX_SOURCE_TOKENS, **kw: Any,
+) -> tuple[DecodeTrace, Attributions]:
+    """Decode ``source`` greedily, or force-decode ``reference`` (so a reference can be explained),
+    and attribute every target word."""
+    require_rnnsearch(lm)
+    if reference is None:
+        trace = greedy(lm, [source], topk=1, max_src_tokens=max_src_tokens)[0]
+    else:
+        trace = forced(lm, [source], [reference], topk=1, pretokenized=pretokenized,
+                       max_src_tokens=max_src_tokens)[0]
+    return trace, explain_trace(lm, trace, **kw)
+
+
+# ----------------------------------------------------------------------------------------------
+# Agreement between α and an attribution
+# ----------------------------------------------------------------------------------------------
+
+
+def kendall_tau(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """Kendall's τ-b (ties corrected; scipy); NaN when either vector is constant."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return math.nan
+    return float(kendalltau(a, b).statistic)
+
+
+def top1(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray) -> float:
+    """1.0 when both vectors have the same argmax (first one on ties), else 0.0."""
+    return float(int(np.argmax(a)) == int(np.argmax(b)))
+
+
+def js_divergence(p: Sequence[float] | np.ndarray, q: Sequence[float] | np.ndarray) -> float:
+    """JSD(P, Q) in nats (natural log; ∈ [0, ln 2]) of two non-negative vectors, each normalised."""
+    p, q = np.asarray(p, dtype=np.float64), np.asarray(q, dtype=np.float64)
+    if p.sum() <= 0 or q.sum() <= 0:
+        return math.nan
+    p, q = p / p.sum(), q / q.sum()
+    m = 0.5 * (p + q)
+
+    def kl(a: np.ndarray) -> float:
+        nz = a > 0
+        return float((a[nz] * np.log(a[nz] / m[nz])).sum())
+
+    return max(0.0, 0.5 * kl(p) + 0.5 * kl(q))
+
+
+def agreement(alpha: Sequence[float] | np.ndarray, scores: Sequence[float] | np.ndarray) -> dict[str, float]:
+    """Kendall τ-b and top-1 agreement of α with the signed scores; JSD of α with |scores| normalised."""
+    s = np.asarray(scores, dtype=np.float64)
+    return {"kendall_tau": kendall_tau(alpha, s), "top1": top1(alpha, s), "jsd": js_divergence(alpha, np.abs(s))}

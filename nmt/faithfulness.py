@@ -1,0 +1,379 @@
+"""Is attention an explanation? α against attributions, and the debate's two tests, on a corpus.
+
+    python -m nmt.faithfulness --checkpoint CKPT --data DIR --split SPLIT [--limit N] --json OUT
+        [--aer GOLD] [--device cpu|cuda]
+
+For every sentence the model's greedy translation is explained (:mod:`nmt.attribution`: saliency,
+gradient × input, integrated gradients, leave-one-out of the embedding and of the annotation in α)
+and compared with α at every target step (Kendall τ-b, top-1 agreement, Jensen–Shannon divergence
+in nats). The permutation test shuffles α at each step ``--permutations`` times and records the
+total variation distance of p(y_i | …) and whether the argmax word flips; the adversarial test
+(:func:`nmt.surgery.adversarial_alpha`) finds, per step, the α farthest from the model's (JSD) that
+keeps the output word and p(y_i) within ``--eps``. Means are pooled over target steps (``</s>``
+included); a Kendall τ undefined for a step (a constant vector) is left out of its mean.
+The JSD is in nats (natural log), so it lies in [0, ln 2].
+
+With ``--aer GOLD`` (a Hansards-style gold set: a prefix ``DIR/test`` or a folder holding
+``test.*``), each reference is force-decoded on its own tokens and every target word is linked to
+the argmax source word of α and of each attribution; the AER of each (Och & Ney 2003) is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from nmt import checkpoint, cli
+from nmt.align import Links, alignment_error, read_links
+from nmt.attribution import BASELINES, MEASURES, METHODS, Attributions, attribute, explain_trace
+from nmt.checkpoint import LoadedModel
+from nmt.data import read_lines, read_parallel
+from nmt.decoding import InputError, forced, greedy
+from nmt.model import RNNSearch
+from nmt.surgery import Forced, readout_log_probs, require_rnnsearch, teacher_forced
+from nmt.trace import DecodeTrace
+from nmt.vocab import BOS_ID, EOS
+
+LN2 = math.log(2.0)  # the largest JSD, in nats
+
+
+# ----------------------------------------------------------------------------------------------
+# The debate's two tests, made for translation (Jain & Wallace 2019; Wiegreffe & Pinter 2019)
+# ----------------------------------------------------------------------------------------------
+
+
+def jsd(p: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """Jensen–Shannon divergence over the last dim, natural log (nats, in [0, ln 2]).
+
+    JSD(P, Q) = ½ KL(P ‖ M) + ½ KL(Q ‖ M), M = (P + Q) / 2; 0 · log 0 = 0."""
+    m = 0.5 * (p + q)
+    kl = torch.xlogy(p, p) - torch.xlogy(p, m) + torch.xlogy(q, q) - torch.xlogy(q, m)
+    return 0.5 * kl.sum(-1)
+
+
+def project_simplex(v: torch.Tensor) -> torch.Tensor:
+    """Euclidean projection of each row of ``v`` (…, K) onto the probability simplex.
+
+    The sort-based algorithm (Held et al. 1974; Duchi et al. 2008): u = v sorted descending,
+    ρ = max{k : u_k − (Σ_{r≤k} u_r − 1) / k > 0}, θ = (Σ_{r≤ρ} u_r − 1) / ρ, w = max(v − θ, 0)."""
+    u, _ = torch.sort(v, dim=-1, descending=True)
+    css = u.cumsum(-1) - 1.0
+    k = torch.arange(1, v.shape[-1] + 1, device=v.device, dtype=v.dtype)
+    rho = ((u - css / k) > 0).sum(-1, keepdim=True).clamp_min(1)  # ≥ 1 (k = 1 always passes)
+    theta = css.gather(-1, rho - 1) / rho.to(v.dtype)
+    return (v - theta).clamp_min(0.0)
+
+
+@dataclass
+class PermutationResult:
+    """Per step i and permutation k: total variation distance of p(· | …) and whether argmax changed."""
+
+    tvd: torch.Tensor  # (Ty, N)
+    flipped: torch.Tensor  # (Ty, N) bool
+    perms: torch.Tensor  # (Ty, N, Tx): α'_ij = α_i,perms[i, k, j]
+
+    @property
+    def flip_rate(self) -> float:
+        return float(self.flipped.float().mean()) if self.flipped.numel() else float("nan")
+
+    def median_tvd(self) -> torch.Tensor:
+        """Median TVD per step (Ty,)."""
+        return self.tvd.median(dim=-1).values
+
+
+def permutation_test(
+    model: RNNSearch, annotations: torch.Tensor, run: Forced, n: int = 20, seed: int = 0,
+) -> PermutationResult:
+    """Shuffle α_i over the Tx source tokens ``n`` times at each step of a forced pass ``run``
+    (batch of 1) and compare p(· | s_{i-1}, y_{i-1}, c'_i) with the model's (its own α)."""
+    gen = torch.Generator().manual_seed(seed)
+    alpha, Ty, Tx = run.alpha[0], run.alpha.shape[1], run.alpha.shape[2]
+    perms = torch.stack([torch.randperm(Tx, generator=gen) for _ in range(Ty * n)]).to(alpha.device)
+    shuffled = alpha.repeat_interleave(n, 0).gather(1, perms)  # (Ty·n, Tx)
+    with torch.no_grad():
+        lp = readout_log_probs(model, annotations, run.s_prev[0].repeat_interleave(n, 0),
+                               run.y_emb[0].repeat_interleave(n, 0), shuffled).view(Ty, n, -1)
+    p, p0 = lp.exp(), run.log_probs[0].exp().unsqueeze(1)  # (Ty, n, V), (Ty, 1, V)
+    tvd = 0.5 * (p - p0).abs().sum(-1)  # TVD(p, p') = ½ Σ_y |p(y) − p'(y)|
+    return PermutationResult(tvd, lp.argmax(-1) != run.log_probs[0].argmax(-1, keepdim=True), perms.view(Ty, n, Tx))
+
+
+@dataclass
+class AdversarialResult:
+    """The most different α found per step that keeps the output word and p(y_i) within ε."""
+
+    alpha: torch.Tensor  # (Ty, Tx) on the simplex; the model's α where nothing better was found
+    jsd: torch.Tensor  # (Ty,) JSD(α', α) in nats
+    prob: torch.Tensor  # (Ty,) p'(y_i) under α'
+    prob_model: torch.Tensor  # (Ty,) p(y_i) under the model's α
+
+
+def adversarial_alpha(
+    model: RNNSearch, annotations: torch.Tensor, run: Forced, targets: torch.Tensor, eps: float = 0.01,
+    iters: int = 30, lr: float = 0.05, penalty: float = 50.0,
+) -> AdversarialResult:
+    """Projected gradient ascent on JSD(α', α) − penalty · violation, α' on the simplex.
+
+    Constraints per step (argmax word y* of the model's p, chosen word y_i = ``targets``):
+    |p'(y_i) − p(y_i)| ≤ ε and argmax p' = y*. The violation is relu(|Δp| − ε)² + relu(margin)²
+    with margin = max_{w≠y*} log p'(w) − log p'(y*) + 10⁻³. The JSD gradient vanishes at α' = α,
+    so the ascent runs from four starts per step at once: α moved half-way and a fifth of the way
+    to the one-hot on its least-attended token, half-way to uniform, and half-way to the one-hot
+    on its second most attended token. Every iterate is checked exactly, and the feasible one with
+    the largest JSD is kept (α itself, JSD 0, when none is found).
+    """
+    alpha0, Ty, Tx = run.alpha[0].detach(), run.alpha.shape[1], run.alpha.shape[2]
+    lp0 = run.log_probs[0].detach()
+    p_y0 = lp0.gather(-1, targets.view(-1, 1)).squeeze(-1).exp()  # (Ty,)
+    one_hot = torch.nn.functional.one_hot
+    least = one_hot(alpha0.argmin(-1), Tx).to(alpha0.dtype)
+    second = one_hot(alpha0.topk(min(2, Tx), -1).indices[:, -1], Tx).to(alpha0.dtype)
+    starts = [0.5 * alpha0 + 0.5 * least, 0.8 * alpha0 + 0.2 * least, 0.5 * alpha0 + 0.5 / Tx,
+              0.5 * alpha0 + 0.5 * second]
+    R = len(starts)
+    a = torch.stack(starts, 1).view(Ty * R, Tx).requires_grad_(True)  # row i·R + r
+    ref, p_ref = alpha0.repeat_interleave(R, 0), p_y0.repeat_interleave(R, 0)
+    tgt, y_star = targets.repeat_interleave(R, 0), lp0.argmax(-1).repeat_interleave(R, 0)
+    s_prev, y_emb = run.s_prev[0].detach().repeat_interleave(R, 0), run.y_emb[0].detach().repeat_interleave(R, 0)
+    best, best_jsd, best_p = ref.clone(), torch.zeros(Ty * R, device=ref.device), p_ref.clone()
+    rows = torch.arange(Ty * R, device=ref.device)
+    for _ in range(iters + 1):
+        lp = readout_log_probs(model, annotations.detach(), s_prev, y_emb, a)  # (Ty·R, V)
+        p_y, top = lp[rows, tgt].exp(), lp[rows, y_star]
+        rival = lp.scatter(-1, y_star.view(-1, 1), float("-inf")).amax(-1)
+        d = jsd(a, ref)
+        with torch.no_grad():  # exact feasibility of the current iterate
+            ok = ((p_y - p_ref).abs() <= eps) & (rival < top) & (d > best_jsd)
+            best[ok], best_jsd[ok], best_p[ok] = a[ok].detach(), d[ok].detach(), p_y[ok].detach()
+        violation = torch.relu((p_y - p_ref).abs() - eps) ** 2 + torch.relu(rival - top + 1e-3) ** 2
+        smooth = jsd(a.clamp_min(1e-12), ref)  # a finite gradient where α'_j = 0 (∂ p log p / ∂p → −∞)
+        (grad,) = torch.autograd.grad((smooth - penalty * violation).sum(), a)
+        with torch.no_grad():
+            a = project_simplex(a + lr * grad).requires_grad_(True)  # ascent step, then back onto the simplex
+    pick = best_jsd.view(Ty, R).argmax(-1) + torch.arange(Ty, device=ref.device) * R  # best start per step
+    return AdversarialResult(best[pick], best_jsd[pick], best_p[pick], p_y0)
+
+
+# ----------------------------------------------------------------------------------------------
+# One sentence, a corpus, a gold alignment set
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SentenceReport:
+    """Per-step results of one sentence (plain data: lists of floats)."""
+
+    agreement: dict[str, dict[str, list[float]]]  # method → measure → per step
+    perm_tvd: list[list[float]] = field(default_factory=list)  # step → permutation → TVD
+    perm_flipped: list[list[bool]] = field(default_factory=list)
+    adv_jsd: list[float] = field(default_factory=list)  # step → JSD(α', α) reached
+    ig_delta: list[float] = field(default_factory=list)
+
+
+def analyse(
+    lm: LoadedModel, trace: DecodeTrace, *, ig_steps: int = 20, baseline: str = "zero", n_perm: int = 20,
+    eps: float = 0.01, adv_iters: int = 30, seed: int = 0, tests: bool = True,
+) -> tuple[SentenceReport, Attributions]:
+    """Attributions, agreement with α, and (``tests``) the permutation and adversarial tests of one trace."""
+    model = require_rnnsearch(lm)
+    att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
+    report = SentenceReport(att.agreement(), ig_delta=att.ig_delta.tolist())
+    if not tests or not trace.steps:
+        return report, att
+    dev = lm.device
+    src = torch.tensor([lm.src_vocab.encode(trace.src_tokens[:-1])], device=dev)
+    ids = [s.token_id for s in trace.steps]
+    with torch.no_grad():
+        enc = model.encode(src, torch.tensor([src.shape[1]], device=dev))
+        run = teacher_forced(model, enc, torch.tensor([[BOS_ID, *ids[:-1]]], device=dev))
+        perm = permutation_test(model, enc.annotations[0], run, n=n_perm, seed=seed)
+    adv = adversarial_alpha(model, enc.annotations[0], run, torch.tensor(ids, device=dev), eps=eps, iters=adv_iters)
+    report.perm_tvd, report.perm_flipped = perm.tvd.tolist(), perm.flipped.tolist()
+    report.adv_jsd = adv.jsd.tolist()
+    return report, att
+
+
+def _mean(xs: Sequence[float]) -> float | None:
+    v = [x for x in xs if x is not None and not math.isnan(x)]
+    return round(float(np.mean(v)), 4) if v else None
+
+
+def summarise(reports: Sequence[SentenceReport]) -> dict[str, Any]:
+    """Corpus means: the agreement table (method × measure), the permutation and adversarial tests."""
+    table: dict[str, dict[str, float | None]] = {}
+    for m in METHODS:
+        table[m] = {k: _mean([v for r in reports for v in r.agreement.get(m, {}).get(k, [])]) for k in MEASURES}
+    tvd = [t for r in reports for row in r.perm_tvd for t in row]
+    flips = [f for r in reports for row in r.perm_flipped for f in row]
+    adv = [j for r in reports for j in r.adv_jsd]
+    delta = [abs(d) for r in reports for d in r.ig_delta]
+    return {
+        "agreement": table,
+        "steps": sum(len(r.ig_delta) for r in reports),
+        "tau_defined": {m: sum(1 for r in reports for v in r.agreement.get(m, {}).get("kendall_tau", [])
+                               if not math.isnan(v)) for m in METHODS},
+        "permutation": {"flip_rate": _mean([float(f) for f in flips]), "mean_tvd": _mean(tvd),
+                        "median_tvd": round(float(np.median(tvd)), 4) if tvd else None, "trials": len(flips)},
+        "adversarial": {"mean_jsd": _mean(adv), "median_jsd": round(float(np.median(adv)), 4) if adv else None,
+                        "found_rate": _mean([float(j > 1e-6) for j in adv]), "max_jsd_ln2": round(LN2, 4)},
+        "ig_abs_delta": {"mean": _mean(delta), "max": round(max(delta), 4) if delta else None},
+    }
+
+
+def argmax_links(att: Attributions, scores: np.ndarray) -> Links:
+    """(source j, target i) links of each target word (``</s>`` left out) to its highest-scoring
+    source word (the source ``</s>`` left out), as :func:`nmt.align.argmax_links` does for α."""
+    n = att.src_len - 1
+    links: Links = set()
+    if n <= 0:
+        return links
+    for r, i in enumerate(att.steps):
+        if att.tgt_tokens[i] != EOS:
+            links.add((int(np.argmax(scores[r, :n])), i))
+    return links
+
+
+def gold_prefix(path: str | Path, split: str = "test") -> Path:
+    """``DIR/test`` for a folder, else the prefix as given."""
+    p = Path(path)
+    return p / split if p.is_dir() else p
+
+
+def aer_by_method(
+    lm: LoadedModel, prefix: Path, *, limit: int | None = None, ig_steps: int = 20, baseline: str = "zero",
+    progress: bool = True,
+) -> dict[str, Any]:
+    """AER of argmax α and argmax of each attribution on force-decoded gold references."""
+    s_lang, t_lang = lm.src_tok.lang, lm.tgt_tok.lang
+    src = read_lines(f"{prefix}.{s_lang}", limit)
+    tgt = read_lines(f"{prefix}.{t_lang}", limit)
+    sure = read_links(f"{prefix}.{s_lang}-{t_lang}.sure")[: len(src)]
+    possible = read_links(f"{prefix}.{s_lang}-{t_lang}.possible")[: len(src)]
+    if not (len(src) == len(tgt) == len(sure) == len(possible)):
+        counts = (len(src), len(tgt), len(sure), len(possible))
+        raise InputError(f"gold set {prefix}: line counts differ {counts}")
+    traces = forced(lm, src, tgt, pretokenized=True, topk=1)
+    predicted: dict[str, list[Links]] = {m: [] for m in ("alpha", *METHODS)}
+    for trace in tqdm(traces, desc="AER", disable=not progress, file=sys.stderr):
+        att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
+        predicted["alpha"].append(argmax_links(att, att.alpha))
+        for m in METHODS:
+            predicted[m].append(argmax_links(att, att.scores[m]))
+    out: dict[str, Any] = {"gold": str(prefix), "sentences": len(src)}
+    for m, links in predicted.items():
+        res = alignment_error(links, sure, possible)
+        out[m] = {k: round(v, 4) if isinstance(v, float) else v for k, v in res.items()}
+    return out
+
+
+PANEL_SENTENCE = ("A man in a blue shirt and a woman in a white dress are sitting on a wooden bench in front of a "
+                  "large building .")  # 25 words (26 Moses tokens with the full stop)
+
+
+def time_panel(lm: LoadedModel, text: str = PANEL_SENTENCE, repeats: int = 5, ig_steps: int = 20) -> dict[str, Any]:
+    """Seconds (median of ``repeats``, wall and CPU) for one step's full panel: α and the five
+    attributions (IG at ``ig_steps`` points) of one target word, at the middle and the last word.
+    ``src_tokens`` counts the source ids with ``</s>``."""
+    trace = greedy(lm, [text], topk=1)[0]
+    src = lm.src_vocab.encode(trace.src_tokens[:-1])
+    ids = [s.token_id for s in trace.steps]
+    out: dict[str, Any] = {"sentence": text, "src_tokens": len(src), "tgt_tokens": len(ids), "repeats": repeats,
+                           "ig_steps": ig_steps, "torch_threads": torch.get_num_threads()}
+    for name, step in (("middle", len(ids) // 2), ("last_word", max(0, len(ids) - 2))):
+        wall, cpu = [], []
+        for _ in range(repeats):
+            t0, c0 = time.perf_counter(), time.process_time()
+            attribute(lm, src, ids, steps=[step], ig_steps=ig_steps)
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        out[name] = {"step": step, "wall_s": round(float(np.median(wall)), 3), "cpu_s": round(float(np.median(cpu)), 3)}
+    out["load_average_1min"] = round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--data", required=True, help="directory with SPLIT.SRC[.gz] and SPLIT.TGT[.gz]")
+    p.add_argument("--split", required=True)
+    p.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    p.add_argument("--json", required=True, help="write the summary (and per-sentence results) here")
+    p.add_argument("--aer", help="gold alignments: a prefix DIR/test or a folder holding test.*")
+    p.add_argument("--aer-limit", type=int, default=None, help="first N gold sentences only")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    p.add_argument("--ig-steps", type=int, default=20)
+    p.add_argument("--baseline", choices=BASELINES, default="zero", help="IG baseline and leave-one-out filler")
+    p.add_argument("--permutations", type=int, default=20, help="shuffles of α per step")
+    p.add_argument("--eps", type=float, default=0.01, help="adversarial α: allowed change of p(y_i)")
+    p.add_argument("--adv-iters", type=int, default=30, help="adversarial α: projected-gradient steps")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--per-sentence", action="store_true", help="also store every sentence's per-step results")
+    p.add_argument("--time-panel", action="store_true", help="also time one step's full panel on a 25-word sentence")
+    args = p.parse_args(argv)
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        raise InputError(f"--device {args.device}: no CUDA device is available here")
+    lm = checkpoint.load(args.checkpoint, device=args.device)
+    require_rnnsearch(lm)
+    src, _ = read_parallel(args.data, args.split, lm.src_tok.lang, lm.tgt_tok.lang, args.limit)
+    t0, c0 = time.perf_counter(), time.process_time()
+    traces = greedy(lm, src, topk=1)
+    reports = []
+    for trace in tqdm(traces, desc="faithfulness", disable=args.no_progress, file=sys.stderr):
+        rep, _ = analyse(lm, trace, ig_steps=args.ig_steps, baseline=args.baseline, n_perm=args.permutations,
+                         eps=args.eps, adv_iters=args.adv_iters, seed=args.seed)
+        reports.append(rep)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    res: dict[str, Any] = {
+        "checkpoint": args.checkpoint, "data": args.data, "split": args.split, "sentences": len(src),
+        "limit": args.limit, "decoding": "greedy", "ig_steps": args.ig_steps, "baseline": args.baseline,
+        "permutations": args.permutations, "eps": args.eps, "adv_iters": args.adv_iters, "seed": args.seed,
+        "device": args.device, "torch_threads": torch.get_num_threads(), **summarise(reports),
+        "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
+        "sentences_per_s": round(len(src) / seconds, 3) if seconds else None,
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    }
+    _print_summary(res)
+    if args.aer:
+        t1, c1 = time.perf_counter(), time.process_time()
+        res["aer"] = aer_by_method(lm, gold_prefix(args.aer), limit=args.aer_limit, ig_steps=args.ig_steps,
+                                   baseline=args.baseline, progress=not args.no_progress)
+        res["aer"]["seconds"] = round(time.perf_counter() - t1, 1)
+        res["aer"]["cpu_seconds"] = round(time.process_time() - c1, 1)
+        print(f"AER on {res['aer']['sentences']} gold sentences ({res['aer']['gold']}):")
+        for m in ("alpha", *METHODS):
+            print(f"  {m:10s} {res['aer'][m]['aer']:.4f}")
+    if args.time_panel:
+        res["panel_timing"] = time_panel(lm, ig_steps=args.ig_steps)
+        print(f"one step's full panel, 25-word sentence: {res['panel_timing']['middle']['wall_s']} s (middle word)")
+    if args.per_sentence:
+        res["per_sentence"] = [r.__dict__ for r in reports]
+    Path(args.json).write_text(json.dumps(res, ensure_ascii=False, indent=1))
+    return 0
+
+
+def _print_summary(res: dict[str, Any]) -> None:
+    print(f"{res['sentences']} sentences, {res['steps']} target steps, {res['seconds']} s ({res['cpu_seconds']} s CPU)")
+    print(f"{'method':10s} " + " ".join(f"{k:>12s}" for k in MEASURES))
+    for m, row in res["agreement"].items():
+        print(f"{m:10s} " + " ".join(f"{'-' if row[k] is None else format(row[k], '.4f'):>12s}" for k in MEASURES))
+    perm, adv = res["permutation"], res["adversarial"]
+    print(f"permutation: flip rate {perm['flip_rate']}, median TVD {perm['median_tvd']} ({perm['trials']} shuffles)")
+    print(f"adversarial α: mean JSD {adv['mean_jsd']} nats (max ln 2 = {adv['max_jsd_ln2']}), "
+          f"found for {adv['found_rate']} of steps")
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run(main))

@@ -1,0 +1,245 @@
+"""Attribution of each target word over the source words, agreement measures, and the corpus CLI.
+
+A tiny randomly initialised RNNsearch (from tests/test_surgery.py) keeps these fast; the expected
+values come from independent paths (the model's own encode, forced decoding of an edited source,
+surgery of α, hand-computed rank statistics), never from the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from captum.attr import InputXGradient, Saliency
+
+from nmt import checkpoint
+from nmt.attribution import (
+    METHODS,
+    agreement,
+    attribute,
+    encode_embeddings,
+    explain,
+    explain_trace,
+    js_divergence,
+    kendall_tau,
+    target_log_prob,
+    top1,
+)
+from nmt.cli import run as cli_run
+from nmt.decoding import InputError, forced, greedy
+from nmt.faithfulness import SentenceReport, argmax_links, main, summarise
+from nmt.surgery import Edit, decode_with_surgery
+from nmt.vocab import BOS_ID, PAD_ID
+from tests.conftest import TINY_DATA
+from tests.test_surgery import SHIPPED, TEXT, needs_shipped, one_thread, tiny_random_lm  # noqa: F401
+
+REF = "Deux chiens jouent dans la neige ."
+
+
+@pytest.fixture(scope="module")
+def lm():
+    return tiny_random_lm(seed=1)
+
+
+@pytest.fixture(scope="module")
+def traced(lm):
+    trace = forced(lm, [TEXT], [REF], pretokenized=False, topk=1)[0]
+    return trace, explain_trace(lm, trace)
+
+
+@pytest.fixture(scope="module")
+def flat():
+    """A model with near-uniform α, where every source position, padding too, would get weight."""
+    lm = tiny_random_lm(seed=2, sharpen=1.0)
+    trace = forced(lm, [TEXT], [REF], pretokenized=False, topk=1)[0]
+    return lm, trace, explain_trace(lm, trace)
+
+
+def _inputs(lm, trace):
+    src = lm.src_vocab.encode(trace.src_tokens[:-1])
+    ids = [s.token_id for s in trace.steps]
+    return src, ids
+
+
+@torch.no_grad()
+def test_encode_from_embeddings_is_bit_equal_to_encode(lm) -> None:
+    src = torch.tensor([[5, 6, 7, 8, 3], [9, 10, 3, PAD_ID, PAD_ID]])
+    lens = torch.tensor([5, 3])
+    ref = lm.model.encode(src, lens)
+    out = encode_embeddings(lm.model, lm.model.encoder.embed(src), lens)
+    for k in ("annotations", "keys", "mask", "summary", "s0"):
+        assert torch.equal(getattr(out, k), getattr(ref, k)), k
+
+
+@torch.no_grad()
+def test_forward_function_gives_each_rows_own_step(lm, traced) -> None:
+    trace, _ = traced
+    src, ids = _inputs(lm, trace)
+    K = len(ids)
+    steps = torch.tensor([3, 0, K - 1, 1, 3])
+    x = lm.model.encoder.embed(torch.tensor([src])).expand(len(steps), -1, -1)
+    f = target_log_prob(lm.model, x, torch.full((len(steps),), len(src)), torch.tensor([[BOS_ID, *ids[:-1]]]).expand(
+        len(steps), -1), torch.tensor([ids]).expand(len(steps), -1), steps)
+    assert f.tolist() == pytest.approx([trace.steps[i].logprob for i in steps.tolist()], abs=1e-5)
+
+
+def test_integrated_gradients_are_complete(lm, traced) -> None:
+    trace, _ = traced
+    src, ids = _inputs(lm, trace)
+    K = len(ids)
+    for baseline, fill in (("zero", None), ("unk", 1)):
+        a = attribute(lm, src, ids, methods=["ig"], baseline=baseline, ig_steps=20)
+        with torch.no_grad():
+            x0 = torch.zeros(1, len(src), lm.config.emb_dim) if fill is None else \
+                lm.model.encoder.embed(torch.tensor([[fill] * len(src)]))
+            f0 = target_log_prob(lm.model, x0.expand(K, -1, -1), torch.full((K,), len(src)),
+                                 torch.tensor([[BOS_ID, *ids[:-1]]]).expand(K, -1), torch.tensor([ids]).expand(K, -1),
+                                 torch.arange(K)).numpy()
+        gap = a.scores["ig"].sum(-1) - (a.logprob - f0)  # Σ_j IG_ij − (F(x) − F(x'))
+        assert np.abs(gap - a.ig_delta).max() < 1e-4  # Captum's convergence delta is exactly this gap
+        assert np.abs(gap).max() < 0.02 * max(1.0, np.abs(a.logprob - f0).max())
+        assert np.abs(a.logprob - f0).max() > 0.05  # the test is not vacuous
+        fine = attribute(lm, src, ids, methods=["ig"], baseline=baseline, ig_steps=100)
+        assert np.abs(fine.ig_delta).max() <= np.abs(a.ig_delta).max() + 1e-5
+
+
+def test_gradient_scores_equal_captums_saliency_and_input_x_gradient(lm, traced) -> None:
+    trace, att = traced
+    src, ids = _inputs(lm, trace)
+    K = len(ids)
+    x = lm.model.encoder.embed(torch.tensor([src])).detach().expand(K, -1, -1).contiguous()
+    args = (torch.full((K,), len(src)), torch.tensor([[BOS_ID, *ids[:-1]]]).expand(K, -1),
+            torch.tensor([ids]).expand(K, -1), torch.arange(K))
+
+    def f(inp, *rest):
+        return target_log_prob(lm.model, inp, *rest)
+
+    sal = Saliency(f).attribute(x.clone().requires_grad_(), additional_forward_args=args)  # |∂F/∂x|
+    ixg = InputXGradient(f).attribute(x.clone().requires_grad_(), additional_forward_args=args)
+    assert np.allclose(att.scores["saliency"], sal.norm(dim=-1).detach().numpy(), atol=1e-6)
+    assert np.allclose(att.scores["x_grad"], ixg.sum(-1).detach().numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize("which", ["sharp", "flat"])
+def test_leave_one_out_of_padding_is_zero(lm, traced, flat, which) -> None:
+    lm, trace, att = (lm, *traced) if which == "sharp" else flat
+    src, ids = _inputs(lm, trace)
+    padded = attribute(lm, [*src, PAD_ID, PAD_ID, PAD_ID], ids, src_len=len(src))
+    n = len(src)
+    for m in METHODS:
+        assert np.abs(padded.scores[m][:, n:]).max() < 1e-6, m  # padding is no word
+        assert np.allclose(padded.scores[m][:, :n], att.scores[m], atol=1e-4), m
+    assert np.abs(padded.scores["loo_embed"][:, :n]).max() > 1e-3  # real words do count
+
+
+def test_leave_one_out_of_the_embedding_is_forced_decoding_of_an_unknown_word(lm, traced) -> None:
+    trace, _ = traced
+    src, ids = _inputs(lm, trace)
+    a = attribute(lm, src, ids, methods=["loo_embed"], baseline="unk")
+    words = trace.src_tokens[:-1]
+    for j in (0, 3, len(words) - 1):
+        edited = " ".join([*words[:j], "zzzunknown", *words[j + 1 :]])  # an out-of-vocabulary word → <unk>
+        t = forced(lm, [edited], [" ".join(trace.target_tokens[:-1])], pretokenized=True, topk=1)[0]
+        delta = [s0.logprob - s1.logprob for s0, s1 in zip(trace.steps, t.steps, strict=True)]
+        assert a.scores["loo_embed"][:, j] == pytest.approx(delta, abs=1e-4)
+
+
+@pytest.mark.parametrize("which", ["sharp", "flat"])
+def test_leave_one_out_of_alpha_is_surgery_zeroing_that_word(lm, traced, flat, which) -> None:
+    lm, trace, att = (lm, *traced) if which == "sharp" else flat
+    target = trace.target_tokens[:-1]
+    for i, j in ((0, 2), (3, 3), (len(target), 0)):
+        r = decode_with_surgery(lm, TEXT, {i: Edit("zero", j=j)}, target=target)
+        assert att.scores["loo_alpha"][i, j] == pytest.approx(
+            r.original.steps[i].logprob - r.trace.steps[i].logprob, abs=1e-5)
+
+
+def test_kendall_tau_by_hand() -> None:
+    v = [0.1, 0.5, 0.2, 0.9]
+    assert kendall_tau(v, v) == pytest.approx(1.0)
+    assert kendall_tau([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert kendall_tau([1, 2, 3, 4], [1, 3, 2, 4]) == pytest.approx(4 / 6)  # 5 concordant, 1 discordant
+    assert kendall_tau([1, 1, 2], [1, 2, 3]) == pytest.approx(2 / math.sqrt(6))  # τ-b: one tie in a
+    assert math.isnan(kendall_tau([1, 1, 1], [1, 2, 3]))
+
+
+def test_top1_and_jsd_by_hand() -> None:
+    assert top1([0.1, 0.7, 0.2], [-1, 3, 2]) == 1.0 and top1([0.1, 0.7, 0.2], [5, 3, 2]) == 0.0
+    assert js_divergence([1, 0], [0, 1]) == pytest.approx(math.log(2))
+    assert js_divergence([0.5, 0.5], [2, 0]) == pytest.approx(0.5 * (0.5 * math.log(2 / 3) + 0.5 * math.log(2))
+                                                             + 0.5 * math.log(4 / 3))
+    a = agreement([0.7, 0.2, 0.1], [-7.0, 2.0, 1.0])  # signed for τ and top-1, |·| for JSD
+    assert a["kendall_tau"] == pytest.approx(-1 / 3) and a["top1"] == 0.0 and a["jsd"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_explain_a_reference_or_the_models_own_output(lm) -> None:
+    trace, att = explain(lm, TEXT, REF, methods=["loo_alpha"])
+    assert trace.method == "forced" and att.tgt_tokens == [*REF.split(), "</s>"]
+    assert list(att.scores) == ["loo_alpha"] and att.scores["loo_alpha"].shape == (len(att.steps), len(att.src_tokens))
+    g, ga = explain(lm, TEXT, methods=["saliency"], steps=[1])
+    assert g.method == "greedy" and ga.steps == [1]
+    assert ga.alpha[0].tolist() == pytest.approx(g.steps[1].alpha, abs=1e-6)
+    with pytest.raises(ValueError, match="unknown attribution"):
+        explain(lm, TEXT, methods=["lime"])
+    with pytest.raises(ValueError, match="target positions"):
+        explain(lm, TEXT, steps=[99])
+    with pytest.raises(InputError, match="needs an RNNsearch"):
+        explain(tiny_random_lm("fixed"), TEXT)
+
+
+def test_argmax_links_and_summary_by_hand(traced) -> None:
+    _, att = traced
+    scores = np.zeros_like(att.alpha)
+    scores[:, 2] = 1.0
+    links = argmax_links(att, scores)
+    assert links == {(2, i) for i in range(len(att.steps) - 1)}  # </s> step left out
+    reps = [SentenceReport({"ig": {"kendall_tau": [1.0, math.nan], "top1": [1.0, 0.0], "jsd": [0.2, 0.4]}},
+                           [[0.5, 0.1]], [[True, False]], [0.3], [0.01, -0.02]),
+            SentenceReport({"ig": {"kendall_tau": [0.0], "top1": [1.0], "jsd": [0.0]}}, [[0.2, 0.2]],
+                           [[False, False]], [0.0], [0.03])]
+    s = summarise(reps)
+    assert s["agreement"]["ig"] == {"kendall_tau": 0.5, "top1": pytest.approx(2 / 3, abs=1e-4),
+                                    "jsd": pytest.approx(0.2)}
+    assert s["permutation"]["flip_rate"] == 0.25 and s["permutation"]["median_tvd"] == 0.2
+    assert s["adversarial"]["mean_jsd"] == 0.15 and s["adversarial"]["found_rate"] == 0.5
+    assert s["steps"] == 3 and s["tau_defined"]["ig"] == 2 and s["ig_abs_delta"]["max"] == 0.03
+
+
+def test_corpus_cli_on_tiny_data(lm, tmp_path, capsys) -> None:
+    ckpt = tmp_path / "tiny.pt"
+    checkpoint.atomic_save(checkpoint.make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "en", "fr", {}), ckpt)
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    (gold / "test.en").write_text("Two dogs .\nA man is riding a bike .\n")
+    (gold / "test.fr").write_text("Deux chiens .\nUn homme fait du vélo .\n")
+    (gold / "test.en-fr.sure").write_text("0-0 1-1 2-2\n0-0 1-1 5-4\n")
+    (gold / "test.en-fr.possible").write_text("0-0 1-1 2-2\n0-0 1-1 3-2 4-3 5-4\n")
+    out = tmp_path / "f.json"
+    assert main(["--checkpoint", str(ckpt), "--data", str(TINY_DATA), "--split", "test", "--limit", "2",
+                 "--json", str(out), "--aer", str(gold), "--no-progress", "--permutations", "3", "--time-panel"]) == 0
+    res = json.loads(out.read_text())
+    assert res["sentences"] == 2 and set(res["agreement"]) == set(METHODS)
+    assert all(0 <= res["agreement"][m]["top1"] <= 1 and 0 <= res["agreement"][m]["jsd"] <= math.log(2)
+               for m in METHODS)
+    assert 0 <= res["permutation"]["flip_rate"] <= 1 and 0 <= res["adversarial"]["mean_jsd"] <= math.log(2)
+    assert res["aer"]["sentences"] == 2 and res["aer"]["alpha"]["links_sure"] == 6
+    assert all(0 <= res["aer"][m]["aer"] <= 1 for m in ("alpha", *METHODS))
+    assert res["panel_timing"]["middle"]["wall_s"] > 0 and res["panel_timing"]["src_tokens"] == 27
+    assert "kendall_tau" in capsys.readouterr().out
+    assert cli_run(lambda: main(["--checkpoint", str(ckpt), "--data", str(tmp_path), "--split", "nope",
+                                 "--json", str(out)])) == 2
+    assert "error: no nope.en" in capsys.readouterr().err
+
+
+@needs_shipped
+def test_shipped_attribution_of_a_noun() -> None:
+    lm = checkpoint.load(SHIPPED)
+    trace = greedy(lm, ["Two dogs are running in the snow."], topk=1)[0]
+    att = explain_trace(lm, trace, steps=[1, 5])  # chiens, neige
+    assert [att.tgt_tokens[i] for i in att.steps] == ["chiens", "neige"]
+    for r, j in enumerate((1, 6)):  # dogs, snow
+        assert int(att.alpha[r].argmax()) == j and int(att.scores["loo_embed"][r].argmax()) == j
+    assert np.abs(att.ig_delta).max() < 0.1 * np.abs(att.scores["ig"].sum(-1)).max()
