@@ -83,7 +83,8 @@ def main() -> None:
         with col:
             st.markdown(f"**{md(row['model'])}**")
             st.caption(md(ckpt.name))
-            st.markdown(f"> {md(own.translation) or '(empty)'}")
+            with st.container(border=True):
+                st.markdown(md(own.translation) or "(empty)")
             m1, m2 = st.columns(2)
             m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—")
             m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if row["BLEU"] is not None else "—")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from nmt import checkpoint
 from nmt.data import corpus_file, files_sha256, read_parallel
 from nmt.evaluate import evaluate
+from nmt.luong import LuongNMT
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.corpus
@@ -41,3 +43,21 @@ def test_shipped_rnnsearch_translates_test_2016_well_and_beats_rnnencdec(real_da
     encdec = evaluate(checkpoint.load(SHIPPED_ENCDEC), src, ref)["bleu_lc"]["score"]
     assert search > 45.0  # greedy, first 300 sentences; the full beam-5 score is in the results JSON
     assert search > encdec + 2.0
+
+
+LUONG = {name: ROOT / "checkpoints" / f"m30k-en-fr-{name}.pt" for name in ("luong-global-general", "luong-local-p")}
+LUONG_RESULTS = ROOT / "checkpoints" / "m30k-en-fr-luong.results.json"
+
+
+@pytest.mark.parametrize("name", sorted(LUONG))
+def test_shipped_luong_models_translate_test_2016_as_their_results_file_says(real_data: Path, name: str) -> None:
+    """Each shipped Luong checkpoint loads (weights digest checked) and, greedy on the whole of
+    test_2016_flickr, scores within 0.1 BLEU of what its results file records."""
+    if not (LUONG[name].exists() and LUONG_RESULTS.exists()):
+        pytest.skip("no shipped Luong checkpoint")
+    recorded = json.loads(LUONG_RESULTS.read_text())["models"][name]["scores"]["test_2016_flickr"]["greedy"]
+    lm = checkpoint.load(LUONG[name])
+    assert isinstance(lm.model, LuongNMT) and lm.model.cfg.score == "general" and lm.model.cfg.input_feeding
+    src, ref = read_parallel(real_data / "multi30k", "test_2016_flickr", "en", "fr")
+    got = evaluate(lm, src, ref)["bleu"]["score"]
+    assert got == pytest.approx(recorded["bleu"]["score"], abs=0.1)

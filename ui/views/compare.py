@@ -61,7 +61,9 @@ def compare_chart(trace: DecodeTrace, title: str, max_width: int = 420) -> alt.T
     centre = alt.Chart(win[win["kind"] == "p_t"]).mark_point(shape="diamond", filled=True, color="#6a3d9a",
                                                               size=60).encode(
         x=x, y=y, tooltip=[alt.Tooltip("i:O", title="step i"), alt.Tooltip("p_t:Q", title="p_t", format=".2f")])
-    return alt.layer(base, box, centre).resolve_scale(color="independent")
+    # The overlays draw no axes of their own; the heatmap's word labels stay.
+    return alt.layer(base, box, centre).resolve_scale(color="independent").resolve_axis(x="independent",
+                                                                                          y="independent")
 
 
 def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
