@@ -26,6 +26,7 @@ from ui import models, shell
 from ui import stepper_controller as ctl
 from ui.presets import BY_NAME
 from ui.views import stepper as sv
+from ui.views import stepper_html as sh
 from ui.views import stepper_state as vs
 from ui.views.common import NORM_LABELS, esc, md
 
@@ -127,7 +128,7 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
         st.caption("This model group has no twin on the other side of the toggle to compare with.")
         return
     (la, wa, _), (lb, wb, _) = pair
-    st.html(sv.compare_html(la, wa, lb, wb, big=look.present))
+    st.html(sh.compare_html(la, wa, lb, wb, big=look.present))
     st.altair_chart(sv.drift_chart(pair, look, upto), width="stretch", height=210, key=f"drift_{key}")
     st.caption("Boxed words appear in one translation only. The chart, in the same colours: how far each word's "
                "context c_i is from the first word's c_0. RNNsearch reads a new mix of the source for every "
@@ -193,12 +194,12 @@ def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
     for row in sv.topk_rows(step):
         word, bar = st.columns([1.2, 1], vertical_alignment="center")
         if row["written"] or beam:
-            word.html(sv.written_candidate_html(row["word"]) if row["written"] else esc(row["word"]))
+            word.html(sh.written_candidate_html(row["word"]) if row["written"] else esc(row["word"]))
         else:
             word.button(md(row["word"]), key=f"force_{nonce}_{row['rank']}", on_click=ctl.on_force,
                         args=(step.i, row["word"]), width="stretch",
                         help=f"Force “{row['word']}” at i = {step.i} and continue from it")
-        bar.html(sv.prob_bar_html(row["p"]))
+        bar.html(sh.prob_bar_html(row["p"]))
     if step.token not in [w for w, _ in step.topk]:
         st.caption(f"Written: {md(step.token)} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
 
@@ -292,12 +293,12 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         watch()
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
-    top.html(sv.source_html(trace, step, paper=look.paper, big=look.present))
+    top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
     with right:
-        st.html(sv.translation_html(trace, cur, copies, big=look.present))
+        st.html(sh.translation_html(trace, cur, copies, big=look.present))
         if trace.steps and not look.present:
             st.caption(f"Detokenised: {md(ctl.translation_text(lm, trace)) or '—'}")
-        st.html(sv.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
+        st.html(sh.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
                                     copied=copies[cur][1] if cur in copies else None, big=look.present))
         if cur != latest:
             st.button("Follow the latest step", key=f"follow_{nonce}", on_click=ctl.on_follow,
@@ -314,7 +315,7 @@ def main() -> None:
     ctl.init_session()
     ctl.keep_widget_values()
     ss["_present_drawn"] = ss["w_present"]
-    st.html(sv.page_css(ss["w_present"]))
+    st.html(sh.page_css(ss["w_present"]))
     directory = models.checkpoint_dir()
     groups = models.scan(directory)
     if not groups:

@@ -14,6 +14,7 @@ from nmt.trace import DecodeTrace, StepRecord
 from tests.conftest import TINY_DATA
 from ui import models
 from ui.views import stepper as sv
+from ui.views import stepper_html as sh
 from ui.views.compare import compare_chart, model_label, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,7 +117,7 @@ def test_stepper_builders_show_the_window_and_p_t() -> None:
     assert {"test": "datum.in_window", "value": sv.WINDOW} in spec["encoding"]["stroke"]["condition"]
     inside = {(v["i"], v["j"]) for v in spec["data"]["values"] if v["in_window"]}
     assert inside == {(0, 1), (0, 2), (0, 3), (1, 3), (1, 4), (1, 5)}
-    html = sv.source_html(trace, trace.steps[0])
+    html = sh.source_html(trace, trace.steps[0])
     assert html.count("opacity:.35") == 3 and "around p_t = 2.4" in html  # j = 0, 4, 5 dimmed
     assert "in_window" not in str(sv.heatmap(_trace([None]))["encoding"]["stroke"])
 

@@ -1,0 +1,168 @@
+"""The stepper's HTML snippets: word chips, the word being written, candidates, the page's CSS.
+
+Every piece of user text and model output goes through :func:`ui.views.common.esc`; nothing is
+rendered from raw input. Colours come from the heatmap's own ramp (:mod:`ui.views.stepper`), so a
+chip and its heatmap cell say the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from nmt.trace import DecodeTrace, StepRecord
+from ui.views.common import esc
+from ui.views.stepper import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour, word_marks
+
+
+def _chip(big: bool) -> str:
+    size = "1.6rem" if big else "1.1rem"
+    return (f"display:inline-block;margin:2px 2px;padding:1px 6px;border-radius:6px;text-align:center;"
+            f"border:1px solid rgba(128,128,128,.45);font-size:{size};line-height:1.35;vertical-align:top;")
+
+
+def _heading(text: str, big: bool) -> str:
+    return (f'<div style="font-size:{"1.25rem" if big else "1rem"};font-weight:600;margin:2px 0 2px">'
+            f"{text}</div>")
+
+
+def translation_html(
+    trace: DecodeTrace, shown: int | None, copies: Mapping[int, tuple[int, str]] | None = None, big: bool = False,
+) -> str:
+    """The translation so far as word chips; the shown step is highlighted, forced words marked,
+    words copied from the source for ``<unk>`` marked "copied"."""
+    head = _heading("Translation so far", big)
+    if not trace.steps:
+        return (head + '<div data-testid="translation-so-far" style="opacity:.75;font-style:italic">'
+                "(nothing written yet: press Step)</div>")
+    copies = copies or {}
+    chips = []
+    for s in trace.steps:
+        style = _chip(big)
+        title = f"i={s.i}: p={s.prob:.3f}"
+        word = esc(s.token)
+        if s.i in copies:
+            j, src = copies[s.i]
+            style += "border:2px dotted #2ca02c;"
+            title += f"; the model wrote <unk>: copied the source word {src!r} (j={j}, largest α)"
+            word = esc(src) + '<sup style="color:#2ca02c">copied</sup>'
+        if s.forced:
+            style += "border:2px dashed #e4572e;"
+            title += " (forced)"
+            word += "<sup>forced</sup>"
+        if s.i == shown:
+            style += "background:rgba(255,189,69,.55);font-weight:600;"
+        chips.append(f'<span style="{style}" title="{esc(title)}">{word}</span>')
+    return head + '<div data-testid="translation-so-far">' + "".join(chips) + "</div>"
+
+
+def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False) -> str:
+    """The source words as chips, each shaded by α_ij of ``step`` from the heatmap's own colour
+    ramp and showing its α under the word (plain when there is no α)."""
+    alpha = step.alpha if step is not None else None
+    if step is None:
+        head = "Source sentence"
+    elif alpha is None:
+        head = f"Source sentence · no α at i = {step.i}: c_i is one fixed summary"
+    else:
+        head = f"Source sentence · α_ij at i = {step.i} ({esc(step.token)})"
+    window = None if step is None or step.window is None or step.position is None else (
+        int(step.window[0]), int(step.window[1]), float(step.position))
+    if window is not None:
+        head += f" · window {window[0]}–{window[1]} around p_t = {window[2]:.1f}"
+    chips = []
+    unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
+    for j, w in enumerate(trace.src_tokens):
+        style = _chip(big)
+        title = f"j={j}"
+        sub = ""
+        if window is not None:
+            if not window[0] <= j <= window[1]:
+                style += "opacity:.35;"
+                title += ", outside the window: not attended"
+            if j == min(len(trace.src_tokens) - 1, max(0, round(window[2]))):
+                style += f"box-shadow:0 0 0 3px {WINDOW};"
+                title += f", nearest to p_t = {window[2]:.2f}"
+        if alpha is not None and j < len(alpha):
+            bg = ramp_colour(alpha[j], paper)
+            style += f"background:{bg};color:{text_colour(bg)};"
+            title += f", α={alpha[j]:.3f}"
+            sub = f'<div style="font-size:.65em;line-height:1">{alpha[j]:.2f}</div>'
+        if unk[j]:
+            style += "border:2px dashed #d62728;"
+            title += ", outside the vocabulary: the model reads <unk>"
+        label = esc(w) + ('<sup style="color:#d62728">unk</sup>' if unk[j] else "")
+        chips.append(f'<span style="{style}" title="{esc(title)}">{label}{sub}</span>')
+    return _heading(head, big) + '<div data-testid="source-words">' + "".join(chips) + "</div>"
+
+
+def now_writing_html(
+    step: StepRecord | None, n_written: int, *, ended: str | None = None, copied: str | None = None,
+    big: bool = False,
+) -> str:
+    """The line about the shown step: which word it wrote (i is 0-based, "word" counts from 1).
+
+    At the latest step it says what the next Step will write, or ``ended`` (how decoding ended).
+    """
+    size = "1.35rem" if big else "1.05rem"
+    if step is None:
+        return (f'<div style="font-size:{size}">Press <b>Step</b> to write the first word (i = 0).</div>')
+    latest = step.i == n_written - 1
+    head = (f"Written at i = {step.i} (word {step.i + 1})" if latest
+            else f"Looking back at i = {step.i} (word {step.i + 1} of {n_written})")
+    word = esc(copied) + '<sup style="font-size:.5em;color:#2ca02c">copied</sup>' if copied else esc(step.token)
+    forced = ' <span style="color:#e4572e;font-size:.9rem">(forced by you)</span>' if step.forced else ""
+    nxt = ""
+    if latest:
+        nxt = esc(ended) if ended else f"Next: Step writes word {step.i + 2} (i = {step.i + 1})."
+        nxt = f'<div style="font-size:.9em;opacity:.85">{nxt}</div>'
+    return (f'<div style="font-size:{size}">{head}:<div>'
+            f'<span style="font-size:1.7em;font-weight:700;padding:0 .3rem;'
+            f'background:rgba(255,189,69,.45);border-radius:6px">{word}</span>'
+            f" &nbsp;p = {step.prob:.3f}{forced}</div>{nxt}</div>")
+
+
+def written_candidate_html(word: str) -> str:
+    """The top-k row of the word that was written: a marked chip, not a button."""
+    return (f'<div data-testid="written-candidate" style="padding:4px 10px;border-radius:8px;'
+            f'background:rgba(255,189,69,.45);border:2px solid rgba(230,150,20,.9);font-weight:600;'
+            f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis" title="the word written">'
+            f'✓ {esc(word)} <span style="font-weight:400;font-size:.8rem">written</span></div>')
+
+
+def prob_bar_html(p: float) -> str:
+    """A probability as a bar with its percentage."""
+    w = min(100.0, max(0.0, 100 * p))
+    return (f'<div style="display:flex;align-items:center;gap:6px"><div style="flex:1;height:12px;'
+            f'background:rgba(128,128,128,.2);border-radius:6px"><div style="width:{w:.1f}%;height:12px;'
+            f'background:{BLUES[8]};border-radius:6px"></div></div><span style="min-width:3.5em">{p:.1%}</span></div>')
+
+
+def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
+                 big: bool = False) -> str:
+    """Two translations of one sentence, one line each, words without a counterpart marked."""
+    ma, mb = word_marks(words_a, words_b)
+    lines = []
+    for label, words, marks, colour in ((label_a, words_a, ma, MODEL_COLOURS[0]),
+                                        (label_b, words_b, mb, MODEL_COLOURS[1])):
+        chips = []
+        for w, m in zip(words, marks):
+            style = _chip(big) + (f"border:2px solid {colour};font-weight:600;" if m else "opacity:.8;")
+            chips.append(f'<span style="{style}" title="{"only in this translation" if m else ""}">{esc(w)}</span>')
+        lines.append(f'<div style="margin:4px 0"><div style="color:{colour};font-weight:600">{esc(label)}</div>'
+                     + "".join(chips) + "</div>")
+    return '<div data-testid="bottleneck-compare">' + "".join(lines) + "</div>"
+
+
+def page_css(present: bool) -> str:
+    """The stepper's style sheet: less padding so a 1280×720 projector shows the whole stepper;
+    larger buttons in presentation mode."""
+    css = [
+        '[data-testid="stMainBlockContainer"]{padding-top:3.2rem;padding-bottom:2rem;'
+        "padding-left:2rem;padding-right:2rem}",
+        '[data-testid="stMainBlockContainer"] h1{font-size:1.9rem;padding:0 0 .2rem 0}',
+        '[data-testid="stVegaLiteChart"]{overflow-x:auto;max-width:100%}',  # a wide heatmap scrolls in itself
+    ]
+    if present:
+        css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
+        css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
+    return "<style>" + "".join(css) + "</style>"
