@@ -13,6 +13,7 @@ import train
 from nmt.trace import DecodeTrace, StepRecord
 from tests.conftest import TINY_DATA
 from ui import models
+from ui import widgets as W
 from ui.views import stepper as sv
 from ui.views import stepper_html as sh
 from ui.views.compare import compare_chart, model_label, summary_frame, window_frame
@@ -92,6 +93,8 @@ def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, mo
     luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
     assert models.describe(luong.search)["model"] == "Luong 2015, local-p, general, input feeding"
     assert "Luong 2015, local-p, general, input feeding" in models.group_label(luong)  # the stepper's picker
+    assert W.kind_label(luong.search) == \
+        "tiny-en-fr-luong-local-p.pt (Luong 2015, local-p, general, input feeding)"  # the analysis pages' picker
 
 
 # ----------------------------------------------------------------------------------------------

@@ -79,9 +79,9 @@ def all_checkpoints() -> list[models.CheckpointInfo]:
 
 
 def kind_label(c: models.CheckpointInfo) -> str:
-    """``file.pt (RNNsearch)`` / ``(RNNencdec)``, read from the context it was trained with."""
-    ctx = models.trained_context(str(c.path), c.mtime)
-    return f"{c.name} ({'RNNencdec' if ctx == 'fixed' else 'RNNsearch'})"
+    """``file.pt (RNNsearch)``, ``(RNNencdec)`` or ``(Luong 2015, local-p, general, input feeding)``:
+    what the checkpoint is, read from its config."""
+    return f"{c.name} ({models.describe(c)['model']})"
 
 
 def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> models.CheckpointInfo | None:
