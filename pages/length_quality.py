@@ -40,23 +40,18 @@ PREFERRED = ("multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4")
 ss = st.session_state
 
 
-@st.cache_resource(show_spinner=False)
-def _shared_scores() -> dict[tuple[Any, ...], dict[str, Any]]:
-    """Recomputed scores shared by every session of this server (one dict per process)."""
-    return {}
-
-
 def recompute(ck: models.CheckpointInfo, split: Split, limit: int, beam: int, bar: Any) -> dict[str, Any]:
     """Scores of one checkpoint on one split, computed once per server and settings (progress on ``bar``)."""
     key = (str(ck.path), ck.mtime, str(split.directory), split.name, limit, beam)
-    cache = _shared_scores()  # dict reads and writes are atomic; a race only computes twice
-    if key in cache:
-        return cache[key]
+    store = W.shared_store("recomputed_scores", max_items=64)
+    cached = store.get(key)
+    if cached is not None:
+        return cached
     lm = models.load(ck)
     src, ref = read_parallel(split.directory, split.name, lm.src_tok.lang, lm.tgt_tok.lang, limit or None)
     res = score_test_set(lm, src, ref, beam=beam, n_bootstrap=200,
                          progress=lambda f: bar.progress(f, text=f"Translating {split.label}… {f:.0%}"))
-    cache[key] = res
+    store.put(key, res)
     return res
 
 
