@@ -8,6 +8,7 @@ vocabularies ("camel", "chameau", ...), so a test score can show memorising, not
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -25,6 +26,11 @@ TINY_ARGS = [
     "--maxout-dim", "32", "--epochs", "60", "--batch-size", "10", "--lr", "0.01", "--min-freq", "1",
     "--valid-every", "100000", "--no-progress", "--threads", "1", "--amp", "off", "--log-every", "10",
 ]
+
+
+def plain(text: str) -> str:
+    """Shown Markdown with its backslash escapes undone (the text a visitor reads)."""
+    return re.sub(r"\\(.)", r"\1", text)
 
 
 def shared_data_dir() -> Path | None:

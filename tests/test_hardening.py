@@ -24,15 +24,12 @@ from nmt.checkpoint import CheckpointError
 from nmt.corpora import DataRoot
 from nmt.data import CorpusError, read_lines
 from nmt.experiment import score_test_set
+from tests.conftest import plain
 from ui.views import alignment, uploads
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
 
-
-def plain(text: str) -> str:
-    """Shown Markdown with its backslash escapes undone."""
-    return re.sub(r"\\(.)", r"\1", text)
 
 
 def pair(d: Path, name: str, en: str, fr: str) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt import checkpoint, experiment
 from nmt.decoding import translate
-from tests.conftest import FIXTURES, ROOT
+from tests.conftest import FIXTURES, ROOT, plain
 from ui.views.length import (
     curve_figure,
     curve_rows,
@@ -119,10 +118,6 @@ def _app(ckpts: Path, monkeypatch, data: Path = FIXTURES) -> AppTest:
     monkeypatch.setenv("RNNSEARCH_DATA", str(data))
     return AppTest.from_file(str(ROOT / "pages" / "length_quality.py"), default_timeout=120)
 
-
-def plain(text: str) -> str:
-    """Shown Markdown with its backslash escapes undone."""
-    return re.sub(r"\\(.)", r"\1", text)
 
 
 def _length_figure(at: AppTest) -> dict:

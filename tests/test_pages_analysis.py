@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from nmt import checkpoint, decoding
 from nmt.align import alignment_error, argmax_links, read_links
 from nmt.decoding import LENGTH_NORMS
+from tests.conftest import plain
 from ui.views.beam import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,10 +65,6 @@ def run(page: str, **params: Any) -> AppTest:
     assert not at.exception, at.exception
     return at
 
-
-def plain(text: str) -> str:
-    """Shown Markdown with its backslash escapes undone (the text a visitor reads)."""
-    return re.sub(r"\\(.)", r"\1", text)
 
 
 def markdown(at: AppTest) -> str:
