@@ -46,7 +46,7 @@ from nmt.data import (
     tokenize_pairs,
 )
 from nmt.decoding import translate
-from nmt.device import AMP_CHOICES, Precision, choose_precision, cpu_info
+from nmt.device import AMP_CHOICES, Precision, choose_precision, cpu_info, pick_device
 from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES, LuongConfig, build_model
 from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, ModelConfig, RNNSearch, sequence_loss
@@ -56,7 +56,8 @@ from nmt.vocab import Vocab
 
 DEFAULTS: dict[str, Any] = {
     "data": "data", "src": "en", "tgt": "fr", "train_split": "train", "valid_split": "val",
-    "train_limit": None, "valid_limit": None, "max_len": 50, "src_vocab": 10000, "tgt_vocab": 10000,
+    "train_limit": None, "valid_limit": None, "pretokenized": False, "max_len": 50, "src_vocab": 10000,
+    "tgt_vocab": 10000,
     "min_freq": 1, "context": "attention", "emb_dim": 256, "hidden_dim": 512, "attn_dim": 512,
     "maxout_dim": 256, "dropout": 0.0, "optimizer": "adam", "lr": 5e-4, "batch_size": 64,
     "epochs": 20, "max_updates": 0, "time_budget": 0.0, "valid_every": 500, "save_every": 200,
@@ -124,7 +125,12 @@ def training_data_sha256(args: argparse.Namespace) -> str:
 def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[str], list[str]]:
     """Tokenised, length-filtered training pairs and raw validation pairs."""
     src_lines, tgt_lines = read_parallel(args.data, args.train_split, args.src, args.tgt, args.train_limit)
-    examples = filter_by_length(tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt), args.max_len)
+    if args.pretokenized:  # written by scripts/pretokenize.py: Moses tokens joined by spaces
+        pairs = [Example(s.split(" "), t.split(" ")) for s, t in zip(src_lines, tgt_lines, strict=True)]
+        pairs = [e for e in pairs if e.src != [""] and e.tgt != [""]]
+    else:
+        pairs = tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt)
+    examples = filter_by_length(pairs, args.max_len)
     v_src, v_tgt = read_parallel(args.data, args.valid_split, args.src, args.tgt, args.valid_limit)
     return examples, v_src, v_tgt
 
@@ -132,13 +138,8 @@ def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[st
 def build_optimizer(args: argparse.Namespace, model: torch.nn.Module) -> torch.optim.Optimizer:
     if args.optimizer == "adadelta":  # the paper: ρ = 0.95, ε = 1e-6
         return torch.optim.Adadelta(model.parameters(), lr=args.lr, rho=0.95, eps=1e-6)
-    return torch.optim.Adam(model.parameters(), lr=args.lr)
-
-
-def pick_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    on_gpu = next(model.parameters()).is_cuda  # one fused kernel per step instead of a few per tensor
+    return torch.optim.Adam(model.parameters(), lr=args.lr, fused=on_gpu)
 
 
 def sync_ranks(stopped: str, interrupted: bool, bleu: float | None, is_main: bool,
@@ -243,7 +244,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
     st: dict[str, Any] = {"update": 0, "epoch": 0, "batch_in_epoch": 0, "best_bleu": -1.0, "bad_evals": 0,
-                          "elapsed": 0.0, "tokens": 0, "stopped": ""}
+                          "elapsed": 0.0, "wall": 0.0, "tokens": 0, "stopped": ""}
     if resume_ckpt is not None:
         model.load_state_dict(resume_ckpt["model"])
         ts = resume_ckpt["train_state"]
@@ -255,6 +256,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if is_main:
             print(f"resumed at update {st['update']} (epoch {st['epoch']}, batch {st['batch_in_epoch']})",
                   file=sys.stderr)
+    wall_base, wall_t0 = st["wall"], time.time()  # wall time of all invocations, validation included
     if is_main:
         rewind_metrics(metrics_path, st["update"])  # each update is logged once, also after a kill
     train_model: torch.nn.Module = model
@@ -279,7 +281,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             py = random.getstate()
             ts = {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "progress": dict(st),
                   "torch_rng": torch.get_rng_state(), "py_rng": [py[0], list(py[1]), py[2]]}
+        st["wall"] = wall_base + time.time() - wall_t0
         meta = {**meta_base, "updates": st["update"], "epochs": st["epoch"], "train_seconds": round(st["elapsed"], 1),
+                "wall_seconds": round(st["wall"], 1),
                 "train_tokens": st["tokens"],
                 "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
                 "best_valid_bleu": st["best_bleu"]}
@@ -298,7 +302,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     model.train()
     t_last = time.time()
-    win_tokens, win_loss, win_t = 0, 0.0, time.time()
+    win_tokens, win_t = 0, time.time()
+    win_loss: torch.Tensor | float = 0.0
     done = False
     while not done and st["epoch"] < args.epochs:
         all_batches = list(batches(examples, src_vocab, tgt_vocab, args.batch_size, shuffle=True,
@@ -307,10 +312,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         bar = tqdm(total=len(mine), initial=st["batch_in_epoch"], desc=f"epoch {st['epoch'] + 1}",
                    disable=not (is_main and args.progress), unit="batch", dynamic_ncols=True)
         for batch in mine[st["batch_in_epoch"]:]:
+            # No value is read back from the GPU between log lines: the host queues the next
+            # update's kernels while the GPU still runs this one (a read would wait for it).
+            n_tok = batch.n_tgt_tokens  # summed on the host, before the copy
             batch = batch.to(device)
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision.bf16):
                 logits = train_model(batch.src, batch.src_len, batch.tgt_in)
-            n_tok = batch.n_tgt_tokens
             loss_sum = sequence_loss(logits, batch.tgt_out, args.label_smoothing)
             optimizer.zero_grad(set_to_none=True)
             (loss_sum / n_tok).backward()
@@ -323,12 +330,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             st["batch_in_epoch"] += 1
             st["tokens"] += n_tok * world
             win_tokens += n_tok
-            win_loss += loss_sum.item()
+            win_loss = win_loss + loss_sum.detach()  # a device tensor until the log line reads it
             bar.update(1)
             if st["update"] % args.log_every == 0 and is_main:
                 dt = time.time() - win_t
+                mean_loss = float(win_loss) / win_tokens
                 rec = {"type": "train", "update": st["update"], "epoch": st["epoch"] + 1,
-                       "loss": win_loss / win_tokens, "ppl": math.exp(min(win_loss / win_tokens, 50)),
+                       "loss": mean_loss, "ppl": math.exp(min(mean_loss, 50)),
                        "tok_s": win_tokens * world / dt, "lr": optimizer.param_groups[0]["lr"],
                        "grad_norm": float(grad_norm), "elapsed": round(st["elapsed"], 1)}
                 log_jsonl(metrics_path, rec)

@@ -1,12 +1,14 @@
 """Alignments from attention, and their error rate against gold Sure/Possible links.
 
-    python -m nmt.align --checkpoint CKPT --aer data/alignment/hansards-naacl2003-en-fr/test [--json OUT]
+    python -m nmt.align --checkpoint CKPT --aer data/alignment/hansards-naacl2003-en-fr/test [--json OUT] \
+        [--thresholds 0.1 0.2 0.3]
 
 Gold files follow ``PREFIX.{src}``, ``PREFIX.{tgt}`` (pre-tokenised, one sentence per line) and
 ``PREFIX.{src}-{tgt}.sure`` / ``.possible`` (space-separated 0-based ``i-j`` links, source index
 first, Possible ⊇ Sure). The model force-decodes each reference *on the given tokens* (no
 re-tokenisation, so indices line up) and links every target word y_i to argmax_j α_ij (Luong et al.
-2015). AER(A; S, P) = 1 − (|A∩S| + |A∩P|) / (|A| + |S|) (Och & Ney 2003).
+2015), and with ``--thresholds`` to every source word with α_ij ≥ τ.
+AER(A; S, P) = 1 − (|A∩S| + |A∩P|) / (|A| + |S|) (Och & Ney 2003).
 """
 
 from __future__ import annotations
@@ -55,6 +57,18 @@ def argmax_links(trace: DecodeTrace) -> Links:
     return links
 
 
+def threshold_links(trace: DecodeTrace, tau: float) -> Links:
+    """(source j, target i) links wherever α_ij ≥ ``tau``: a target word may link to several source
+    words (or none), unlike :func:`argmax_links`. ``</s>`` steps and positions are left out."""
+    links: Links = set()
+    n_src = len(trace.src_tokens) - 1
+    for s in trace.steps:
+        if s.alpha is None or s.token == "</s>":
+            continue
+        links.update((j, s.i) for j in range(n_src) if s.alpha[j] >= tau)
+    return links
+
+
 def alignment_error(
     predicted: Iterable[Links], sure: Sequence[Links], possible: Sequence[Links]
 ) -> dict[str, float]:
@@ -79,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint", required=True)
     p.add_argument("--aer", required=True, help="gold set prefix, e.g. DIR/test")
     p.add_argument("--json", help="write results and predicted links here")
+    p.add_argument("--thresholds", type=float, nargs="*", default=[],
+                   help="also score the links α_ij ≥ τ for each τ (e.g. 0.1 0.2 0.3 0.5)")
     args = p.parse_args(argv)
     lm = checkpoint.load(args.checkpoint)
     s_lang, t_lang = lm.src_tok.lang, lm.tgt_tok.lang
@@ -95,7 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     res: dict[str, Any] = {"checkpoint": args.checkpoint, "gold": str(prefix), "sentences": len(src),
                            **alignment_error(predicted, sure, possible)}
     print(f"AER {res['aer']:.4f}  precision {res['precision']:.4f}  recall {res['recall']:.4f}  "
-          f"({res['sentences']} sentences)")
+          f"({res['sentences']} sentences, argmax α)")
+    if args.thresholds:
+        res["thresholded"] = {}
+        for tau in args.thresholds:
+            r = alignment_error([threshold_links(t, tau) for t in traces], sure, possible)
+            res["thresholded"][f"{tau:g}"] = r
+            print(f"AER {r['aer']:.4f}  precision {r['precision']:.4f}  recall {r['recall']:.4f}  (α ≥ {tau:g})")
     if args.json:
         res["links"] = [" ".join(f"{j}-{i}" for j, i in sorted(a)) for a in predicted]
         Path(args.json).write_text(json.dumps(res, indent=1))

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from nmt.tokenize import Tokenizer
@@ -120,19 +121,20 @@ class Batch:
 
 def pad_ids(seqs: Sequence[Sequence[int]], pad: int = PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
     """(B, T) right-padded tensor and (B,) lengths of id sequences."""
-    lengths = torch.tensor([len(s) for s in seqs], dtype=torch.long)
-    out = torch.full((len(seqs), int(lengths.max()) if len(seqs) else 0), pad, dtype=torch.long)
-    for i, s in enumerate(seqs):
-        out[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-    return out, lengths
+    lengths = np.fromiter(map(len, seqs), dtype=np.int64, count=len(seqs))
+    out = np.full((len(seqs), int(lengths.max()) if len(seqs) else 0), pad, dtype=np.int64)
+    for i, s in enumerate(seqs):  # numpy rows, not a tensor per sentence: an epoch of batches is built
+        out[i, : len(s)] = s      # for every epoch, and this is most of its cost
+    return torch.from_numpy(out), torch.from_numpy(lengths)
 
 
 def make_batch(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: Vocab) -> Batch:
     """Tensorise a list of pairs."""
     src, src_len = pad_ids([src_vocab.encode(e.src) for e in examples])
-    tgt_ids = [tgt_vocab.encode(e.tgt) for e in examples]  # y_1 … y_T </s>
-    tgt_out, tgt_len = pad_ids(tgt_ids)
-    tgt_in, _ = pad_ids([[BOS_ID, *ids[:-1]] for ids in tgt_ids])
+    tgt_out, tgt_len = pad_ids([tgt_vocab.encode(e.tgt) for e in examples])  # y_1 … y_T </s>
+    # <s> y_1 … y_T: tgt_out shifted right by one; the shifted </s> falls on padding.
+    tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)
+    tgt_in.masked_fill_(torch.arange(tgt_in.shape[1]) >= tgt_len.unsqueeze(1), PAD_ID)
     return Batch(src, src_len, tgt_in, tgt_out, tgt_len)
 
 

@@ -122,3 +122,10 @@ def choose_precision(amp: str, device: torch.device, cpu: CpuInfo | None = None,
         warning = "" if native else f"{has}; bf16 autocast may be many times slower than fp32"
         return Precision(True, f"amp={amp}", warning)
     return Precision(native, f"amp=auto: {has}")
+
+
+def pick_device(name: str = "auto") -> torch.device:
+    """``auto``: the GPU when there is one, else the CPU; any other name as given (``cuda:1``, ``cpu``)."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)

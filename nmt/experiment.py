@@ -8,7 +8,8 @@
 For each model and test set: corpus BLEU (sacrebleu, with signature and a 95 % bootstrap CI) on
 all sentences and on the sentences without unknown words (no source or reference word outside
 the model's shortlists: Table 1's two columns), and BLEU per source-length bucket of 10 words with
-bucket sizes and CIs (Fig. 2). Test sets are named ``SUBDIR/SPLIT`` under ``--data``.
+bucket sizes and CIs (Fig. 2). Test sets are named ``SUBDIR/SPLIT`` under ``--data``. Greedy scores
+go under ``models[NAME].tests``, beam-K scores (``--beam K``) under ``models[NAME].tests_beamK``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from nmt import checkpoint, cli
 from nmt.checkpoint import LoadedModel
 from nmt.data import read_parallel
 from nmt.decoding import translate
+from nmt.device import pick_device
 from nmt.metrics import bleu_by_length, corpus_bleu
 from nmt.vocab import UNK_ID
 
@@ -35,6 +37,18 @@ PAPER_TABLE1 = {
     "RNNencdec-50": {"all": 17.82, "no_unk": 26.71},
     "RNNsearch-50": {"all": 26.75, "no_unk": 34.16},
 }
+
+
+def tests_key(beam: int) -> str:
+    """Where a model's scores go in the results JSON: ``tests`` (greedy) or ``tests_beam{K}``, so that
+    greedy and beam-search scores of one model and test set sit side by side."""
+    return "tests" if beam == 1 else f"tests_beam{beam}"
+
+
+def experiment_tests(entry: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(test, result) pairs of one model entry, greedy and every beam width."""
+    return [(test, res) for key, by_test in entry.items() if key == "tests" or key.startswith("tests_beam")
+            for test, res in (by_test or {}).items()]
 
 
 def has_no_unk(lm: LoadedModel, src: str, ref: str) -> bool:
@@ -74,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None, help="first N sentences of each test set")
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--out", required=True, help="results JSON (models already in it are kept)")
+    p.add_argument("--device", default="auto", help="decode on: auto (the GPU if there is one), cpu, cuda")
     args = p.parse_args(argv)
     out = Path(args.out)
     results = json.loads(out.read_text()) if out.exists() else {}
@@ -81,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
     models = results.setdefault("models", {})
     for spec in args.model:
         name, _, path = spec.partition("=")
-        lm = checkpoint.load(path)
+        lm = checkpoint.load(path, pick_device(args.device))
         entry = models.setdefault(name, {})
         entry.update({"checkpoint": path, "config": lm.config.to_dict(),
                       "training": {k: lm.meta.get(k) for k in ("device", "train_seconds", "train_tokens_per_s",
@@ -92,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
             t0 = time.time()
             res = score_test_set(lm, src, ref, beam=args.beam, n_bootstrap=args.bootstrap)
             res["seconds"] = round(time.time() - t0, 1)
-            entry.setdefault("tests", {})[test] = res
+            entry.setdefault(tests_key(args.beam), {})[test] = res
             no_unk = f"{res['no_unk']['score']:6.2f}" if res["no_unk"] else "   n/a"
             print(f"{name:14s} {test:30s} BLEU {res['all']['score']:6.2f} ± {res['all'].get('ci95', 0):.2f}  "
                   f"no-UNK {no_unk} ({res['no_unk_sentences']} sents)", file=sys.stderr)

@@ -25,6 +25,7 @@ import torch
 from nmt import cli
 from nmt.checkpoint import LoadedModel, atomic_save, loaded_from, make_checkpoint, read_checkpoint
 from nmt.data import read_parallel
+from nmt.device import pick_device
 from nmt.evaluate import evaluate
 
 
@@ -54,11 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--results", required=True)
     p.add_argument("--force", action="store_true", help="replace even if the old checkpoint scores better")
+    p.add_argument("--device", default="auto", help="decode on: auto (the GPU if there is one), cpu, cuda")
     args = p.parse_args(argv)
 
     run = Path(args.run)
     ckpt = read_checkpoint(run / "best.pt")
-    lm = loaded_from(ckpt)
+    lm = loaded_from(ckpt, pick_device(args.device))
     # Score the weights as shipped (fp16), not the fp32 originals; saving them as fp16 again is exact.
     lm.model.load_state_dict({k: v.half().float() if v.is_floating_point() else v
                               for k, v in lm.model.state_dict().items()})

@@ -34,11 +34,13 @@ from ui.views.alignment import (
     links_corpus_aer,
     links_table,
     own_facts,
+    recorded_aer_rows,
     selected_row,
     table_row,
 )
 from ui.views.common import FONT, FONT_MAIN, finite, md
 from ui.views.heatmaps import trace_chart
+from ui.views.length import load_results
 from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
 
 BIND = W.BIND
@@ -230,6 +232,12 @@ def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo) -> None:
     """AER, precision and recall of argmax-α links over the whole gold set."""
     st.subheader("Alignment error rate over the whole set")
     n = len(data.pairs)
+    if "hansard" in data.name.lower():
+        rows = recorded_aer_rows(load_results(sorted(models.checkpoint_dir().glob("*.results.json"))))
+        with st.expander("Reference points: recorded and published AERs on such gold sets"):
+            st.dataframe(rows, hide_index=True)
+            st.caption("Attention is trained to translate, not to align: its AER sits well above a statistical "
+                       "aligner's. Thresholded α links a target word to every source word with α_ij ≥ τ.")
     if not W.run_button(f"Compute AER over all {n} sentences", "al_aer", f"{job.path}|{data.name}",
                         help="Force-decodes every reference on its given tokens and links each target word to its "
                              "most-attended source word (Luong et al. 2015); AER as in Och & Ney (2003). "

@@ -9,7 +9,7 @@ OUT=runs/europarl-cpu-smoke
 mkdir -p "$OUT"
 for m in rnnsearch-50 rnnencdec-50; do
   python train.py --config "configs/europarl-en-fr-$m.toml" --data "$DATA/europarl-v7-fr-en" \
-    --train-limit 5000 --valid-limit 100 --src-vocab 5000 --tgt-vocab 5000 --emb-dim 64 --hidden-dim 128 \
+    --train-split train --no-pretokenized --train-limit 5000 --valid-limit 100 --src-vocab 5000 --tgt-vocab 5000 --emb-dim 64 --hidden-dim 128 \
     --attn-dim 128 --maxout-dim 64 --batch-size 32 --epochs 50 --valid-every 150 --time-budget "${MINUTES:-2.5}" \
     --threads 1 --amp off --no-progress --out "$OUT/$m"
 done

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from nmt import align
-from nmt.align import alignment_error, argmax_links, parse_links
+from nmt.align import alignment_error, argmax_links, parse_links, threshold_links
 from nmt.decoding import forced
 from nmt.trace import DecodeTrace, StepRecord
 
@@ -52,6 +52,32 @@ def test_argmax_links_skip_eos_on_both_sides() -> None:
     assert argmax_links(t) == {(1, 0), (0, 1)}
 
 
+def test_threshold_links_keep_every_weight_at_or_above_tau() -> None:
+    t = DecodeTrace("a b", ["a", "b", "</s>"], [False] * 3, "forced", "attention", steps=[
+        _step(0, "x", [0.45, 0.45, 0.1]),  # two source words above 0.3: two links
+        _step(1, "y", [0.2, 0.1, 0.7]),  # only </s> above 0.3: no link at all
+        _step(2, "</s>", [0.0, 0.0, 1.0]),
+    ])
+    assert threshold_links(t, 0.3) == {(0, 0), (1, 0)}
+    assert threshold_links(t, 0.2) == {(0, 0), (1, 0), (0, 1)}  # α = τ counts
+    assert threshold_links(t, 0.5) == set()
+
+
+def test_align_cli_thresholds(tiny_ckpt: Path, tmp_path: Path) -> None:
+    """τ = 0 links every target word to every source word: with all pairs Sure, recall is 1 and AER 0."""
+    (tmp_path / "g.en").write_text("a dog runs .\n")
+    (tmp_path / "g.fr").write_text("un chien court .\n")
+    every = " ".join(f"{j}-{i}" for j in range(4) for i in range(4))
+    (tmp_path / "g.en-fr.sure").write_text(every + "\n")
+    (tmp_path / "g.en-fr.possible").write_text(every + "\n")
+    out = tmp_path / "res.json"
+    assert align.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out),
+                       "--thresholds", "0", "1.01"]) == 0
+    res = json.loads(out.read_text())["thresholded"]
+    assert res["0"]["links_predicted"] == 16 and res["0"]["recall"] == 1.0 and res["0"]["aer"] == 0.0
+    assert res["1.01"]["links_predicted"] == 0 and res["1.01"]["aer"] == 1.0
+
+
 def test_argmax_links_of_a_fixed_context_trace_are_empty() -> None:
     t = DecodeTrace("a", ["a", "</s>"], [False] * 2, "forced", "fixed", steps=[_step(0, "x", None)])
     assert argmax_links(t) == set()
@@ -79,3 +105,19 @@ def test_align_cli_on_a_gold_set(tiny_lm, tiny_ckpt: Path, tmp_path: Path) -> No
     for links, t in zip(res["links"], forced(tiny_lm, src, tgt, pretokenized=True), strict=True):
         best = np.argmax(t.alpha_matrix()[:-1, :-1], axis=1)  # rows: target words; columns: source words
         assert links == " ".join(f"{j}-{i}" for j, i in sorted((int(j), i) for i, j in enumerate(best)))
+
+
+def test_recorded_aer_rows_read_the_results_files_then_the_references() -> None:
+    from ui.views.alignment import AER_REFERENCES, recorded_aer_rows
+
+    res = {"ep.results.json": {"models": {
+        "RNNsearch-50": {"hansards_aer": {"argmax": {"aer": 0.5, "precision": 0.52, "recall": 0.44},
+                                          "thresholded": {"0.2": {"aer": 0.48, "precision": 0.5, "recall": 0.55},
+                                                          "0.3": {"aer": 0.9, "precision": 0.0, "recall": 0.0}},
+                                          "tau_from_trial": 0.2}},
+        "RNNencdec-50": {}}}, "m30k.results.json": {"models": {"x": {}}}}
+    rows = recorded_aer_rows(res)
+    assert [(r["aligner"], r["AER"]) for r in rows[:2]] == [("RNNsearch-50: argmax α", 0.5),
+                                                             ("RNNsearch-50: α ≥ 0.2 (τ tuned on trial)", 0.48)]
+    assert rows[0]["source"] == "ep.results.json"
+    assert rows[2:] == list(AER_REFERENCES) and len(rows) == 4

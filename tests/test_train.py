@@ -325,3 +325,20 @@ def test_precision_is_chosen_logged_and_recorded(tmp_path: Path, capsys: pytest.
     # auto on this (fake) CPU trains exactly as fp32; forced bf16 really trains in bf16
     assert all(torch.equal(weights["off"][k], weights["auto"][k]) for k in weights["off"])
     assert not all(torch.equal(weights["off"][k], weights["bf16"][k]) for k in weights["off"])
+
+
+def test_pretokenized_split_gives_the_tokens_the_tokenizer_would(tmp_path: Path) -> None:
+    """scripts/pretokenize.py writes what nmt.tokenize gives, and ``--pretokenized`` reads it back as
+    the same training pairs (so a GPU run that skips tokenising trains on the same data)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import pretokenize
+
+    for lang in ("en", "fr"):
+        pretokenize.main(str(TINY_DATA / f"train.{lang}"), str(tmp_path / f"train.tok.{lang}.xz"))
+    for lang in ("en", "fr"):
+        shutil.copy(TINY_DATA / f"val.{lang}", tmp_path / f"val.{lang}")
+    raw = train.load_training_data(train.parse_args(["--data", str(TINY_DATA)]))[0]
+    pre = train.load_training_data(train.parse_args(["--data", str(tmp_path), "--train-split", "train.tok",
+                                                     "--pretokenized"]))[0]
+    assert [(e.src, e.tgt) for e in pre] == [(e.src, e.tgt) for e in raw]
+    assert any("'" in w or w == "," for e in raw for w in e.src + e.tgt)  # Moses really split something

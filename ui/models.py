@@ -2,7 +2,8 @@
 
 Checkpoints live in ``checkpoints/`` beside the app, or in the directory named by the environment
 variable ``RNNSEARCH_CHECKPOINTS``. An RNNsearch and an RNNencdec trained on the same data are
-paired by name, ``<prefix>-rnnsearch.pt`` and ``<prefix>-rnnencdec.pt``, into one *model group*;
+paired by name, ``<prefix>-rnnsearch.pt`` and ``<prefix>-rnnencdec.pt`` (or ``<prefix>-rnnsearch-50.pt``
+and ``<prefix>-rnnencdec-50.pt``, group ``<prefix>-50``), into one *model group*;
 the bottleneck toggle of the stepper switches between the two. Models are loaded once per process
 (``st.cache_resource``) and shared by every session; each session keeps only its own decoding state.
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,13 +91,18 @@ class Choice:
     notice: str | None = None  # shown when the toggle could not be honoured as asked
 
 
+# <prefix>-rnnsearch[-<variant>].pt: the paper's RNNsearch-50 is europarl-en-fr-rnnsearch-50.pt
+_PAIR_NAME = re.compile(r"^(?P<prefix>.+)-(?P<kind>rnnsearch|rnnencdec)(?:-(?P<variant>[A-Za-z0-9]+))?$")
+
+
 def _kind_of(path: Path) -> tuple[str, str]:
-    """(group, kind) from a file name ``<prefix>-rnnsearch.pt`` / ``<prefix>-rnnencdec.pt``."""
-    stem = path.stem
-    for kind in KINDS:
-        if stem.endswith("-" + kind) and len(stem) > len(kind) + 1:
-            return stem[: -len(kind) - 1], kind
-    return stem, "other"
+    """(group, kind) from a file name ``<prefix>-rnnsearch.pt`` / ``<prefix>-rnnencdec.pt``, or with a
+    variant, ``<prefix>-rnnsearch-50.pt`` / ``<prefix>-rnnencdec-50.pt`` (group ``<prefix>-50``)."""
+    m = _PAIR_NAME.match(path.stem)
+    if m is None:
+        return path.stem, "other"
+    group = m["prefix"] + (f"-{m['variant']}" if m["variant"] else "")
+    return group, m["kind"]
 
 
 def scan(directory: Path) -> list[ModelGroup]:

@@ -1,7 +1,8 @@
 """Preset sentences for the stepper page, each with one line saying what to watch.
 
-They live in one data structure so a test can check them against the shipped Multi30k en→fr
-checkpoints (``tests/test_presets.py``): ``expect`` lists (target word, source word) pairs where the
+They live in one data structure so a test can check them against the shipped checkpoints they
+are written for (``group``: the Multi30k pair, or the Europarl RNNsearch-50 / RNNencdec-50 pair for
+the paper's own sentences; ``tests/test_presets.py``): ``expect`` lists (target word, source word) pairs where the
 source word should get the most attention when the target word is written; ``lost`` lists words
 the RNNsearch writes and its RNNencdec twin does not (the bottleneck toggle's visible difference);
 ``copies`` lists source words the unknown-word replacement copies into the translation.
@@ -23,6 +24,7 @@ class Preset:
     expect: tuple[tuple[str, str], ...] = field(default_factory=tuple)
     lost: tuple[str, ...] = ()
     copies: tuple[str, ...] = ()
+    group: str = "m30k-en-fr"  # the checkpoint pair it is written for (ui.models group name)
 
 
 _LONG = (
@@ -94,5 +96,49 @@ PRESETS: tuple[Preset, ...] = (
         expect=(("chien", "dog"), ("herbe", "grass")),
     ),
 )
+
+EUROPARL = "europarl-en-fr-50"  # RNNsearch-50 / RNNencdec-50, trained on Europarl (issue 8)
+_PRIVILEGE = (
+    "An admitting privilege is the right of a doctor to admit a patient to a hospital or a medical centre to "
+    "carry out a diagnosis or a procedure, based on his status as a health care worker at a hospital."
+)
+_DISNEY = (
+    "This kind of experience is part of Disney's efforts to \"extend the lifetime of its series and build new "
+    "relationships with audiences via digital platforms that are becoming ever more important,\" he added."
+)
+
+PAPER_PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="Paper Fig. 3(a): European Economic Area",
+        text="The agreement on the European Economic Area was signed in August 1992.",
+        watch="French puts the noun first: for « Espace » α jumps ahead to 'Area', then walks back, « économique » "
+              "reading 'Economic' and « européen » 'European': the reversed diagonal of the paper's Fig. 3(a) "
+              "(whose model wrote « zone économique européenne »; ours writes the official « Espace économique "
+              "européen »).",
+        expect=(("Espace", "Area"), ("économique", "Economic"), ("européen", "European"), ("août", "August")),
+        group=EUROPARL,
+    ),
+    Preset(
+        name="Paper §5.2.2: admitting privilege (long)",
+        text=_PRIVILEGE,
+        watch="36 words through one fixed vector: RNNencdec-50 starts well, then drifts into « d'un hôpital » over "
+              "and over and loses the diagnosis, the procedure and the doctor's status. Flip the toggle off: "
+              "RNNsearch-50 reads each part of the sentence when it writes it.",
+        freeze=True,
+        lost=("diagnostic", "procédure", "statut"),
+        group=EUROPARL,
+    ),
+    Preset(
+        name="Paper §5.2.2: Disney (long)",
+        text=_DISNEY,
+        watch="The paper's second long sentence: the fixed-vector RNNencdec-50 keeps « plates-formes » and little "
+              "else, and the speaker's « a ajouté » is gone. With a fresh c_i per word (toggle off), RNNsearch-50 "
+              "keeps the new relationships, the digital platforms and who said it.",
+        freeze=True,
+        lost=("relations", "numériques", "ajouté"),
+        group=EUROPARL,
+    ),
+)
+PRESETS = PRESETS + PAPER_PRESETS
 
 BY_NAME: dict[str, Preset] = {p.name: p for p in PRESETS}

@@ -154,3 +154,31 @@ def domain_note(train_corpus: str, gold_set: str) -> str | None:
     return (f"Out of domain: this model was trained on {corpus}, while the Hansards are parliamentary "
             "debates; many words are <unk> to it, so this AER is no measure of attention alone. Compare "
             "models trained on Europarl (Luong et al. 2015 report 0.34–0.39 on RWTH de–en).")
+
+
+# Published AERs on the gold sets this project ships (lower is better).
+AER_REFERENCES = (
+    {"aligner": "fast_align, grow-diag (statistical)", "set": "Hansards en–fr test", "AER": 0.105,
+     "source": "measured on this set (issue 8)"},
+    {"aligner": "attention, Luong et al. (2015)", "set": "RWTH Europarl de–en", "AER": "0.34–0.39",
+     "source": "Luong, Pham & Manning (2015), Table 6"},
+)
+
+
+def recorded_aer_rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Hansards AERs recorded in results files (``models[NAME].hansards_aer``, written for the
+    Europarl RNNsearch-50), argmax and thresholded, then the published reference points."""
+    rows: list[dict[str, Any]] = []
+    for file, res in results.items():
+        for name, m in (res.get("models") or {}).items():
+            aer = m.get("hansards_aer")
+            if not aer:
+                continue
+            tau = aer.get("tau_from_trial")
+            rows.append({"aligner": f"{name}: argmax α", "set": "Hansards en–fr test", "AER": aer["argmax"]["aer"],
+                         "precision": aer["argmax"]["precision"], "recall": aer["argmax"]["recall"], "source": file})
+            if tau is not None and f"{tau:g}" in aer.get("thresholded", {}):
+                r = aer["thresholded"][f"{tau:g}"]
+                rows.append({"aligner": f"{name}: α ≥ {tau:g} (τ tuned on trial)", "set": "Hansards en–fr test",
+                             "AER": r["aer"], "precision": r["precision"], "recall": r["recall"], "source": file})
+    return rows + [dict(r) for r in AER_REFERENCES]

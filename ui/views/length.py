@@ -5,7 +5,8 @@ Results come from two JSON shapes written by ``nmt``:
 * ``nmt.export`` (``checkpoints/m30k-en-fr.results.json``):
   ``models[name].scores[split][greedy|beam5].by_length`` and ``.curve`` (validation BLEU);
 * ``nmt.experiment`` (``checkpoints/europarl-en-fr.results.json``):
-  ``models[name].tests[test].{all, no_unk, by_length}`` and ``paper_table1_newstest2014``.
+  ``models[name].tests[test].{all, no_unk, by_length}`` (greedy; ``tests_beam5`` for beam 5) and
+  ``paper_table1_newstest2014``.
 
 :func:`length_rows` flattens either into one table, which every figure here reads.
 """
@@ -19,7 +20,7 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from nmt.experiment import PAPER_TABLE1
+from nmt.experiment import PAPER_TABLE1, experiment_tests
 from ui.views.common import FONT_MAIN
 
 # Main-content charts: text of at least 14 px, dark, legible on a projector.
@@ -54,7 +55,7 @@ def length_rows(results: dict[str, Any]) -> pd.DataFrame:
         for test, by_dec in (m.get("scores") or {}).items():  # nmt.export shape
             for dec, res in by_dec.items():
                 rows += _bucket_rows(name, test, dec, res.get("by_length", []))
-        for test, res in (m.get("tests") or {}).items():  # nmt.experiment shape
+        for test, res in experiment_tests(m):  # nmt.experiment shape
             dec = "greedy" if res.get("beam", 1) == 1 else f"beam{res['beam']}"
             rows += _bucket_rows(name, test, dec, res.get("by_length", []))
     return pd.DataFrame(rows, columns=LENGTH_COLUMNS)
@@ -96,7 +97,7 @@ def table1_frame(results: dict[str, Any], test: str, origin: str = "") -> pd.Dat
     rows = []
     for name, m in (results.get("models") or {}).items():
         found = [(_decoding(res), res["all"], res.get("no_unk"), res.get("no_unk_sentences"))
-                 for t, res in (m.get("tests") or {}).items() if t == test]  # nmt.experiment shape
+                 for t, res in experiment_tests(m) if t == test]  # nmt.experiment shape
         found += [(dec, res.get("bleu") or {}, None, None)
                   for dec, res in ((m.get("scores") or {}).get(test) or {}).items()]  # nmt.export shape
         for dec, bleu, no_unk, n_no_unk in found:
