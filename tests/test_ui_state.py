@@ -159,6 +159,11 @@ def test_describe_and_scores(tiny_checkpoint_dir: Path) -> None:
         "test2016 BLEU 35.1, valid 30.0"
     assert models.format_scores({"greedy": {"test2016": {"BLEU": 33.0}}}) == "greedy: test2016 BLEU 33.0"
     assert models.format_scores(None) == "" and models.format_scores({"x": "n/a"}) == ""
+    exported = {"val": {"greedy": {"bleu": {"score": 51.84, "signature": "s"}, "sentences": 1014},
+                        "beam5": {"bleu": {"score": 53.26}}},
+                "test": {"greedy": {"bleu": {"score": 54.0}}}}  # nmt.export's shape
+    assert models.format_scores(exported) == "val greedy 51.8 · beam5 53.3; test greedy 54.0"
+    assert models.format_scores(exported, first_only=True) == "val greedy 51.8 · beam5 53.3"
 
 
 def test_server_threads_are_set_deliberately(monkeypatch: pytest.MonkeyPatch) -> None:

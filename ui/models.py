@@ -241,10 +241,29 @@ def _num(v: Any) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
 
 
-def format_scores(scores: Any) -> str:
-    """A short line from ``meta["scores"]``, whatever its shape: ``{name: bleu}`` or nested dicts."""
+def _export_bleu(by_decoding: Any) -> list[tuple[str, float]]:
+    """(decoding, BLEU) pairs of one split in ``nmt.export``'s shape ``{greedy: {bleu: {score}}}``."""
+    if not isinstance(by_decoding, dict):
+        return []
+    out = []
+    for dec, res in by_decoding.items():
+        bleu = res.get("bleu") if isinstance(res, dict) else None
+        score = _num(bleu.get("score")) if isinstance(bleu, dict) else None
+        if score is not None:
+            out.append((str(dec), score))
+    return out
+
+
+def format_scores(scores: Any, first_only: bool = False) -> str:
+    """A short line from ``meta["scores"]``, whatever its shape: ``nmt.export``'s
+    ``{split: {greedy|beam5: {bleu: {score}}}}`` (e.g. "val greedy 51.8 · beam5 53.3"), ``{name: bleu}``
+    or other nested dicts. ``first_only``: the first split alone (for a picker label)."""
     if not isinstance(scores, dict):
         return ""
+    exported = {split: _export_bleu(v) for split, v in scores.items()}
+    if exported and all(exported.values()):
+        items = list(exported.items())[:1] if first_only else list(exported.items())
+        return "; ".join(f"{split} " + " · ".join(f"{dec} {x:.1f}" for dec, x in decs) for split, decs in items)
     parts = []
     for name, v in scores.items():
         x = _num(v)
@@ -301,7 +320,7 @@ def group_label(group: ModelGroup) -> str:
     parts = []
     for c in group.members:
         d = describe(c)
-        score = d["scores"]
+        score = format_scores(read_meta(str(c.path), c.mtime).get("scores"), first_only=True) or "—"
         if score == "—":
             score = f"valid BLEU {d['valid BLEU']}" if d["valid BLEU"] != "—" else ""
         parts.append(f"{d['model']}" + (f" {score}" if score else ""))
