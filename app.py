@@ -26,6 +26,7 @@ from ui import models, shell
 from ui import stepper_controller as ctl
 from ui.presets import BY_NAME
 from ui.views import stepper as sv
+from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
 from ui.views import stepper_state as vs
 from ui.views.common import NORM_LABELS, esc, md
@@ -122,7 +123,7 @@ def controls(done: bool) -> None:
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
 
-def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sv.Look, key: str) -> None:
+def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sc.Look, key: str) -> None:
     """Both sides of the toggle on this sentence: their translations and how far c_i moves."""
     pair = ctl.bottleneck_pair(group, text)
     if pair is None:
@@ -130,26 +131,26 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
         return
     (la, wa, _), (lb, wb, _) = pair
     st.html(sh.compare_html(la, wa, lb, wb, big=look.present))
-    st.altair_chart(sv.drift_chart(pair, look, upto), width="stretch", height=210, key=f"drift_{key}")
+    st.altair_chart(sc.drift_chart(pair, look, upto), width="stretch", height=210, key=f"drift_{key}")
     st.caption("Boxed words appear in one translation only. The chart, in the same colours: how far each word's "
                "context c_i is from the first word's c_0. RNNsearch reads a new mix of the source for every "
                "word; the fixed summary c is one vector, so its line stays at 0 by construction.")
 
 
-def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sv.Look, group: models.ModelGroup,
+def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
               text: str) -> int | None:
     """The α heatmap (or, without alignment, the bottleneck comparison); returns the step clicked."""
     box = HEATMAP_BOX[look.present]
-    tall = sv.heatmap_height(trace, look) > box
-    chart = sv.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
+    tall = sc.heatmap_height(trace, look) > box
+    chart = sc.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
     if chart is not None:
         with st.container(height=box if tall else "content", border=False, autoscroll=True):
             ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
-                                    width="stretch" if len(trace.src_tokens) <= sv.FIT_MAX_SOURCE else "content")
+                                    width="stretch" if len(trace.src_tokens) <= sc.FIT_MAX_SOURCE else "content")
         if not look.present:
             st.caption("Rows: target words (* = forced); columns: source words; darker = more attention. "
                        "Click a cell to look at that step, double-click to clear.")
-        return sv.selected_step(ev)
+        return sc.selected_step(ev)
     if trace.steps and not trace.has_alignment:
         st.markdown("**No α to draw:** every word reads the same summary vector c = [→h_Tx; ←h_1]. "
                     "What that costs on this sentence:")
@@ -205,19 +206,19 @@ def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
         st.caption(f"Written: {md(step.token)} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
 
 
-def export_section(trace: DecodeTrace, look: sv.Look, group: models.ModelGroup) -> None:
+def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) -> None:
     """Downloads (built only when clicked) and the shareable link of this view."""
     base = f"rnnsearch-{trace.context}-{len(trace.steps)}w"
     has = trace.has_alignment
     c = st.columns(4)
 
     def heat() -> dict[str, Any]:
-        return sv.heatmap(trace, look=look, fit=False) or {}
+        return sc.heatmap(trace, look=look, fit=False) or {}
 
-    c[0].download_button("Heatmap PNG", data=(lambda: sv.spec_png(heat())) if has else b"",
+    c[0].download_button("Heatmap PNG", data=(lambda: sc.spec_png(heat())) if has else b"",
                          file_name=f"{base}.png", mime="image/png", disabled=not has, key="dl_png",
                          icon=":material/image:", on_click="ignore")
-    c[1].download_button("Heatmap SVG", data=(lambda: sv.spec_svg(heat())) if has else "",
+    c[1].download_button("Heatmap SVG", data=(lambda: sc.spec_svg(heat())) if has else "",
                          file_name=f"{base}.svg", mime="image/svg+xml", disabled=not has, key="dl_svg",
                          icon=":material/draw:", on_click="ignore")
     c[2].download_button("Trace JSON", data=lambda: sv.trace_json(trace), file_name=f"{base}.json",
@@ -230,7 +231,7 @@ def export_section(trace: DecodeTrace, look: sv.Look, group: models.ModelGroup) 
 
 
 def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice, group: models.ModelGroup,
-              text: str, look: sv.Look, nonce: str) -> None:
+              text: str, look: sc.Look, nonce: str) -> None:
     """The tabs under the stepper; only the open one is built."""
     tabs = st.tabs(list(TABS), key="w_tab", on_change="rerun")
     if tabs[0].open:
@@ -241,7 +242,7 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
                 st.caption("Nothing decoded yet.")
     if tabs[1].open:
         with tabs[1]:
-            chart = sv.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
+            chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
             if chart is not None:
                 st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
                 st.caption("e_ij = v_aᵀ tanh(W_a s_(i-1) + U_a h_j): the score before the softmax that turns each "

@@ -15,6 +15,7 @@ from tests.conftest import TINY_DATA
 from ui import models
 from ui import widgets as W
 from ui.views import stepper as sv
+from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
 from ui.views.compare import compare_chart, model_label, summary_frame, window_frame
 
@@ -116,13 +117,13 @@ def test_stepper_builders_show_the_window_and_p_t() -> None:
     assert list(table["Gaussian"]) == pytest.approx(expected)
     assert "Gaussian" not in sv.source_table(trace, trace.steps[0]).columns  # local-m: no Gaussian
     assert "in window" not in sv.source_table(_trace([None]), _trace([None]).steps[0]).columns
-    spec = sv.heatmap(trace)
-    assert {"test": "datum.in_window", "value": sv.WINDOW} in spec["encoding"]["stroke"]["condition"]
+    spec = sc.heatmap(trace)
+    assert {"test": "datum.in_window", "value": sc.WINDOW} in spec["encoding"]["stroke"]["condition"]
     inside = {(v["i"], v["j"]) for v in spec["data"]["values"] if v["in_window"]}
     assert inside == {(0, 1), (0, 2), (0, 3), (1, 3), (1, 4), (1, 5)}
     html = sh.source_html(trace, trace.steps[0])
     assert html.count("opacity:.35") == 3 and "around p_t = 2.4" in html  # j = 0, 4, 5 dimmed
-    assert "in_window" not in str(sv.heatmap(_trace([None]))["encoding"]["stroke"])
+    assert "in_window" not in str(sc.heatmap(_trace([None]))["encoding"]["stroke"])
 
 
 def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,7 @@ from nmt.trace import DecodeTrace
 from ui import models
 from ui.presets import BY_NAME, PRESETS
 from ui.views import stepper as sv
+from ui.views import stepper_charts as sc
 from ui.views import stepper_state as vs
 from ui.views.common import EOS
 
@@ -52,10 +53,10 @@ def presenting() -> bool:
     return vs.view_from_query(vs.query_snapshot(st.query_params)).present
 
 
-def look() -> sv.Look:
+def look() -> sc.Look:
     """How to draw: presentation size, paper style, and the browser's light or dark theme."""
     theme = getattr(getattr(st.context, "theme", None), "type", None)
-    return sv.Look(present=bool(ss.get("w_present")), paper=bool(ss.get("w_paper")), dark=theme == "dark")
+    return sc.Look(present=bool(ss.get("w_present")), paper=bool(ss.get("w_paper")), dark=theme == "dark")
 
 
 def matching_preset(text: str, freeze: bool) -> str:
@@ -264,7 +265,7 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
     ids, lengths = pad_ids([src.ids])
     with torch.no_grad():
         h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0].float().cpu().numpy()
-    return words, sv.context_drift(t.alpha_matrix()[: len(words)], h)
+    return words, sc.context_drift(t.alpha_matrix()[: len(words)], h)
 
 
 def bottleneck_pair(group: models.ModelGroup, text: str) -> list[tuple[str, list[str], list[float]]] | None:

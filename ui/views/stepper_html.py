@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 
 from nmt.trace import DecodeTrace, StepRecord
 from ui.views.common import esc
-from ui.views.stepper import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour, word_marks
+from ui.views.stepper import word_marks
+from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
 
 
 def _chip(big: bool) -> str:
