@@ -8,9 +8,9 @@ from pathlib import Path
 import altair as alt
 import pytest
 
-from nmt.decoding import LENGTH_NORMS, beam_search, forced, greedy, length_penalty
+from nmt.decoding import LENGTH_NORMS, forced, greedy
 from nmt.tokenize import Tokenizer
-from nmt.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
+from tests.traces import make_trace
 from ui.views.alignment import (
     BROWSER_COLUMNS,
     browser_frame,
@@ -28,74 +28,13 @@ from ui.views.alignment import (
     sentence_aer,
     table_row,
 )
-from ui.views.beam import (
-    DEFAULT_SENTENCE,
-    beam_all_frame,
-    beam_edges,
-    beam_nodes,
-    beam_step_frame,
-    beam_tree_chart,
-    divergence,
-    nbest_alpha_chart,
-    nbest_cells,
-    nbest_frame,
-    rerank_chart,
-    rerank_frame,
-    winners,
-)
 from ui.views.bottleneck import comparison_row, logp_chart, pick_by_length, sweep_chart, sweep_frame, sweep_sample
-from ui.views.common import NORM_LABELS, NORM_SHORT, chart_png, chart_svg, model_caption, readable
+from ui.views.common import NORM_LABELS, NORM_SHORT, chart_svg, model_caption, readable
 from ui.views.heatmaps import alpha_stats, links_frame, trace_alpha_chart, trace_chart
 from ui.views.uploads import MAX_PAIRS, PairsError, parse_tsv_pairs, parse_two_files
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
 
-# ----------------------------------------------------------------------------------------------
-# Hand-made traces
-# ----------------------------------------------------------------------------------------------
-
-
-def _step(i: int, token: str, alpha: list[float] | None, logprob: float = -0.5) -> StepRecord:
-    return StepRecord(i=i, token=token, token_id=4 + i, logprob=logprob, forced=False, energies=None,
-                      alpha=alpha, topk=[(token, math.exp(logprob))], state_norm=1.0, context_norm=2.0)
-
-
-def _trace(
-    alphas: list[list[float] | None], tokens: list[str] | None = None, context: str = "attention"
-) -> DecodeTrace:
-    tokens = tokens or [f"w{i}" for i in range(len(alphas))]
-    n_src = max((len(a) for a in alphas if a is not None), default=3)
-    src = [f"s{j}" for j in range(n_src - 1)] + ["</s>"]
-    return DecodeTrace(source=" ".join(src[:-1]), src_tokens=src, src_unk=[False] * n_src, method="forced",
-                       context=context, steps=[_step(i, t, a) for i, (t, a) in enumerate(zip(tokens, alphas))])
-
-
-def _h(id_: int, parent: int, step: int, tokens: list[str], logprob: float, status: str) -> Hypothesis:
-    return Hypothesis(id_, parent, step, tokens[-1], tokens, logprob, logprob, status == "finished", status)
-
-
-def _beam_trace() -> DecodeTrace:
-    """k = 2: step 0 keeps A, B (C pruned); step 1 finishes "A </s>", keeps "A x", "B y" (B z pruned);
-    step 2 finishes "A x </s>" and "B y </s>"."""
-    steps = [
-        BeamStep(live=[_h(1, 0, 0, ["A"], -0.1, "live"), _h(2, 0, 0, ["B"], -1.0, "live")],
-                 pruned=[_h(3, 0, 0, ["C"], -3.0, "pruned")]),
-        BeamStep(live=[_h(5, 1, 1, ["A", "x"], -0.5, "live"), _h(6, 2, 1, ["B", "y"], -1.2, "live")],
-                 pruned=[_h(7, 2, 1, ["B", "z"], -4.0, "pruned")],
-                 finished=[_h(4, 1, 1, ["A", "</s>"], -2.0, "finished")]),
-        BeamStep(finished=[_h(8, 5, 2, ["A", "x", "</s>"], -0.9, "finished"),
-                           _h(9, 6, 2, ["B", "y", "</s>"], -1.5, "finished")]),
-    ]
-    nbest = [NBestEntry(["A", "x", "</s>"], "A x", -0.9, -0.3, [[0.9, 0.1]] * 3),
-             NBestEntry(["B", "y", "</s>"], "B y", -1.5, -0.5, [[0.2, 0.8]] * 3)]
-    t = DecodeTrace(source="s0", src_tokens=["s0", "</s>"], src_unk=[False, False], method="beam", context="attention",
-                    steps=[_step(0, "A", [0.9, 0.1]), _step(1, "x", [0.9, 0.1]), _step(2, "</s>", [0.9, 0.1])],
-                    nbest=nbest, beam_size=2, length_norm="length", beam_steps=steps)
-    t.translation = "A x"
-    return t
-
-
-# ----------------------------------------------------------------------------------------------
 # Uploaded pairs
 # ----------------------------------------------------------------------------------------------
 
@@ -165,7 +104,7 @@ def test_links_frame_splits_sure_possible_and_drops_out_of_range() -> None:
 
 
 def test_alpha_chart_with_gold_links_has_a_marker_layer() -> None:
-    t = _trace([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]], ["x", "</s>"])
+    t = make_trace([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1]], ["x", "</s>"])
     chart = trace_alpha_chart(t, sure={(0, 0)}, possible={(1, 1)}, show_argmax=True)
     spec = chart.to_dict()
     assert len(spec["layer"]) == 2
@@ -176,7 +115,7 @@ def test_alpha_chart_with_gold_links_has_a_marker_layer() -> None:
 
 
 def test_fixed_context_is_never_drawn_as_a_heatmap_and_says_it_once() -> None:
-    t = _trace([None] * 30, [f"w{i}" for i in range(29)] + ["</s>"], context="fixed")
+    t = make_trace([None] * 30, [f"w{i}" for i in range(29)] + ["</s>"], context="fixed")
     assert trace_alpha_chart(t) is None
     spec = trace_chart(t).to_dict()
     data = next(iter(spec["datasets"].values()))
@@ -189,14 +128,14 @@ def test_fixed_context_is_never_drawn_as_a_heatmap_and_says_it_once() -> None:
 
 
 def test_heatmap_legends_below_for_a_narrow_column() -> None:
-    t = _trace([[0.9, 0.1], [0.2, 0.8]], ["x", "</s>"])
+    t = make_trace([[0.9, 0.1], [0.2, 0.8]], ["x", "</s>"])
     right = trace_chart(t, sure={(0, 0)}).to_dict()
     below = trace_chart(t, sure={(0, 0)}, legend="bottom").to_dict()
     legends = [lay["encoding"][ch]["legend"] for lay in below["layer"] for ch in ("color", "shape")
                if ch in lay["encoding"]]
     assert len(legends) == 3 and all(g["orient"] == "bottom" and g["direction"] == "horizontal" for g in legends)
     assert "orient" not in right["layer"][0]["encoding"]["color"]["legend"]
-    many = trace_chart(_trace([[1.0] + [0.0] * 60] * 2, ["x", "</s>"])).to_dict()  # 61 columns: 14-px cells
+    many = trace_chart(make_trace([[1.0] + [0.0] * 60] * 2, ["x", "</s>"])).to_dict()  # 61 columns: 14-px cells
     assert many["encoding"]["x"]["axis"]["labelAngle"] == -90  # upright words where slanted ones would collide
     assert right["layer"][0]["encoding"]["x"]["axis"]["labelAngle"] == -50
 
@@ -216,148 +155,10 @@ def test_readable_charts_and_one_list_of_length_normalisations() -> None:
 
 
 def test_alpha_stats_average_entropy_and_peak_over_words() -> None:
-    t = _trace([[1.0, 0.0], [0.5, 0.5], [0.3, 0.7]], ["x", "y", "</s>"])
+    t = make_trace([[1.0, 0.0], [0.5, 0.5], [0.3, 0.7]], ["x", "y", "</s>"])
     s = alpha_stats(t)
     assert s["entropy"] == pytest.approx(math.log(2) / 2)  # </s> left out
     assert s["max_alpha"] == pytest.approx(0.75)
-
-
-# ----------------------------------------------------------------------------------------------
-# Beam search: tree data, steps, ranking, divergence
-# ----------------------------------------------------------------------------------------------
-
-
-def test_beam_nodes_build_the_tree() -> None:
-    t = _beam_trace()
-    nodes = beam_nodes(t)
-    assert len(nodes) == 1 + 9
-    ids = set(nodes["id"])
-    assert all(p in ids for p in nodes.loc[nodes["id"] != 0, "parent"])
-    by_id = nodes.set_index("id")
-    assert by_id.loc[8, "nbest"] == 1 and by_id.loc[9, "nbest"] == 2 and by_id.loc[4, "nbest"] == 0
-    assert set(nodes.loc[nodes["on_best"], "id"]) == {0, 1, 5, 8}
-    assert by_id.loc[3, "status"] == "pruned" and by_id.loc[0, "status"] == "start"
-    assert list(by_id.loc[[1, 2, 3], "rank"]) == [0, 1, 2]
-    # tree layout: a parent sits between its first and last child
-    for pid in (0, 1, 2, 5, 6):
-        kids = nodes[nodes["parent"] == pid]["y"]
-        assert kids.min() <= by_id.loc[pid, "y"] <= kids.max()
-    edges = beam_edges(nodes)
-    assert len(edges) == len(nodes) - 1
-    assert set(edges.loc[edges["on_best"], "child"]) == {1, 5, 8}
-
-
-def test_beam_nodes_rank_layout_and_hiding_pruned() -> None:
-    t = _beam_trace()
-    nodes = beam_nodes(t, layout="rank", show_pruned=False)
-    assert "pruned" not in set(nodes["status"])
-    assert (nodes["y"] == nodes["rank"]).all()
-    with pytest.raises(ValueError):
-        beam_nodes(t, layout="spiral")
-
-
-def test_beam_nodes_mark_the_greedy_path() -> None:
-    t = _beam_trace()
-    g = _trace([[1.0, 0.0]] * 3, ["B", "y", "</s>"])
-    nodes = beam_nodes(t, greedy=g)
-    assert set(nodes.loc[nodes["on_greedy"], "id"]) == {0, 2, 6, 9}
-
-
-def test_beam_tree_chart_renders_with_hover_details() -> None:
-    nodes = beam_nodes(_beam_trace())
-    chart = beam_tree_chart(nodes, divergence=0)
-    spec = chart.to_dict()
-    point_layer = next(layer for layer in spec["layer"] if layer["mark"]["type"] == "point")
-    fields = {t["field"] for t in point_layer["encoding"]["tooltip"]}
-    assert {"text", "logprob", "score", "status", "nbest_label"} <= fields
-    assert chart_png(chart)[:8] == b"\x89PNG\r\n\x1a\n"
-    assert beam_tree_chart(nodes.iloc[:1]) is None
-
-
-def test_beam_tree_chart_fits_its_width_with_legends_below() -> None:
-    nodes = beam_nodes(_beam_trace())  # steps -1..2: 4 columns
-    wide, narrow = beam_tree_chart(nodes).to_dict(), beam_tree_chart(nodes, max_width=200).to_dict()
-    assert wide["width"] == 420 and narrow["width"] == 200
-    texts = [lay for lay in wide["layer"] if lay["mark"]["type"] == "text"]
-    assert len(texts) == 1 and texts[0]["mark"]["fontSize"] == 14  # the tab's main content
-    assert len(wide["datasets"][texts[0]["data"]["name"]]) == 10  # 105 px a step: every node's word
-    text = next(lay for lay in narrow["layer"] if lay["mark"]["type"] == "text")
-    assert sorted(r["id"] for r in narrow["datasets"][text["data"]["name"]]) == [0, 1, 5, 8, 9]  # best path, n-best
-    legends = [lay["encoding"][c]["legend"] for lay in wide["layer"] for c in ("color", "shape", "stroke")
-               if c in lay["encoding"] and lay["encoding"][c].get("legend")]
-    assert legends and all(g["orient"] == "bottom" for g in legends)
-
-
-def test_beam_step_frames() -> None:
-    t = _beam_trace()
-    df = beam_step_frame(t, 1)
-    assert list(df["fate"]) == ["live", "live", "finished", "pruned"]
-    assert list(df.loc[df["fate"] == "live", "hypothesis"]) == ["A x", "B y"]
-    assert beam_step_frame(t, 7).empty
-    all_ = beam_all_frame(t)
-    assert len(all_) == 9 and list(all_.columns[:2]) == ["step", "fate"]
-
-
-def test_rerank_frame_shows_length_normalisation_changing_the_winner() -> None:
-    t = _beam_trace()
-    df = rerank_frame(t).set_index("hypothesis")
-    # raw log p: "A x" (-0.9) beats "B y" (-1.5) beats "A" (-2.0)
-    assert df.loc["A x", "rank none"] == 1 and df.loc["A", "rank none"] == 3
-    assert df.loc["A", "score length"] == pytest.approx(-2.0 / 2)
-    assert df.loc["B y", "score gnmt"] == pytest.approx(-1.5 / length_penalty(3, "gnmt"))
-    t.beam_steps[0].finished.append(_h(10, 0, 0, ["</s>"], -0.8, "finished"))
-    df = rerank_frame(t).set_index("hypothesis")
-    assert df.loc["", "rank none"] == 1  # the empty output wins without normalisation...
-    assert df.loc["A x", "rank length"] == 1  # ...but not once scores are divided by length
-    assert winners(rerank_frame(t)) == {"none": "", "length": "A x", "gnmt": "A x"}  # gnmt: -0.9/1.28 vs -0.8/1
-    spec = rerank_chart(rerank_frame(t)).to_dict()
-    words = spec["layer"][1]
-    assert words["mark"]["type"] == "text" and words["encoding"]["text"]["field"] == "hypothesis"
-    assert words["transform"] == [{"filter": "(datum.normalisation === 'GNMT')"}]
-    assert winners(rerank_frame(DecodeTrace("", [], [], "beam", "attention"))) == {}
-
-
-@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped checkpoint is absent")
-def test_default_sentence_has_three_winners_on_the_shipped_model() -> None:
-    """The explorer opens on a sentence where the three normalisations choose three translations."""
-    from nmt import checkpoint
-
-    lm = checkpoint.load(SHIPPED)
-    best = {n: beam_search(lm, [DEFAULT_SENTENCE], beam=5, n_best=5, length_norm=n)[0].translation
-            for n in LENGTH_NORMS}
-    assert len(set(best.values())) == 3, best
-    assert len(best["none"]) < len(best["gnmt"]) < len(best["length"])  # raw log p prefers the shortest
-    trace = beam_search(lm, [DEFAULT_SENTENCE], beam=5, n_best=5, length_norm="length")[0]
-    assert len(set(winners(rerank_frame(trace)).values())) == 3  # what the page's last tab shows
-
-
-def test_divergence_finds_the_first_differing_step_and_pruned_greedy_path() -> None:
-    t = _beam_trace()
-    same = _trace([[1.0, 0.0]] * 3, ["A", "x", "</s>"])
-    assert divergence(same, t).step is None
-    g = _trace([[1.0, 0.0]] * 3, ["B", "z", "</s>"])
-    d = divergence(g, t)
-    assert (d.step, d.greedy_word, d.beam_word, d.greedy_pruned_at) == (0, "B", "A", 1)
-
-
-def test_nbest_alpha_chart_and_cells() -> None:
-    t = _beam_trace()
-    assert nbest_alpha_chart(t, 2) is not None and nbest_alpha_chart(t, 3) is None
-    cells = nbest_cells(t, 2)
-    assert len(cells) == 3 * 2 and cells["alpha"].max() == pytest.approx(0.8)
-    assert list(nbest_frame(t)["rank"]) == [1, 2]
-
-
-def test_real_beam_trace_tree_matches_the_nbest(tiny_lm) -> None:
-    sent = "A man is riding a bike."
-    t = beam_search(tiny_lm, [sent], beam=3, n_best=3, length_norm="none")[0]
-    g = greedy(tiny_lm, [sent])[0]
-    nodes = beam_nodes(t, g)
-    assert sorted(v for v in nodes["nbest"] if v) == list(range(1, len(t.nbest) + 1))
-    best = nodes[nodes["nbest"] == 1].iloc[0]
-    assert best["text"].split() == t.nbest[0].tokens
-    assert nodes["on_best"].sum() == len(t.nbest[0].tokens) + 1
-    assert divergence(g, beam_search(tiny_lm, [sent], beam=1)[0]).step is None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -410,7 +211,7 @@ def test_browser_rows_aer_and_links(tiny_lm) -> None:
     links = " ".join(f"{j}-{i}" for j, i in sorted((int(j), i) for i, j in enumerate(best)))
     assert links_csv([f], [3]).splitlines() == ["#,links", f"3,{links}"]
     sure = {(0, 0), (1, 1), (5, 4)}
-    fixed = _trace([None, None], ["x", "</s>"], context="fixed")
+    fixed = make_trace([None, None], ["x", "</s>"], context="fixed")
     with pytest.raises(ValueError, match="no α"):
         corpus_aer([fixed], [sure], [sure])
     assert sentence_aer(fixed, sure, sure) is None
@@ -419,10 +220,10 @@ def test_browser_rows_aer_and_links(tiny_lm) -> None:
 def test_table_rows_from_cached_facts() -> None:
     """Hand-made α: "x" looks at s0 (0.7), "y" at s1 (0.6); </s> is no word. Gold S = {(0, 0)},
     P = S ∪ {(1, 0)}: |A| = 2, |S| = 1, |A∩S| = |A∩P| = 1, so AER = 1 − 2/3."""
-    f = _trace([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.2, 0.6]], ["x", "y", "</s>"])
+    f = make_trace([[0.7, 0.2, 0.1], [0.1, 0.6, 0.3], [0.2, 0.2, 0.6]], ["x", "y", "</s>"])
     facts = forced_facts(f)
     assert facts == {"ref log p": pytest.approx(-1.5), "links": frozenset({(0, 0), (1, 1)})}
-    assert forced_facts(_trace([None, None], ["x", "</s>"], context="fixed"))["links"] is None
+    assert forced_facts(make_trace([None, None], ["x", "</s>"], context="fixed"))["links"] is None
     assert links_aer(facts["links"], {(0, 0)}, {(1, 0)}) == pytest.approx(1 / 3)
     assert links_aer(facts["links"], set(), set()) is None and links_aer(None, {(0, 0)}, set()) is None
     own = own_facts(f, "Un chien .")
@@ -470,9 +271,9 @@ def test_shared_store_keeps_the_recent_and_computes_only_what_is_missing() -> No
 
 
 def test_comparison_row_and_logp_chart() -> None:
-    own = _trace([[1.0, 0.0], [0.0, 1.0]], ["Un", "</s>"])
+    own = make_trace([[1.0, 0.0], [0.0, 1.0]], ["Un", "</s>"])
     own.translation = "Un"
-    ref_trace = _trace([[1.0, 0.0], [0.0, 1.0]], ["Un", "</s>"])
+    ref_trace = make_trace([[1.0, 0.0], [0.0, 1.0]], ["Un", "</s>"])
     row = comparison_row("RNNsearch", own, ref_trace, "Un")
     assert row["log p (reference)"] == pytest.approx(-1.0) and row["log p / word (reference)"] == pytest.approx(-0.5)
     assert row["BLEU"] is not None and row["words"] == 1
