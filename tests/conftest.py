@@ -76,3 +76,15 @@ def real_data() -> Path:
     if d is None:
         pytest.skip("real corpora not present (see README: getting the data)")
     return d
+
+
+# The stepper page's AppTests (tests/test_app_stepper*.py) read the tiny pair through the environment.
+@pytest.fixture
+def ckpt_dir(tiny_checkpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tiny_checkpoint_dir))
+    return tiny_checkpoint_dir
+
+
+@pytest.fixture
+def search_lm(ckpt_dir: Path) -> checkpoint.LoadedModel:
+    return checkpoint.load(ckpt_dir / "tiny-en-fr-rnnsearch.pt")

@@ -6,100 +6,28 @@ The app reads the tiny RNNsearch / RNNencdec pair of ``tiny_checkpoint_dir`` thr
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from nmt import checkpoint
 from nmt.decoding import beam_search, greedy
-from nmt.trace import DecodeTrace
+from tests.stepper_app import (
+    SENTENCE,
+    all_qp,
+    body,
+    chart_count,
+    chart_rows,
+    click,
+    html_bodies,
+    open_tab,
+    qp,
+    set_text,
+    specs,
+    start,
+    trace,
+)
 from ui.presets import BY_NAME
-
-APP = Path(__file__).resolve().parent.parent / "app.py"
-SENTENCE = "A man is riding a bike."
-
-
-@pytest.fixture
-def ckpt_dir(tiny_checkpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tiny_checkpoint_dir))
-    return tiny_checkpoint_dir
-
-
-@pytest.fixture
-def search_lm(ckpt_dir: Path) -> checkpoint.LoadedModel:
-    return checkpoint.load(ckpt_dir / "tiny-en-fr-rnnsearch.pt")
-
-
-def start(query: dict[str, str | list[str]] | None = None) -> AppTest:
-    """A fresh session of the app (optionally opened from a URL's query parameters), run once."""
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    if query:
-        at.query_params.update(query)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def click(at: AppTest, key: str) -> AppTest:
-    at.button(key=key).click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def set_text(at: AppTest, text: str) -> AppTest:
-    at.text_area(key="w_text").set_value(text).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def trace(at: AppTest) -> DecodeTrace:
-    """The trace the page shows (greedy: the session's stepper)."""
-    return at.session_state["_stepper"][1].trace
-
-
-def qp(at: AppTest, key: str) -> list[str]:
-    """All values of a query parameter after the last run (AppTest gives str or list)."""
-    v = at.query_params.get(key, [])
-    return [v] if isinstance(v, str) else list(v)
-
-
-def all_qp(at: AppTest) -> dict[str, list[str]]:
-    return {k: qp(at, k) for k in at.query_params}
-
-
-def html_bodies(at: AppTest) -> list[str]:
-    return [h.proto.body for h in at.get("html")]
-
-
-def chart_count(at: AppTest) -> int:
-    return len(at.get("vega_lite_chart"))
-
-
-def specs(at: AppTest) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
-
-
-def chart_rows(at: AppTest, k: int) -> list[dict]:
-    """The data rows of the k-th chart (Streamlit sends them beside the spec, as Arrow tables)."""
-    import pyarrow as pa
-
-    proto = at.get("vega_lite_chart")[k].proto
-    return [row for d in proto.datasets for row in pa.ipc.open_stream(d.data.data).read_all().to_pylist()]
-
-
-def open_tab(at: AppTest, name: str) -> AppTest:
-    """Open one of the tabs under the stepper (only the open one is built)."""
-    at.session_state["w_tab"] = name
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def body(at: AppTest, testid: str) -> str:
-    """The HTML snippet with ``data-testid=testid``."""
-    return next(b for b in html_bodies(at) if f'data-testid="{testid}"' in b)
 
 
 def test_first_launch_shows_default_preset_and_writes_url(ckpt_dir: Path) -> None:
@@ -374,56 +302,3 @@ def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: py
     assert second.session_state["_beam"][1].translation == first.session_state["_beam"][1].translation
     start({"text": SENTENCE, "mode": "beam", "beam": "5"})
     assert len(calls) == 2  # another k is another search
-
-
-@pytest.mark.parametrize("text", ["", "   \n\t "])
-def test_empty_input_gives_a_message(ckpt_dir: Path, text: str) -> None:
-    at = start({"text": SENTENCE})
-    at.select_slider(key="w_speed").set_value(1.0).run()
-    set_text(at, text)
-    assert any("empty" in w.value for w in at.warning)
-    assert not at.button and not at.select_slider  # no decoding controls without a sentence
-    set_text(at, SENTENCE)
-    click(at, "btn_play")
-    assert at.session_state["playing"] and at.select_slider(key="w_speed").value == 1.0  # kept meanwhile
-
-
-def test_long_input_is_truncated_with_a_notice(ckpt_dir: Path) -> None:
-    at = start({"text": " ".join(["dog"] * 120)})
-    assert any("first 80 tokens" in w.value and "120" in w.value for w in at.warning)
-    click(at, "btn_step")
-    assert len(trace(at).src_tokens) == 81  # 80 tokens and </s>
-
-
-@pytest.mark.parametrize("text", [
-    "A man 😀 is riding a bike 🚲.",
-    "Ein Mann fährt Fahrrad. Мужчина едет. 男人骑自行车。",
-    '<script>alert("x")</script> <img src=x onerror=alert(1)> **bold** $x$ :red[y]',
-])
-def test_odd_input_is_shown_as_text(ckpt_dir: Path, text: str) -> None:
-    at = start({"text": text})
-    click(at, "btn_step")
-    assert any("outside the model's vocabulary" in c.value for c in at.caption)
-    bodies = " ".join(html_bodies(at))
-    assert "<script" not in bodies and "<img" not in bodies
-    if "<script" in text:
-        assert "&lt;" in bodies and "&gt;" in bodies  # Moses splits "<script>" into "<", "script", ">"
-        unk_note = next(c.value for c in at.caption if "vocabulary" in c.value)
-        assert "\\<" in unk_note and "\\$" in unk_note and "\\*" in unk_note  # markdown escaped: literal
-
-
-def test_bad_query_params_fall_back(ckpt_dir: Path) -> None:
-    at = start({"text": SENTENCE, "step": "abc", "mode": "nonsense", "model": "no-such-model",
-                "beam": "999", "force": ["x:y", "3"]})
-    assert at.session_state["pos"] == 0 and at.session_state["plan"] == {}
-    assert at.radio(key="w_mode").value == "greedy"
-    assert any("no" in w.value and "default" in w.value for w in at.sidebar.warning)
-    at2 = start({"text": SENTENCE, "step": "500"})
-    assert trace(at2).finished and at2.session_state["pos"] == len(trace(at2).steps)
-
-
-def test_no_checkpoints_gives_training_instructions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
-    at = start()
-    assert "No checkpoints found" in at.error[0].value
-    assert any("train.py" in m.value for m in at.markdown)

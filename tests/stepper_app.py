@@ -1,0 +1,87 @@
+"""Helpers and fixtures for the stepper page's AppTests (tests/test_app_stepper*.py).
+
+The app reads the tiny RNNsearch / RNNencdec pair of ``tiny_checkpoint_dir`` through the
+``RNNSEARCH_CHECKPOINTS`` environment variable.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from nmt.trace import DecodeTrace
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+SENTENCE = "A man is riding a bike."
+
+
+def start(query: dict[str, str | list[str]] | None = None) -> AppTest:
+    """A fresh session of the app (optionally opened from a URL's query parameters), run once."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def set_text(at: AppTest, text: str) -> AppTest:
+    at.text_area(key="w_text").set_value(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def trace(at: AppTest) -> DecodeTrace:
+    """The trace the page shows (greedy: the session's stepper)."""
+    return at.session_state["_stepper"][1].trace
+
+
+def qp(at: AppTest, key: str) -> list[str]:
+    """All values of a query parameter after the last run (AppTest gives str or list)."""
+    v = at.query_params.get(key, [])
+    return [v] if isinstance(v, str) else list(v)
+
+
+def all_qp(at: AppTest) -> dict[str, list[str]]:
+    return {k: qp(at, k) for k in at.query_params}
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [h.proto.body for h in at.get("html")]
+
+
+def chart_count(at: AppTest) -> int:
+    return len(at.get("vega_lite_chart"))
+
+
+def specs(at: AppTest) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("vega_lite_chart")]
+
+
+def chart_rows(at: AppTest, k: int) -> list[dict]:
+    """The data rows of the k-th chart (Streamlit sends them beside the spec, as Arrow tables)."""
+    import pyarrow as pa
+
+    proto = at.get("vega_lite_chart")[k].proto
+    return [row for d in proto.datasets for row in pa.ipc.open_stream(d.data.data).read_all().to_pylist()]
+
+
+def open_tab(at: AppTest, name: str) -> AppTest:
+    """Open one of the tabs under the stepper (only the open one is built)."""
+    at.session_state["w_tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def body(at: AppTest, testid: str) -> str:
+    """The HTML snippet with ``data-testid=testid``."""
+    return next(b for b in html_bodies(at) if f'data-testid="{testid}"' in b)

@@ -1,0 +1,83 @@
+"""The stepper page with odd input, bad URLs, no checkpoints, and presets written for another pair."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.stepper_app import SENTENCE, click, html_bodies, set_text, start, trace
+from ui.presets import BY_NAME
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t "])
+def test_empty_input_gives_a_message(ckpt_dir: Path, text: str) -> None:
+    at = start({"text": SENTENCE})
+    at.select_slider(key="w_speed").set_value(1.0).run()
+    set_text(at, text)
+    assert any("empty" in w.value for w in at.warning)
+    assert not at.button and not at.select_slider  # no decoding controls without a sentence
+    set_text(at, SENTENCE)
+    click(at, "btn_play")
+    assert at.session_state["playing"] and at.select_slider(key="w_speed").value == 1.0  # kept meanwhile
+
+
+def test_long_input_is_truncated_with_a_notice(ckpt_dir: Path) -> None:
+    at = start({"text": " ".join(["dog"] * 120)})
+    assert any("first 80 tokens" in w.value and "120" in w.value for w in at.warning)
+    click(at, "btn_step")
+    assert len(trace(at).src_tokens) == 81  # 80 tokens and </s>
+
+
+@pytest.mark.parametrize("text", [
+    "A man 😀 is riding a bike 🚲.",
+    "Ein Mann fährt Fahrrad. Мужчина едет. 男人骑自行车。",
+    '<script>alert("x")</script> <img src=x onerror=alert(1)> **bold** $x$ :red[y]',
+])
+def test_odd_input_is_shown_as_text(ckpt_dir: Path, text: str) -> None:
+    at = start({"text": text})
+    click(at, "btn_step")
+    assert any("outside the model's vocabulary" in c.value for c in at.caption)
+    bodies = " ".join(html_bodies(at))
+    assert "<script" not in bodies and "<img" not in bodies
+    if "<script" in text:
+        assert "&lt;" in bodies and "&gt;" in bodies  # Moses splits "<script>" into "<", "script", ">"
+        unk_note = next(c.value for c in at.caption if "vocabulary" in c.value)
+        assert "\\<" in unk_note and "\\$" in unk_note and "\\*" in unk_note  # markdown escaped: literal
+
+
+def test_bad_query_params_fall_back(ckpt_dir: Path) -> None:
+    at = start({"text": SENTENCE, "step": "abc", "mode": "nonsense", "model": "no-such-model",
+                "beam": "999", "force": ["x:y", "3"]})
+    assert at.session_state["pos"] == 0 and at.session_state["plan"] == {}
+    assert at.radio(key="w_mode").value == "greedy"
+    assert any("no" in w.value and "default" in w.value for w in at.sidebar.warning)
+    at2 = start({"text": SENTENCE, "step": "500"})
+    assert trace(at2).finished and at2.session_state["pos"] == len(trace(at2).steps)
+
+
+def test_no_checkpoints_gives_training_instructions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
+    at = start()
+    assert "No checkpoints found" in at.error[0].value
+    assert any("train.py" in m.value for m in at.markdown)
+
+
+def test_a_preset_switches_to_the_pair_it_is_written_for(tiny_checkpoint_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The paper's sentences need the Europarl pair: picking one switches the checkpoint pair (when the
+    folder has it) and says so in the log; a preset whose pair is absent leaves the choice alone."""
+    for name in ("tiny-en-fr-rnnsearch.pt", "tiny-en-fr-rnnencdec.pt"):
+        shutil.copy(tiny_checkpoint_dir / name, tmp_path / name)
+    shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnsearch.pt", tmp_path / "europarl-en-fr-rnnsearch-50.pt")
+    shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnencdec.pt", tmp_path / "europarl-en-fr-rnnencdec-50.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
+    at = start({"text": SENTENCE, "model": "tiny-en-fr"})
+    fig3 = BY_NAME["Paper Fig. 3(a): European Economic Area"]
+    at.selectbox(key="w_preset").set_value(fig3.name).run()
+    assert not at.exception
+    assert at.session_state["w_model"] == "europarl-en-fr-50" and at.session_state["w_text"] == fig3.text
+    assert any("europarl-en-fr-50" in e["what"] for e in at.session_state["log"])
+    at.selectbox(key="w_preset").set_value("Monotonic copy").run()  # written for m30k-en-fr: not in this folder
+    assert at.session_state["w_model"] == "europarl-en-fr-50"
