@@ -35,6 +35,7 @@ SPEEDS = (2.0, 1.0, 0.5, 0.25)
 MODE_LABELS = {"greedy": "Greedy (step, force words)", "beam": "Beam search (best hypothesis)"}
 TABS = ("This step's numbers", "Energies e_ij", "Bottleneck", "Event log", "Share and export")
 HEATMAP_BOX = {False: 310, True: 340}  # px (normal, presentation): a taller heatmap scrolls inside its box
+WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
          "sum, the context c_i. Step through it and watch where it looks.")
@@ -141,12 +142,17 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
               text: str) -> int | None:
     """The α heatmap (or, without alignment, the bottleneck comparison); returns the step clicked."""
     box = HEATMAP_BOX[look.present]
-    tall = sc.heatmap_height(trace, look) > box
+    height = sc.heatmap_height(trace, look)
+    tall = height > box
+    wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
     chart = sc.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
     if chart is not None:
-        with st.container(height=box if tall else "content", border=False, autoscroll=True):
+        # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
+        # when it is wider than the column (else its last source words are cut off, unreachable).
+        fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
+        with st.container(height=fixed, border=False, autoscroll=True):
             ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
-                                    width="stretch" if len(trace.src_tokens) <= sc.FIT_MAX_SOURCE else "content")
+                                    width="content" if wide else "stretch")
         if not look.present:
             st.caption("Rows: target words (* = forced); columns: source words; darker = more attention. "
                        "Click a cell to look at that step, double-click to clear.")

@@ -117,7 +117,8 @@ def test_recorded_aer_rows_read_the_results_files_then_the_references() -> None:
                                           "tau_from_trial": 0.2}},
         "RNNencdec-50": {}}}, "m30k.results.json": {"models": {"x": {}}}}
     rows = recorded_aer_rows(res)
-    assert [(r["aligner"], r["AER"]) for r in rows[:2]] == [("RNNsearch-50: argmax α", 0.5),
-                                                             ("RNNsearch-50: α ≥ 0.2 (τ tuned on trial)", 0.48)]
+    assert [(r["aligner"], r["AER"], r["recall"]) for r in rows[:2]] == [
+        ("RNNsearch-50: argmax α", "0.500", "0.44"), ("RNNsearch-50: α ≥ 0.2 (τ tuned on trial)", "0.480", "0.55")]
+    assert all(isinstance(r[c], str) for r in rows for c in ("AER", "precision", "recall"))  # one Arrow type
     assert rows[0]["source"] == "ep.results.json"
     assert rows[2:] == list(AER_REFERENCES) and len(rows) == 4

@@ -169,9 +169,10 @@ def test_heatmap_fits_its_container_up_to_a_limit() -> None:
     assert heatmap(t, fit=False)["width"] == {"step": 48}  # exports: 720 // 5 words, at most 48
     assert heatmap(t, labels_below=True)["encoding"]["x"]["axis"]["orient"] == "bottom"
     many = DecodeTrace("x", [f"w{j}" for j in range(FIT_MAX_SOURCE)] + ["</s>"], [False] * (FIT_MAX_SOURCE + 1),
-                       "step", "attention", [dataclasses.replace(t.steps[0], alpha=[1 / 21] * 21, energies=[0.0] * 21)])
+                       "step", "attention", [dataclasses.replace(t.steps[0], alpha=[1 / (FIT_MAX_SOURCE + 1)] * (
+                           FIT_MAX_SOURCE + 1), energies=[0.0] * (FIT_MAX_SOURCE + 1))])
     wide = heatmap(many)
-    assert wide["width"] == {"step": 16}  # 21 words: font 14 + 2 px per column (upright labels), scrolling sideways
+    assert wide["width"] == {"step": 16}  # past the limit: font 14 + 2 px per column (upright labels), scrolling
     assert wide["encoding"]["x"]["axis"]["labelAngle"] == -90
 
 

@@ -33,7 +33,7 @@ PAPER = ("#000000", "#ffffff")  # greyscale: 0 black, 1 white
 LATEST, PICKED = "#f28e2b", "#d62728"  # outline of the latest row, and of the row clicked
 MODEL_COLOURS = ("#206fb2", "#e6550d")  # attention (fresh c_i), fixed c
 WINDOW = "#6a3d9a"  # local attention's window and p_t (purple, apart from the blue ramp and the orange rows)
-FIT_MAX_SOURCE = 20  # up to this many source words the heatmap fits its container's width
+FIT_MAX_SOURCE = 45  # up to this many source words (the paper's long sentences too) the heatmap fits its width
 
 
 @dataclass(frozen=True)

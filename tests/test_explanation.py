@@ -1,0 +1,323 @@
+"""The "Is attention an explanation?" page: its pure builders on hand-made numbers, and the page on tiny models."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nmt.attribution import METHODS, Attributions
+from tests.conftest import plain
+from ui.views import explanation as V
+from ui.views.common import chart_png, readable
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = str(ROOT / "pages" / "explanation.py")
+TIMEOUT = 120
+
+
+def _att(alpha: list[list[float]], scores: dict[str, list[list[float]]], src: list[str] | None = None,
+         tgt: list[str] | None = None, steps: list[int] | None = None) -> Attributions:
+    src = src or ["a", "dog", "runs", "</s>"][: len(alpha[0])]
+    tgt = tgt or ["un", "chien", "court", "</s>"]
+    steps = steps if steps is not None else list(range(len(alpha)))
+    return Attributions(src, tgt, steps, len(src), np.array(alpha, dtype=float),
+                        {m: np.array(v, dtype=float) for m, v in scores.items()},
+                        logprob=np.full(len(alpha), -0.5), ig_delta=np.zeros(len(alpha)))
+
+
+# ----------------------------------------------------------------------------------------------
+# Scaling and assembling
+# ----------------------------------------------------------------------------------------------
+
+
+def test_scale_row_divides_by_the_largest_absolute_value() -> None:
+    assert V.scale_row([2.0, -4.0, 1.0]).tolist() == [0.5, -1.0, 0.25]
+    assert V.scale_row([0.1, 0.3, 0.6]).tolist() == pytest.approx([1 / 6, 0.5, 1.0])
+    assert V.scale_row([0.0, 0.0]).tolist() == [0.0, 0.0]  # nothing to scale: stays zero, no NaN
+    assert V.scale_row([]).tolist() == []
+
+
+def test_rows_round_trip_through_the_shared_store_format() -> None:
+    att = _att([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]],
+               {m: [[1.0, 2.0, -3.0], [0.5, 0.0, 4.0]] for m in METHODS}, src=["a", "dog", "</s>"])
+    rows = V.split_rows(att)
+    assert rows[1]["alpha"] == [0.1, 0.1, 0.8] and rows[0]["scores"]["ig"] == [1.0, 2.0, -3.0]
+    # steps 2 and 0 in another order, as the store hands them back for the matrix view
+    back = V.assemble(att.src_tokens, att.tgt_tokens, [0, 1], rows)
+    assert back.alpha.tolist() == att.alpha.tolist() and list(back.scores) == list(METHODS)
+    assert back.scores["loo_alpha"].tolist() == [[1.0, 2.0, -3.0], [0.5, 0.0, 4.0]]
+    with pytest.raises(ValueError):
+        V.assemble(att.src_tokens, att.tgt_tokens, [0], rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# One target word
+# ----------------------------------------------------------------------------------------------
+
+
+def test_bars_scale_each_row_and_rank_by_signed_score() -> None:
+    att = _att([[0.6, 0.3, 0.1]], {"ig": [[0.5, -2.0, 1.0]]}, src=["a", "dog", "</s>"])
+    df = V.bars_frame(att, 0)
+    ig = df[df["key"] == "ig"].set_index("j")
+    assert ig["scaled"].tolist() == [0.25, -1.0, 0.5]
+    assert ig["raw"].tolist() == [0.5, -2.0, 1.0]
+    assert ig["rank"].tolist() == [2, 3, 1]  # the largest signed score first
+    assert ig["sign"].tolist() == [V.SUPPORTS, V.AGAINST, V.SUPPORTS]
+    alpha = df[df["key"] == V.ALPHA]
+    assert alpha["scaled"].tolist() == pytest.approx([1.0, 0.5, 1 / 6])
+    assert list(df["method"].unique()) == ["α (attention)", "integrated gradients"]
+    png = chart_png(readable(V.bars_chart(df, att.src_tokens)))  # a spec Vega-Lite can draw (it is picky with facets)
+    assert png.startswith(b"\x89PNG")
+
+
+def test_attribution_csv_has_raw_and_scaled_columns() -> None:
+    att = _att([[0.6, 0.3, 0.1]], {"saliency": [[1.0, 4.0, 2.0]]}, src=["a", "dog", "</s>"])
+    df = V.attribution_frame(att, 0)
+    assert list(df.columns) == ["j", "source", "alpha", "saliency", "alpha scaled", "saliency scaled"]
+    assert df["saliency scaled"].tolist() == [0.25, 1.0, 0.5]
+    assert df["source"].tolist() == ["a", "dog", "</s>"]
+
+
+def test_agreement_table_against_hand_computed_values() -> None:
+    # α = [.5, .5, 0] and scores [0, 0, 5]: τ-b = (C − D) / √((n0 − n1)(n0 − n2)) = (0 − 2) / √(2 · 2) = −1;
+    # different argmax; |scores| puts all mass where α has none, so JSD = ln 2.
+    # [3, 2, 1]: C = 2, D = 0, one pair tied in α only: τ-b = 2 / √((3 − 1)(3 − 0)) = 2 / √6; same argmax.
+    att = _att([[0.5, 0.5, 0.0]], {"ig": [[0.0, 0.0, 5.0]], "x_grad": [[3.0, 2.0, 1.0]]}, src=["a", "dog", "</s>"])
+    df = V.agreement_frame(att, 0).set_index("method")
+    assert df.loc["integrated gradients", "τ"] == pytest.approx(-1.0)
+    assert df.loc["integrated gradients", "top-1"] == 0.0
+    assert df.loc["integrated gradients", "JSD"] == pytest.approx(math.log(2))
+    assert df.loc["integrated gradients", "top word"] == "</s>"
+    assert df.loc["gradient × input", "τ"] == pytest.approx(2 / math.sqrt(6))
+    assert df.loc["gradient × input", "top-1"] == 1.0
+    assert df.loc["α (attention)", "top word"] == "a"
+    reading = plain(V.agreement_reading(df.reset_index(), "chien", "a"))
+    assert reading == "Writing “chien”, α looks most at “a”. 1 of 2 methods rank it first too (gradient × input)."
+
+
+def test_sentence_agreement_averages_steps_and_skips_undefined_tau() -> None:
+    # step 0: x_grad constant → τ undefined (NaN), top-1 1 (argmax 0 = α's), JSD of [1,0] vs [.5,.5]
+    # step 1: same order as α → τ = 1, top-1 1
+    att = _att([[1.0, 0.0], [0.2, 0.8]], {"x_grad": [[1.0, 1.0], [0.1, 0.9]]}, src=["dog", "</s>"])
+    df = V.sentence_agreement_frame(att).set_index("method")
+    assert df.loc["gradient × input", "mean Kendall τ"] == pytest.approx(1.0)
+    assert df.loc["gradient × input", "top-1 rate"] == pytest.approx(1.0)
+    jsd0 = 0.5 * (math.log(1 / 0.75)) + 0.5 * (0.5 * math.log(0.5 / 0.75) + 0.5 * math.log(0.5 / 0.25))
+    jsd1 = 0.5 * (0.2 * math.log(0.2 / 0.15) + 0.8 * math.log(0.8 / 0.85)) + \
+        0.5 * (0.1 * math.log(0.1 / 0.15) + 0.9 * math.log(0.9 / 0.85))
+    assert df.loc["gradient × input", "mean JSD (nats)"] == pytest.approx((jsd0 + jsd1) / 2)
+
+
+def test_translation_strip_highlights_the_word_and_escapes_text() -> None:
+    s = V.target_strip(["un", "*chien*", "[x](y)"], 1)
+    assert s == r"un :blue-background[**\*chien\***] \[x\]\(y\)"
+
+
+# ----------------------------------------------------------------------------------------------
+# The whole sentence
+# ----------------------------------------------------------------------------------------------
+
+
+def test_matrix_rows_are_scaled_and_the_chosen_step_marked() -> None:
+    att = _att([[0.5, 0.5], [0.9, 0.1]], {"loo_embed": [[1.0, -4.0], [0.0, 0.0]]}, src=["dog", "</s>"],
+               tgt=["chien", "</s>"])
+    cells = V.matrix_frame(att, "loo_embed")
+    assert cells["value"].tolist() == [0.25, -1.0, 0.0, 0.0] and cells["raw"].tolist() == [1.0, -4.0, 0.0, 0.0]
+    assert V.matrix_frame(att, V.ALPHA)["value"].tolist() == [0.5, 0.5, 0.9, 0.1]  # α is drawn as it is
+    assert V.row_labels(["chien", "</s>"], 1) == ["chien", "▶ </s>"]
+    spec = V.matrix_chart(att, "loo_embed", mark=1).to_dict()
+    assert "▶ </s>" in spec["encoding"]["y"]["axis"]["labelExpr"]
+    assert chart_png(readable(V.matrix_chart(att, "loo_embed", mark=1))).startswith(b"\x89PNG")
+    assert V.matrix_chart(att, V.ALPHA, mark=0) is not None
+    wide = V.matrix_cells_frame(att)
+    assert list(wide.columns) == ["i", "target", "j", "source", "alpha", "loo_embed"] and len(wide) == 4
+
+
+# ----------------------------------------------------------------------------------------------
+# Surgery
+# ----------------------------------------------------------------------------------------------
+
+ORIGINAL = ["un", "chien", "court", "</s>"]
+EDITED = ["un", "chat", "court", "vite", "</s>"]
+
+
+def test_first_difference() -> None:
+    assert V.first_difference(ORIGINAL, EDITED) == 1
+    assert V.first_difference(ORIGINAL, ORIGINAL) is None
+    assert V.first_difference(["a", "b"], ["a", "b", "c"]) == 2  # one ended where the other goes on
+
+
+def test_surgery_table_aligns_words_and_marks_the_edit_and_first_change() -> None:
+    df = V.surgery_frame(ORIGINAL, EDITED, [1], [-0.1, -0.2, -0.3, -0.4], [-0.1, -1.5, -0.3, -0.6, -0.2],
+                         forced_lp=[-0.1, -2.2, -0.5, -0.4])
+    assert df["original"].tolist() == ["un", "chien", "court", "</s>", ""]
+    assert df["edited"].tolist() == EDITED
+    assert df["note"].tolist() == ["", "α edited, first change", "", "differs", "differs"]
+    assert df["same"].tolist() == [True, False, True, False, False]
+    assert df["Δ log p (original word)"].tolist()[:4] == pytest.approx([0.0, -2.0, -0.2, 0.0])
+    assert math.isnan(df["Δ log p (original word)"].iloc[4])
+    styled = V.surgery_style(df).to_html()
+    assert "#fde0cf" in styled and "#dbe9f6" not in styled  # the edited step changed: orange wins
+    same = V.surgery_frame(ORIGINAL, ORIGINAL, [2], [-0.1] * 4, [-0.1] * 4)
+    assert same["note"].tolist() == ["", "", "α edited", ""] and "#dbe9f6" in V.surgery_style(same).to_html()
+
+
+def test_surgery_summary_in_words() -> None:
+    s = plain(V.surgery_summary(ORIGINAL, EDITED, 1, "one-hot on 'a' (j=0)", delta=math.log(0.5)))
+    assert s == ("At step 1 (“chien”) α was changed: one-hot on 'a' (j=0). The translation changes at that very "
+                 "step: “chat” instead of “chien”. log p of “chien” moved by -0.693 nats (p × 0.5).")
+    s = plain(V.surgery_summary(ORIGINAL, ["un", "chien", "saute", "</s>"], 1, "uniform α"))
+    assert "changes from step 2 on: “saute” instead of “court”." in s
+    assert plain(V.surgery_summary(ORIGINAL, ORIGINAL, 0, "uniform α")).endswith("stays the same word for word.")
+    assert plain(V.surgery_summary(["a", "</s>"], ["a", "b", "</s>"], 1, "uniform α")).endswith(
+        "changes at that very step: “b” instead of “</s>”.")
+    assert plain(V.surgery_summary(["a"], ["a", "b"], 0, "uniform α")).endswith(
+        "changes from step 1 on: “b” instead of (nothing: it had ended).")
+
+
+# ----------------------------------------------------------------------------------------------
+# The debate's tests
+# ----------------------------------------------------------------------------------------------
+
+
+def test_permutation_reading() -> None:
+    flips = [True] * 14 + [False] * 6
+    tvd = [0.1 * k for k in range(20)]  # median (0.9 + 1.0) / 2 = 0.95
+    assert plain(V.permutation_reading(flips, tvd, "pomme")) == (
+        "Shuffling α changed the word in 14 of 20 trials (median total variation distance of p 0.95). At this step "
+        "the model really uses what α points at to write “pomme”.")
+    assert "α hardly matters here" in V.permutation_reading([False] * 20, [0.01] * 20, "dans")
+    assert "survives every shuffle" in V.permutation_reading([False] * 20, [0.4] * 20, "dans")
+    assert "only in part" in V.permutation_reading([True] * 3 + [False] * 17, [0.4] * 20, "dans")
+    assert "10 of 20" in V.permutation_reading([True, False] * 10, [0.5] * 20, "x") and \
+        "really uses" in V.permutation_reading([True, False] * 10, [0.5] * 20, "x")  # half counts as using it
+
+
+def test_adversarial_reading() -> None:
+    assert plain(V.adversarial_reading(0.0, 0.9, 0.9, "chien")).startswith(
+        "No different α was found that keeps “chien” within ε = 0.01")
+    far = plain(V.adversarial_reading(0.5, 0.951, 0.945, "pomme"))
+    assert far == ("An α 0.50 nats away from the model's (JSD; at most ln 2 ≈ 0.69) still writes “pomme”, with "
+                   "p = 0.945 instead of 0.951. A very different attention gives the same output, so α alone does "
+                   "not explain this word.")
+    assert "mildly different" in V.adversarial_reading(0.1, 0.9, 0.9, "x")
+
+
+def test_debate_summary_and_charts() -> None:
+    d = V.Debate(tvd=[[0.9, 0.1], [0.0, 0.2]], flipped=[[True, False], [False, False]],
+                 alpha=[[0.5, 0.5], [1.0, 0.0]], adv_alpha=[[0.5, 0.5], [0.6, 0.4]], adv_jsd=[0.0, 0.4],
+                 adv_prob=[0.9, 0.8], prob=[0.9, 0.81], n=2)
+    assert V.debate_summary(d) == ("Over the whole sentence (2 steps), shuffling α changed the word in 25% of 4 "
+                                   "trials, and an adversarial α that keeps the word was found at 1 of 2 steps "
+                                   "(mean JSD 0.20 nats).")
+    adv = V.adversarial_frame(["dog", "</s>"], d.alpha[1], d.adv_alpha[1])
+    assert adv["weight"].tolist() == [1.0, 0.0, 0.6, 0.4]
+    assert V.adversarial_chart(adv, ["dog", "</s>"]) is not None
+    tv = V.tvd_frame(d.tvd[0], d.flipped[0])
+    assert tv["word"].tolist() == ["changed", "kept"] and V.tvd_chart(tv) is not None
+    assert V.tvd_chart(pd.DataFrame()) is None
+
+
+# ----------------------------------------------------------------------------------------------
+# The page on the tiny models
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def env(tiny_checkpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tiny_checkpoint_dir))
+    return tiny_checkpoint_dir
+
+
+def run(**params: Any) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.warning, [w.value for w in at.warning]
+    return at
+
+
+def markdown(at: AppTest) -> str:
+    return "\n".join(plain(m.value) for m in at.markdown)
+
+
+def downloads(at: AppTest) -> list[str]:
+    return [d.label for d in at.get("download_button")]
+
+
+def test_page_shows_alpha_against_attributions(env: Path) -> None:
+    at = run()
+    assert [t.value for t in at.title] == ["Is attention an explanation?"]
+    assert at.selectbox(key="ex_preset").value == "Point α elsewhere"
+    assert at.slider(key="ex_step").value == 5  # the preset's step
+    table = at.dataframe[0].value
+    assert table["method"].tolist() == list(V.METHOD_LABELS.values())
+    assert table["τ"].between(-1, 1).all() and table["JSD"].between(0, math.log(2) + 1e-9).all()
+    assert "Writing “" in markdown(at)
+    assert len(at.get("vega_lite_chart")) == 1
+    assert downloads(at) == ["PNG", "SVG", "Attributions CSV", "Agreement CSV", "JSON"]
+    keys = {w.key: w.proto.query_param_key for kind in ("selectbox", "slider") for w in getattr(at, kind)
+            if w.key and w.key.startswith("ex_")}
+    assert keys == {"ex_model": "ex_model", "ex_preset": "ex_preset", "ex_step": "ex_step"}
+
+
+def test_surgery_shows_the_edited_translation(env: Path) -> None:
+    at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text="A man is riding a bike.", ex_step="1",
+             ex_edit="one-hot", ex_j="0: A")
+    assert at.radio(key="ex_edit").value == "one-hot" and at.selectbox(key="ex_j").value == 0
+    text = markdown(at)
+    assert "**Original:**" in text and "**Edited:**" in text
+    assert "At step 1 (" in text and "α was changed: one-hot on 'A' (j=0)." in text
+    table = at.dataframe[0].value
+    assert table.loc[1, "note"].startswith("α edited")
+    assert downloads(at) == ["Table CSV", "JSON", "PNG", "SVG"]
+    assert len(at.get("vega_lite_chart")) == 2
+    for w in (at.radio(key="ex_edit"), at.selectbox(key="ex_j"), at.number_input(key="ex_seed")):
+        assert w.proto.query_param_key == w.key
+    at.radio(key="ex_edit").set_value("uniform").run()
+    assert not at.exception
+    assert "uniform α" in markdown(at)
+
+
+def test_whole_sentence_and_debate_tests(env: Path) -> None:
+    at = run(ex_tab="Whole sentence")
+    assert len(at.get("vega_lite_chart")) == 6
+    assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())[1:]
+    assert downloads(at) == ["Cells CSV", "Agreement CSV", "JSON"]
+    at = run(ex_tab="Debate tests")
+    assert not at.get("vega_lite_chart")  # nothing runs before the button
+    at.button(key="ex_tests").click().run()
+    assert not at.exception
+    text = markdown(at)
+    assert "Shuffling α changed the word in " in text and " of 20 trials" in text
+    assert "Over the whole sentence" in "\n".join(i.value for i in at.info)
+    assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_a_preset_loads_its_step_and_edit(env: Path) -> None:
+    at = run(ex_tab="Surgery")
+    at.selectbox(key="ex_preset").set_value("Uniform α on a function word").run()
+    assert not at.exception and not at.warning
+    assert at.slider(key="ex_step").value == 3 and at.radio(key="ex_edit").value == "uniform"
+    at.selectbox(key="ex_preset").set_value("Zero the aligned word, lose the word").run()
+    assert not at.exception and not at.warning
+    assert at.radio(key="ex_edit").value == "zero" and at.selectbox(key="ex_j").value == 6
+
+
+def test_bad_input_gets_a_plain_message(env: Path) -> None:
+    at = run(ex_model="tiny-en-fr-rnnencdec.pt")
+    infos = [plain(i.value) for i in at.info]
+    assert any(i.startswith("RNNencdec has no α") and "tiny-en-fr-rnnsearch.pt" in i for i in infos), infos
+    assert not at.dataframe and not at.tabs
+    at = run(ex_preset="Your own sentence", ex_text="   ")
+    assert any("Type an English sentence" in i.value for i in at.info)
+    at = run(ex_preset="Your own sentence", ex_text="A camel is eating *zorgs*.")
+    assert any("Not in the model's vocabulary: camel" in plain(i.value) for i in at.info)
+    assert at.dataframe  # still explained: unknown words are read as <unk>

@@ -1,0 +1,504 @@
+"""Builders of the "Is attention an explanation?" page: α beside attributions, surgery, the debate's tests.
+
+Everything here takes numbers the page computed with :mod:`nmt.attribution`, :mod:`nmt.surgery` and
+:mod:`nmt.faithfulness` (per-step attribution rows, token lists, the permutation and adversarial
+results as plain lists) and returns data frames, Altair charts and sentences. Nothing here runs a
+model, and there is no Streamlit: every function is unit-tested on hand-made numbers.
+
+Scales: each method's scores live on their own scale (α sums to 1, saliency is a gradient norm,
+leave-one-out a difference of log-probabilities in nats), so for bars and heatmaps every row is
+divided by its largest absolute value over the real source words (:func:`scale_row`): the longest
+bar is ±1 in every row, and the rows compare *which* words matter and in which direction, not how
+much. The agreement numbers are the library's own (:func:`nmt.attribution.agreement`) on the raw
+scores.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from nmt.attribution import METHODS, Attributions, agreement
+from ui.views.common import label_expr, md
+from ui.views.heatmaps import _cell_steps, alpha_chart
+
+ALPHA = "alpha"
+METHOD_LABELS: dict[str, str] = {
+    ALPHA: "α (attention)",
+    "saliency": "saliency ‖∇‖",
+    "x_grad": "gradient × input",
+    "ig": "integrated gradients",
+    "loo_embed": "leave-one-out, embedding",
+    "loo_alpha": "leave-one-out, α",
+}
+"""α and every method of :data:`nmt.attribution.METHODS`, in that order, in words."""
+METHOD_SHORT: dict[str, str] = {ALPHA: "α", "saliency": "saliency", "x_grad": "grad × input", "ig": "IG",
+                                "loo_embed": "LOO embed.", "loo_alpha": "LOO in α"}
+"""The same, short enough for a chart's row labels."""
+assert tuple(METHOD_LABELS)[1:] == METHODS == tuple(METHOD_SHORT)[1:], "one label per nmt.attribution.METHODS"
+
+METHOD_HELP: dict[str, str] = {
+    ALPHA: "the model's own attention weights α_ij at this step (they sum to 1)",
+    "saliency": "‖∂ log p(y_i) / ∂x_j‖: how sharply log p reacts to the word's embedding (always ≥ 0)",
+    "x_grad": "Σ_d x_jd ∂ log p(y_i)/∂x_jd: the gradient times the embedding (signed)",
+    "ig": "integrated gradients from a zero embedding, 20 points: how much each word adds to log p (signed)",
+    "loo_embed": "log p(y_i) minus log p(y_i) with the word's embedding zeroed and the sentence re-encoded (nats)",
+    "loo_alpha": "log p(y_i) minus log p(y_i) with only this step's α renormalised without the word (nats)",
+}
+SUPPORTS, AGAINST = "supports the word", "speaks against it"
+SIGN_COLOURS = {SUPPORTS: "#1f77b4", AGAINST: "#e4572e"}
+SCALE_NOTE = ("Each row is divided by its largest absolute value over the source words, so its longest bar is "
+              "±1: the rows compare which words matter, and in which direction, not how much (α sums to 1, "
+              "saliency is a gradient norm, leave-one-out is a change of log p in nats). Hover a bar for the "
+              "raw value. Blue bars support the written word, orange ones speak against it.")
+
+EDIT_LABELS: dict[str, str] = {  # what the surgery radio shows → nmt.surgery.Edit kind ("freeze": freeze_from)
+    "zero": "zero",
+    "one-hot": "onehot",
+    "uniform": "uniform",
+    "shuffle": "shuffle",
+    "freeze": "freeze",
+}
+EDIT_HELP = {
+    "zero": "set α_ij of one source word to 0 and renormalise the rest",
+    "one-hot": "put all of α on one source word",
+    "uniform": "spread α evenly over every source token (1/Tx each)",
+    "shuffle": "permute α over the source tokens (a seeded random order)",
+    "freeze": "hold this step's α at every later step too",
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-step rows of attributions (what the page caches) and their assembly
+# ----------------------------------------------------------------------------------------------
+
+
+def split_rows(att: Attributions) -> list[dict[str, Any]]:
+    """One plain dict per explained step of ``att`` (α, every method's scores, log p, IG gap), in its order."""
+    out = []
+    for r, _ in enumerate(att.steps):
+        out.append({"alpha": [float(x) for x in att.alpha[r]],
+                    "scores": {m: [float(x) for x in s[r]] for m, s in att.scores.items()},
+                    "logprob": float(att.logprob[r]) if len(att.logprob) > r else math.nan,
+                    "ig_delta": float(att.ig_delta[r]) if len(att.ig_delta) > r else math.nan})
+    return out
+
+
+def assemble(
+    src_tokens: Sequence[str], tgt_tokens: Sequence[str], steps: Sequence[int], rows: Sequence[Mapping[str, Any]],
+    *, ig_steps: int = 20, baseline: str = "zero",
+) -> Attributions:
+    """:class:`nmt.attribution.Attributions` from rows of :func:`split_rows` (one per step of ``steps``)."""
+    if len(rows) != len(steps):
+        raise ValueError(f"{len(rows)} rows for {len(steps)} steps")
+    n = len(src_tokens)
+    methods = [m for m in METHODS if rows and m in rows[0]["scores"]]
+    return Attributions(
+        list(src_tokens), list(tgt_tokens), list(steps), n,
+        np.array([r["alpha"] for r in rows], dtype=np.float64).reshape(len(rows), n),
+        {m: np.array([r["scores"][m] for r in rows], dtype=np.float64).reshape(len(rows), n) for m in methods},
+        logprob=np.array([r["logprob"] for r in rows], dtype=np.float64),
+        ig_delta=np.array([r["ig_delta"] for r in rows], dtype=np.float64), ig_steps=ig_steps, baseline=baseline)
+
+
+def scale_row(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``values`` divided by their largest absolute value (so the largest is ±1); all zeros stay zeros."""
+    v = np.asarray(values, dtype=np.float64)
+    peak = float(np.max(np.abs(v))) if v.size else 0.0
+    return v / peak if peak > 0 and math.isfinite(peak) else np.zeros_like(v)
+
+
+def rows_of(att: Attributions, r: int) -> dict[str, np.ndarray]:
+    """α and each method's raw scores of explained row ``r``, over the real source words."""
+    n = att.src_len
+    return {ALPHA: np.asarray(att.alpha[r, :n], dtype=np.float64),
+            **{m: np.asarray(s[r, :n], dtype=np.float64) for m, s in att.scores.items()}}
+
+
+# ----------------------------------------------------------------------------------------------
+# One target word: bars, the attribution table and the agreement table
+# ----------------------------------------------------------------------------------------------
+
+
+def bars_frame(att: Attributions, r: int) -> pd.DataFrame:
+    """Long-format bars of explained row ``r``: one row per (method, source word) with the raw and scaled value.
+
+    ``rank`` is 1 for the word the method ranks first (largest signed score, as top-1 agreement reads it)."""
+    out = []
+    for m, raw in rows_of(att, r).items():
+        scaled = scale_row(raw)
+        order = np.argsort(-raw, kind="stable")
+        rank = np.empty(len(raw), dtype=int)
+        rank[order] = np.arange(1, len(raw) + 1)
+        for j, (x, s) in enumerate(zip(raw, scaled)):
+            out.append({"method": METHOD_LABELS[m], "short": METHOD_SHORT[m], "key": m, "j": j,
+                        "source": att.src_tokens[j], "raw": float(x),
+                        "scaled": float(s), "rank": int(rank[j]), "sign": AGAINST if s < 0 else SUPPORTS})
+    return pd.DataFrame(out, columns=["method", "short", "key", "j", "source", "raw", "scaled", "rank", "sign"])
+
+
+def bars_chart(frame: pd.DataFrame, src: Sequence[str], max_width: int = 280) -> alt.FacetChart | None:
+    """Bars over the source words, one row per method (α first), each scaled to ±1 (see :data:`SCALE_NOTE`).
+
+    The rows carry no value axis (each has its own scale, ±1 at its longest bar); a grey rule marks 0."""
+    if frame.empty:
+        return None
+    step = int(max(12, min(40, max_width // max(len(src), 1))))
+    order = [METHOD_SHORT[k] for k in METHOD_SHORT if k in set(frame["key"])]
+    base = alt.Chart().encode(
+        x=alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
+                axis=alt.Axis(labelExpr=label_expr(src), labelAngle=-45 if step >= 30 else -90, labelOverlap=False,
+                              labelLimit=120)),
+        tooltip=[alt.Tooltip("method:N"), alt.Tooltip("source:N", title="source word"), alt.Tooltip("j:O"),
+                 alt.Tooltip("raw:Q", title="raw score", format=".4f"),
+                 alt.Tooltip("scaled:Q", title="scaled (÷ max |row|)", format=".3f"),
+                 alt.Tooltip("rank:O", title="rank in this row")])
+    bars = base.mark_bar().encode(
+        y=alt.Y("scaled:Q", title=None, scale=alt.Scale(domain=[-1, 1]),  # (axis=None breaks a row facet)
+                axis=alt.Axis(labels=False, ticks=False, domain=False, grid=False)),
+        color=alt.Color("sign:N", scale=alt.Scale(domain=list(SIGN_COLOURS), range=list(SIGN_COLOURS.values())),
+                        legend=alt.Legend(title=None, orient="top")))
+    zero = alt.Chart().mark_rule(color="#888888", strokeWidth=1).encode(y=alt.datum(0))
+    return alt.layer(zero, bars, data=frame).properties(width=alt.Step(step), height=46).facet(
+        row=alt.Row("short:N", sort=order, title=None,
+                    header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="left", labelFontSize=13,
+                                      labelLimit=110))
+    ).properties(spacing=4)
+
+
+def attribution_frame(att: Attributions, r: int) -> pd.DataFrame:
+    """One row per source word of explained row ``r``: α and every method's raw and scaled scores (the CSV)."""
+    data: dict[str, Any] = {"j": list(range(att.src_len)), "source": att.src_tokens[: att.src_len]}
+    rows = rows_of(att, r)
+    for m, raw in rows.items():
+        data[m] = raw
+    for m, raw in rows.items():
+        data[f"{m} scaled"] = scale_row(raw)
+    return pd.DataFrame(data)
+
+
+def _top_word(att: Attributions, values: np.ndarray) -> str:
+    return att.src_tokens[int(np.argmax(values))] if len(values) else ""
+
+
+def agreement_frame(att: Attributions, r: int) -> pd.DataFrame:
+    """Per method, its agreement with α at explained row ``r`` (:func:`nmt.attribution.agreement`).
+
+    Columns: method, top word (the method's), τ (Kendall τ-b), top-1 (1 when it ranks α's top word
+    first) and JSD(α, |scores| normalised) in nats."""
+    rows = rows_of(att, r)
+    alpha = rows[ALPHA]
+    out = [{"method": METHOD_LABELS[ALPHA], "top word": _top_word(att, alpha), "τ": 1.0, "top-1": 1.0, "JSD": 0.0}]
+    for m in att.scores:
+        a = agreement(alpha, rows[m])
+        out.append({"method": METHOD_LABELS[m], "top word": _top_word(att, rows[m]), "τ": a["kendall_tau"],
+                    "top-1": a["top1"], "JSD": a["jsd"]})
+    return pd.DataFrame(out, columns=["method", "top word", "τ", "top-1", "JSD"])
+
+
+def sentence_agreement_frame(att: Attributions) -> pd.DataFrame:
+    """Per method, the mean agreement with α over every explained step (NaN τ of constant rows left out)."""
+    out = []
+    for m, measures in att.agreement().items():
+        row: dict[str, Any] = {"method": METHOD_LABELS[m]}
+        for k, name in (("kendall_tau", "mean Kendall τ"), ("top1", "top-1 rate"), ("jsd", "mean JSD (nats)")):
+            vals = [v for v in measures[k] if not math.isnan(v)]
+            row[name] = float(np.mean(vals)) if vals else math.nan
+        out.append(row)
+    return pd.DataFrame(out, columns=["method", "mean Kendall τ", "top-1 rate", "mean JSD (nats)"])
+
+
+def agreement_reading(frame: pd.DataFrame, word: str, alpha_word: str) -> str:
+    """One plain sentence about which methods point where α points (rows of :func:`agreement_frame`)."""
+    others = frame.iloc[1:]
+    same = [str(m) for m, t in zip(others["method"], others["top-1"]) if t == 1.0]
+    n = len(others)
+    if not n:
+        return ""
+    head = f"Writing “{md(word)}”, α looks most at “{md(alpha_word)}”. "
+    if len(same) == n:
+        return head + f"All {n} attribution methods agree that this word matters most."
+    if not same:
+        return head + f"None of the {n} attribution methods ranks it first: here α and the gradients disagree."
+    return head + f"{len(same)} of {n} methods rank it first too ({md(', '.join(same))})."
+
+
+def target_strip(tokens: Sequence[str], step: int) -> str:
+    """The translation as Markdown, the word at ``step`` highlighted (every word escaped with :func:`md`)."""
+    parts = []
+    for i, t in enumerate(tokens):
+        w = md(t)
+        parts.append(f":blue-background[**{w}**]" if i == step else w)
+    return " ".join(parts)
+
+
+# ----------------------------------------------------------------------------------------------
+# The whole sentence: one matrix (target × source) per method
+# ----------------------------------------------------------------------------------------------
+
+
+def matrix_frame(att: Attributions, method: str) -> pd.DataFrame:
+    """Long-format cells of one method over every explained step, each row scaled to ±1 (α: raw)."""
+    mat = att.alpha if method == ALPHA else att.scores[method]
+    out = []
+    n = att.src_len
+    for r, i in enumerate(att.steps):
+        raw = np.asarray(mat[r, :n], dtype=np.float64)
+        scaled = raw if method == ALPHA else scale_row(raw)
+        for j in range(n):
+            out.append({"i": i, "j": j, "target": att.tgt_tokens[i], "source": att.src_tokens[j],
+                        "raw": float(raw[j]), "value": float(scaled[j])})
+    return pd.DataFrame(out, columns=["i", "j", "target", "source", "raw", "value"])
+
+
+def row_labels(tokens: Sequence[str], mark: int | None) -> list[str]:
+    """Target-axis labels, the chosen step's marked ``▶ word``."""
+    return [f"▶ {t}" if i == mark else t for i, t in enumerate(tokens)]
+
+
+def matrix_chart(att: Attributions, method: str, mark: int | None = None, max_width: int = 380) -> alt.Chart | None:
+    """The target × source heatmap of one method (α: the shared α heatmap; others: diverging, ±1 per row)."""
+    if not att.steps:
+        return None
+    src = att.src_tokens[: att.src_len]
+    tgt = row_labels([att.tgt_tokens[i] for i in att.steps], att.steps.index(mark) if mark in att.steps else None)
+    if method == ALPHA:
+        return alpha_chart(src, tgt, [list(r) for r in att.alpha[:, : att.src_len]], title=METHOD_LABELS[ALPHA],
+                           max_width=max_width, legend="bottom")
+    cells = matrix_frame(att, method)
+    cells["row"] = [att.steps.index(i) for i in cells["i"]]
+    x_step, y_step = _cell_steps(len(src), len(tgt), max_width)
+    return alt.Chart(cells).mark_rect().encode(
+        x=alt.X("j:O", title="source word j", scale=alt.Scale(domain=list(range(len(src)))),
+                axis=alt.Axis(orient="top", labelAngle=-50 if x_step >= 20 else -90, labelExpr=label_expr(src),
+                              labelOverlap=False, labelLimit=120)),
+        y=alt.Y("row:O", title="target word i", scale=alt.Scale(domain=list(range(len(tgt)))),
+                axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelLimit=120)),
+        color=alt.Color("value:Q", scale=alt.Scale(scheme="redblue", domain=[-1, 1]),
+                        legend=alt.Legend(title="÷ max |row|", orient="bottom", direction="horizontal",
+                                          gradientLength=110)),
+        tooltip=[alt.Tooltip("target:N", title="target word"), alt.Tooltip("i:O", title="i"),
+                 alt.Tooltip("source:N", title="source word"), alt.Tooltip("j:O", title="j"),
+                 alt.Tooltip("raw:Q", title="raw score", format=".4f"),
+                 alt.Tooltip("value:Q", title="scaled", format=".3f")],
+    ).properties(width=alt.Step(x_step), height=alt.Step(y_step), title=METHOD_LABELS[method])
+
+
+def matrix_cells_frame(att: Attributions) -> pd.DataFrame:
+    """Every method's raw scores (and α) per (target i, source j) cell of the sentence: the matrices' CSV."""
+    n = att.src_len
+    out = []
+    for r, i in enumerate(att.steps):
+        for j in range(n):
+            row = {"i": i, "target": att.tgt_tokens[i], "j": j, "source": att.src_tokens[j],
+                   ALPHA: float(att.alpha[r, j])}
+            row.update({m: float(s[r, j]) for m, s in att.scores.items()})
+            out.append(row)
+    return pd.DataFrame(out, columns=["i", "target", "j", "source", ALPHA, *att.scores])
+
+
+# ----------------------------------------------------------------------------------------------
+# Surgery: the original and the edited translation, word by word
+# ----------------------------------------------------------------------------------------------
+
+
+def first_difference(a: Sequence[str], b: Sequence[str]) -> int | None:
+    """The first position where two token lists differ (a shorter list differs where it ends); None if equal."""
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def surgery_frame(
+    original: Sequence[str], edited: Sequence[str], edited_steps: Sequence[int],
+    original_lp: Sequence[float], edited_lp: Sequence[float], forced_lp: Sequence[float] | None = None,
+) -> pd.DataFrame:
+    """The two translations aligned position by position, with what happened at each.
+
+    ``original_lp`` / ``edited_lp``: log p of each written word; ``forced_lp``: log p of the
+    *original* words with the edit applied (forced decoding), so ``Δ log p`` is what the edit cost
+    the model's own word. ``note`` marks the edited steps ("α edited") and the first changed word."""
+    first = first_difference(original, edited)
+    out = []
+    for i in range(max(len(original), len(edited))):
+        o = original[i] if i < len(original) else ""
+        e = edited[i] if i < len(edited) else ""
+        notes = []
+        if i in edited_steps:
+            notes.append("α edited")
+        if first is not None and i == first:
+            notes.append("first change")
+        elif first is not None and i > first and o != e:
+            notes.append("differs")
+        olp = float(original_lp[i]) if i < len(original_lp) else math.nan
+        flp = float(forced_lp[i]) if forced_lp is not None and i < len(forced_lp) else math.nan
+        out.append({"i": i, "original": o, "edited": e, "same": o == e, "note": ", ".join(notes),
+                    "log p original": olp, "log p edited": float(edited_lp[i]) if i < len(edited_lp) else math.nan,
+                    "Δ log p (original word)": flp - olp})
+    return pd.DataFrame(out, columns=["i", "original", "edited", "same", "note", "log p original", "log p edited",
+                                      "Δ log p (original word)"])
+
+
+def surgery_style(frame: pd.DataFrame) -> Any:
+    """A pandas Styler of :func:`surgery_frame`: edited steps outlined in blue, changed words in orange."""
+
+    def colour(row: pd.Series) -> list[str]:
+        css = ""
+        if "α edited" in row["note"]:
+            css = "background-color: #dbe9f6; font-weight: 600"
+        if not row["same"]:
+            css = "background-color: #fde0cf" + ("; font-weight: 600" if "first change" in row["note"] else "")
+        return [css] * len(row)
+
+    fmt = {c: "{:.3f}" for c in frame.columns if c.startswith("log p") or c.startswith("Δ")}
+    return frame.style.apply(colour, axis=1).format(fmt, na_rep="—")
+
+
+def surgery_summary(
+    original: Sequence[str], edited: Sequence[str], step: int, what: str, delta: float | None = None,
+) -> str:
+    """One plain paragraph (Markdown, words escaped) about what an edit at ``step`` did."""
+    word = original[step] if 0 <= step < len(original) else "(end)"
+    head = f"At step {step} (“{md(word)}”) α was changed: {md(what)}. "
+    cost = ""
+    if delta is not None and math.isfinite(delta):
+        cost = (f" log p of “{md(word)}” moved by {delta:+.3f} nats"
+                f" (p × {math.exp(delta):.3g}).")
+    first = first_difference(original, edited)
+    if first is None:
+        return head + "The translation stays the same word for word." + cost
+    o = original[first] if first < len(original) else "(nothing: it had ended)"
+    e = edited[first] if first < len(edited) else "(nothing: it ended)"
+    o, e = (f"“{md(x)}”" if not x.startswith("(") else x for x in (o, e))
+    where = "at that very step" if first == step else f"from step {first} on"
+    return head + f"The translation changes {where}: {e} instead of {o}." + cost
+
+
+def surgery_alpha_chart(
+    src: Sequence[str], tokens: Sequence[str], alpha: Sequence[Sequence[float] | None], edited_steps: Sequence[int],
+    title: str, max_width: int = 420,
+) -> alt.TopLevelMixin | None:
+    """The α heatmap of one decoding, the edited steps' rows labelled ``✎ word``."""
+    labels = [f"✎ {t}" if i in edited_steps else t for i, t in enumerate(tokens)]
+    return alpha_chart(src, labels, alpha, title=title, max_width=max_width, legend="bottom")
+
+
+# ----------------------------------------------------------------------------------------------
+# The debate's two tests at one step
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Debate:
+    """The permutation and adversarial tests of one sentence (plain lists, step-major)."""
+
+    tvd: list[list[float]]  # step → permutation → total variation distance of p(· | …)
+    flipped: list[list[bool]]  # step → permutation → argmax word changed
+    alpha: list[list[float]]  # step → the model's α
+    adv_alpha: list[list[float]]  # step → the adversarial α'
+    adv_jsd: list[float]  # step → JSD(α', α) in nats
+    adv_prob: list[float]  # step → p'(y_i) under α'
+    prob: list[float]  # step → p(y_i) under the model's α
+    eps: float = 0.01
+    n: int = 20
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+LN2 = math.log(2.0)
+
+
+def permutation_reading(flipped: Sequence[bool], tvd: Sequence[float], word: str) -> str:
+    """A plain sentence about one step's permutation test: how often shuffling α changed the word."""
+    n, k = len(flipped), int(sum(bool(f) for f in flipped))
+    if not n:
+        return "No permutation was run."
+    med = float(np.median(tvd)) if len(tvd) else math.nan
+    head = (f"Shuffling α changed the word in {k} of {n} trials (median total variation distance of p "
+            f"{med:.2f}). ")
+    if 2 * k >= n:
+        return head + f"At this step the model really uses what α points at to write “{md(word)}”."
+    if k == 0 and med < 0.1:
+        return head + (f"α hardly matters here: “{md(word)}” comes from the words already written, "
+                       "not from where α looks.")
+    if k == 0:
+        return head + (f"The word “{md(word)}” survives every shuffle, though its probability moves: "
+                       "α shapes the distribution but does not decide the word.")
+    return head + f"α matters only in part: most shuffles still write “{md(word)}”."
+
+
+def adversarial_reading(jsd: float, prob: float, adv_prob: float, word: str, eps: float = 0.01) -> str:
+    """A plain sentence about one step's adversarial α (JSD in nats, at most ln 2 ≈ 0.69)."""
+    if not math.isfinite(jsd) or jsd <= 1e-6:
+        return (f"No different α was found that keeps “{md(word)}” within ε = {eps:g} of its probability: "
+                "at this step the model's α is hard to replace.")
+    far = jsd >= 0.25 * LN2
+    head = (f"An α {jsd:.2f} nats away from the model's (JSD; at most ln 2 ≈ 0.69) still writes “{md(word)}”, "
+            f"with p = {adv_prob:.3f} instead of {prob:.3f}. ")
+    if far:
+        return head + "A very different attention gives the same output, so α alone does not explain this word."
+    return head + "Only a mildly different α keeps the word, so α is close to the one that works."
+
+
+def debate_summary(debate: Debate) -> str:
+    """The two tests over the whole sentence, in one sentence."""
+    flips = [f for row in debate.flipped for f in row]
+    if not flips:
+        return ""
+    rate = sum(bool(f) for f in flips) / len(flips)
+    found = sum(1 for j in debate.adv_jsd if j > 1e-6)
+    return (f"Over the whole sentence ({len(debate.flipped)} steps), shuffling α changed the word in {rate:.0%} of "
+            f"{len(flips)} trials, and an adversarial α that keeps the word was found at {found} of "
+            f"{len(debate.adv_jsd)} steps (mean JSD {float(np.mean(debate.adv_jsd)):.2f} nats).")
+
+
+def adversarial_frame(src: Sequence[str], alpha: Sequence[float], adv: Sequence[float]) -> pd.DataFrame:
+    """α and the adversarial α' over the source words, long format."""
+    out = []
+    for name, vals in (("model's α", alpha), ("adversarial α'", adv)):
+        out += [{"which": name, "j": j, "source": src[j], "weight": float(v)} for j, v in enumerate(vals)]
+    return pd.DataFrame(out, columns=["which", "j", "source", "weight"])
+
+
+def adversarial_chart(frame: pd.DataFrame, src: Sequence[str], max_width: int = 560) -> alt.Chart | None:
+    """Grouped bars of α and α' over the source words (hover for the weights)."""
+    if frame.empty:
+        return None
+    step = int(max(16, min(44, max_width // max(len(src), 1))))
+    return alt.Chart(frame).mark_bar().encode(
+        x=alt.X("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(src), labelAngle=-45 if step >= 30 else -90,
+                                                   labelOverlap=False, labelLimit=120)),
+        xOffset=alt.XOffset("which:N", sort=["model's α", "adversarial α'"]),
+        y=alt.Y("weight:Q", title="weight", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("which:N", sort=["model's α", "adversarial α'"],
+                        scale=alt.Scale(range=["#1f77b4", "#e4572e"]), legend=alt.Legend(title=None, orient="top")),
+        tooltip=[alt.Tooltip("which:N"), alt.Tooltip("source:N", title="source word"),
+                 alt.Tooltip("weight:Q", format=".3f")],
+    ).properties(width=alt.Step(step), height=170)
+
+
+def tvd_frame(tvd: Sequence[float], flipped: Sequence[bool]) -> pd.DataFrame:
+    """One row per permutation trial: its TVD and whether the word changed."""
+    return pd.DataFrame({"trial": list(range(1, len(tvd) + 1)), "TVD": [float(t) for t in tvd],
+                         "word": ["changed" if f else "kept" for f in flipped]})
+
+
+def tvd_chart(frame: pd.DataFrame) -> alt.Chart | None:
+    """The permutation trials as points on [0, 1]: how far each shuffle moved p, coloured by the outcome."""
+    if frame.empty:
+        return None
+    return alt.Chart(frame).mark_circle(size=110, opacity=0.8).encode(
+        x=alt.X("TVD:Q", title="total variation distance of p(· | shuffled α) from p", scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("word:N", title=None, sort=["changed", "kept"]),
+        color=alt.Color("word:N", scale=alt.Scale(domain=["changed", "kept"], range=["#e4572e", "#1f77b4"]),
+                        legend=None),
+        tooltip=[alt.Tooltip("trial:O"), alt.Tooltip("TVD:Q", format=".3f"), alt.Tooltip("word:N")],
+    ).properties(width=420, height=80)
