@@ -24,7 +24,7 @@ from nmt.decoding import InputError
 from nmt.trace import DecodeTrace
 from ui import models, shell
 from ui import widgets as W
-from ui.presets import PRESETS
+from ui.presets import long_sentence
 from ui.views.bottleneck import (
     comparison_row,
     lengths_of,
@@ -44,7 +44,6 @@ MAX_VARIANTS = 200  # sentences of one length offered by the variant picker
 HEATMAP_WIDTH = 660  # α heatmap cells at the page's width (pixels; labels take the rest of it)
 FIXED_WIDTH = 400  # a fixed-context picture, half the page
 PREFERRED = ("multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4", "multi30k/val")
-LONG = next((p.text for p in PRESETS if p.freeze), "A man in a blue shirt is riding a bike down the street.")
 ss = st.session_state
 
 
@@ -86,7 +85,13 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
         except (OSError, ValueError) as err:
             st.sidebar.error(f"Cannot read {md(split.label)}: {md(str(err))}")
     if how == "typed":
-        text = st.text_area("Source sentence (English)", LONG, key="bn_text", bind=BIND, max_chars=2000, height=90)
+        default = long_sentence(group.name)
+        follow = ss.get("bn_text") == ss.get("_bn_default", default) and default != ss.get("_bn_default")
+        if follow:
+            ss["bn_text"] = default  # an untouched example follows the model pair (Multi30k or Europarl)
+        ss["_bn_default"] = default
+        text = st.text_area("Source sentence (English)", None if follow else default, key="bn_text", bind=BIND,
+                            max_chars=2000, height=90)
         ref = st.text_input("Reference translation (optional: enables log p(reference) and BLEU)", key="bn_ref",
                             bind=BIND)
         if not (text or "").strip():

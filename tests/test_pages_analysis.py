@@ -367,3 +367,24 @@ def test_app_navigation_runs_the_three_pages(env: Path) -> None:
         at.switch_page(f"pages/{page}").run()
         assert not at.exception, at.exception
         assert [t.value for t in at.title] == [title]
+
+
+def test_bottleneck_example_sentence_follows_the_model_pair(env: Path, tiny_checkpoint_dir: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """An untouched example sentence switches with the pair (the paper's long sentence for Europarl, the
+    Multi30k one otherwise); a sentence the user typed stays."""
+    from ui.presets import BY_NAME, long_sentence
+
+    for kind in ("rnnsearch", "rnnencdec"):
+        shutil.copy(tiny_checkpoint_dir / f"tiny-en-fr-{kind}.pt", tmp_path / f"tiny-en-fr-{kind}.pt")
+        shutil.copy(tiny_checkpoint_dir / f"tiny-en-fr-{kind}.pt", tmp_path / f"europarl-en-fr-{kind}-50.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
+    at = run("bottleneck_compare.py", bn_model="europarl-en-fr-50")
+    paper = BY_NAME["Paper §5.2.2: admitting privilege (long)"].text
+    assert long_sentence("europarl-en-fr-50") == paper and at.text_area(key="bn_text").value == paper
+    at.selectbox(key="bn_model").set_value("tiny-en-fr").run()
+    assert not at.exception and not at.warning
+    assert at.text_area(key="bn_text").value == long_sentence("tiny-en-fr") == BY_NAME["Long sentence"].text
+    at.text_area(key="bn_text").set_value("A dog runs.").run()
+    at.selectbox(key="bn_model").set_value("europarl-en-fr-50").run()
+    assert at.text_area(key="bn_text").value == "A dog runs."

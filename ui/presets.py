@@ -142,3 +142,10 @@ PAPER_PRESETS: tuple[Preset, ...] = (
 PRESETS = PRESETS + PAPER_PRESETS
 
 BY_NAME: dict[str, Preset] = {p.name: p for p in PRESETS}
+
+
+def long_sentence(group: str) -> str:
+    """The bottleneck example for a checkpoint pair: its first preset that freezes c_i (the paper's
+    admitting-privilege sentence for the Europarl pair), else the Multi30k one."""
+    own = [p.text for p in PRESETS if p.freeze and p.group == group]
+    return own[0] if own else next(p.text for p in PRESETS if p.freeze)
