@@ -8,7 +8,7 @@ gradient × input, integrated gradients, leave-one-out of the embedding and of t
 and compared with α at every target step (Kendall τ-b, top-1 agreement, Jensen–Shannon divergence
 in nats). The permutation test shuffles α at each step ``--permutations`` times and records the
 total variation distance of p(y_i | …) and whether the argmax word flips; the adversarial test
-(:func:`nmt.surgery.adversarial_alpha`) finds, per step, the α farthest from the model's (JSD) that
+(:func:`adversarial_alpha`) finds, per step, the α farthest from the model's (JSD) that
 keeps the output word and p(y_i) within ``--eps``. Means are pooled over target steps (``</s>``
 included); a Kendall τ undefined for a step (a constant vector) is left out of its mean.
 The JSD is in nats (natural log), so it lies in [0, ln 2].
@@ -187,22 +187,35 @@ def analyse(
     eps: float = 0.01, adv_iters: int = 30, seed: int = 0, tests: bool = True,
 ) -> tuple[SentenceReport, Attributions]:
     """Attributions, agreement with α, and (``tests``) the permutation and adversarial tests of one trace."""
-    model = require_rnnsearch(lm)
+    require_rnnsearch(lm)  # a clear error for a model without α, before any work
     att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
     report = SentenceReport(att.agreement(), ig_delta=att.ig_delta.tolist())
     if not tests or not trace.steps:
         return report, att
+    perm, adv, _ = debate_tests(lm, trace.src_tokens, [s.token_id for s in trace.steps], n_perm=n_perm, seed=seed,
+                                eps=eps, adv_iters=adv_iters)
+    report.perm_tvd, report.perm_flipped = perm.tvd.tolist(), perm.flipped.tolist()
+    report.adv_jsd = adv.jsd.tolist()
+    return report, att
+
+
+def debate_tests(
+    lm: LoadedModel, src_tokens: Sequence[str], target_ids: Sequence[int], *, n_perm: int = 20, seed: int = 0,
+    eps: float = 0.01, adv_iters: int = 30,
+) -> tuple[PermutationResult, AdversarialResult, torch.Tensor]:
+    """The permutation test and the adversarial α at every step of one translation, teacher-forced on
+    ``target_ids`` (ending in ``</s>``) from ``src_tokens`` (ending in ``</s>``); also the model's own α
+    (Ty, Tx), which both tests start from."""
+    model = require_rnnsearch(lm)
     dev = lm.device
-    src = torch.tensor([lm.src_vocab.encode(trace.src_tokens[:-1])], device=dev)
-    ids = [s.token_id for s in trace.steps]
+    src = torch.tensor([lm.src_vocab.encode(list(src_tokens[:-1]))], device=dev)
+    ids = list(target_ids)
     with torch.no_grad():
         enc = model.encode(src, torch.tensor([src.shape[1]], device=dev))
         run = teacher_forced(model, enc, torch.tensor([[BOS_ID, *ids[:-1]]], device=dev))
         perm = permutation_test(model, enc.annotations[0], run, n=n_perm, seed=seed)
     adv = adversarial_alpha(model, enc.annotations[0], run, torch.tensor(ids, device=dev), eps=eps, iters=adv_iters)
-    report.perm_tvd, report.perm_flipped = perm.tvd.tolist(), perm.flipped.tolist()
-    report.adv_jsd = adv.jsd.tolist()
-    return report, att
+    return perm, adv, run.alpha[0]
 
 
 def _mean(xs: Sequence[float]) -> float | None:

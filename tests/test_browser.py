@@ -347,6 +347,7 @@ DEEP_LINKS = [  # (path and query, the page's title)
     ("/beam_explorer?bx_beam=3&bx_text=A+dog+runs.", "Beam search explorer"),
     ("/bottleneck_compare?bn_text=A+dog+runs.", "The bottleneck, side by side"),
     ("/length_quality?results=none", "Length vs quality"),
+    ("/explanation?ex_text=A+dog+runs.&ex_tab=Surgery", "Is attention an explanation?"),
     ("/?text=A+dog+runs.&step=1", "Step through decoding"),
 ]
 

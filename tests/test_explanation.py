@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import train
 from nmt.attribution import METHODS, Attributions
-from tests.conftest import plain
+from tests.conftest import TINY_DATA, plain
 from ui.views import explanation as V
+from ui.views import surgery as S
 from ui.views.common import chart_png, readable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -148,13 +151,13 @@ EDITED = ["un", "chat", "court", "vite", "</s>"]
 
 
 def test_first_difference() -> None:
-    assert V.first_difference(ORIGINAL, EDITED) == 1
-    assert V.first_difference(ORIGINAL, ORIGINAL) is None
-    assert V.first_difference(["a", "b"], ["a", "b", "c"]) == 2  # one ended where the other goes on
+    assert S.first_difference(ORIGINAL, EDITED) == 1
+    assert S.first_difference(ORIGINAL, ORIGINAL) is None
+    assert S.first_difference(["a", "b"], ["a", "b", "c"]) == 2  # one ended where the other goes on
 
 
 def test_surgery_table_aligns_words_and_marks_the_edit_and_first_change() -> None:
-    df = V.surgery_frame(ORIGINAL, EDITED, [1], [-0.1, -0.2, -0.3, -0.4], [-0.1, -1.5, -0.3, -0.6, -0.2],
+    df = S.surgery_frame(ORIGINAL, EDITED, [1], [-0.1, -0.2, -0.3, -0.4], [-0.1, -1.5, -0.3, -0.6, -0.2],
                          forced_lp=[-0.1, -2.2, -0.5, -0.4])
     assert df["original"].tolist() == ["un", "chien", "court", "</s>", ""]
     assert df["edited"].tolist() == EDITED
@@ -162,22 +165,22 @@ def test_surgery_table_aligns_words_and_marks_the_edit_and_first_change() -> Non
     assert df["same"].tolist() == [True, False, True, False, False]
     assert df["Δ log p (original word)"].tolist()[:4] == pytest.approx([0.0, -2.0, -0.2, 0.0])
     assert math.isnan(df["Δ log p (original word)"].iloc[4])
-    styled = V.surgery_style(df).to_html()
+    styled = S.surgery_style(df).to_html()
     assert "#fde0cf" in styled and "#dbe9f6" not in styled  # the edited step changed: orange wins
-    same = V.surgery_frame(ORIGINAL, ORIGINAL, [2], [-0.1] * 4, [-0.1] * 4)
-    assert same["note"].tolist() == ["", "", "α edited", ""] and "#dbe9f6" in V.surgery_style(same).to_html()
+    same = S.surgery_frame(ORIGINAL, ORIGINAL, [2], [-0.1] * 4, [-0.1] * 4)
+    assert same["note"].tolist() == ["", "", "α edited", ""] and "#dbe9f6" in S.surgery_style(same).to_html()
 
 
 def test_surgery_summary_in_words() -> None:
-    s = plain(V.surgery_summary(ORIGINAL, EDITED, 1, "one-hot on 'a' (j=0)", delta=math.log(0.5)))
+    s = plain(S.surgery_summary(ORIGINAL, EDITED, 1, "one-hot on 'a' (j=0)", delta=math.log(0.5)))
     assert s == ("At step 1 (“chien”) α was changed: one-hot on 'a' (j=0). The translation changes at that very "
                  "step: “chat” instead of “chien”. log p of “chien” moved by -0.693 nats (p × 0.5).")
-    s = plain(V.surgery_summary(ORIGINAL, ["un", "chien", "saute", "</s>"], 1, "uniform α"))
+    s = plain(S.surgery_summary(ORIGINAL, ["un", "chien", "saute", "</s>"], 1, "uniform α"))
     assert "changes from step 2 on: “saute” instead of “court”." in s
-    assert plain(V.surgery_summary(ORIGINAL, ORIGINAL, 0, "uniform α")).endswith("stays the same word for word.")
-    assert plain(V.surgery_summary(["a", "</s>"], ["a", "b", "</s>"], 1, "uniform α")).endswith(
+    assert plain(S.surgery_summary(ORIGINAL, ORIGINAL, 0, "uniform α")).endswith("stays the same word for word.")
+    assert plain(S.surgery_summary(["a", "</s>"], ["a", "b", "</s>"], 1, "uniform α")).endswith(
         "changes at that very step: “b” instead of “</s>”.")
-    assert plain(V.surgery_summary(["a"], ["a", "b"], 0, "uniform α")).endswith(
+    assert plain(S.surgery_summary(["a"], ["a", "b"], 0, "uniform α")).endswith(
         "changes from step 1 on: “b” instead of (nothing: it had ended).")
 
 
@@ -189,39 +192,39 @@ def test_surgery_summary_in_words() -> None:
 def test_permutation_reading() -> None:
     flips = [True] * 14 + [False] * 6
     tvd = [0.1 * k for k in range(20)]  # median (0.9 + 1.0) / 2 = 0.95
-    assert plain(V.permutation_reading(flips, tvd, "pomme")) == (
+    assert plain(S.permutation_reading(flips, tvd, "pomme")) == (
         "Shuffling α changed the word in 14 of 20 trials (median total variation distance of p 0.95). At this step "
         "the model really uses what α points at to write “pomme”.")
-    assert "α hardly matters here" in V.permutation_reading([False] * 20, [0.01] * 20, "dans")
-    assert "survives every shuffle" in V.permutation_reading([False] * 20, [0.4] * 20, "dans")
-    assert "only in part" in V.permutation_reading([True] * 3 + [False] * 17, [0.4] * 20, "dans")
-    assert "10 of 20" in V.permutation_reading([True, False] * 10, [0.5] * 20, "x") and \
-        "really uses" in V.permutation_reading([True, False] * 10, [0.5] * 20, "x")  # half counts as using it
+    assert "α hardly matters here" in S.permutation_reading([False] * 20, [0.01] * 20, "dans")
+    assert "survives every shuffle" in S.permutation_reading([False] * 20, [0.4] * 20, "dans")
+    assert "only in part" in S.permutation_reading([True] * 3 + [False] * 17, [0.4] * 20, "dans")
+    assert "10 of 20" in S.permutation_reading([True, False] * 10, [0.5] * 20, "x") and \
+        "really uses" in S.permutation_reading([True, False] * 10, [0.5] * 20, "x")  # half counts as using it
 
 
 def test_adversarial_reading() -> None:
-    assert plain(V.adversarial_reading(0.0, 0.9, 0.9, "chien")).startswith(
+    assert plain(S.adversarial_reading(0.0, 0.9, 0.9, "chien")).startswith(
         "No different α was found that keeps “chien” within ε = 0.01")
-    far = plain(V.adversarial_reading(0.5, 0.951, 0.945, "pomme"))
+    far = plain(S.adversarial_reading(0.5, 0.951, 0.945, "pomme"))
     assert far == ("An α 0.50 nats away from the model's (JSD; at most ln 2 ≈ 0.69) still writes “pomme”, with "
                    "p = 0.945 instead of 0.951. A very different attention gives the same output, so α alone does "
                    "not explain this word.")
-    assert "mildly different" in V.adversarial_reading(0.1, 0.9, 0.9, "x")
+    assert "mildly different" in S.adversarial_reading(0.1, 0.9, 0.9, "x")
 
 
 def test_debate_summary_and_charts() -> None:
-    d = V.Debate(tvd=[[0.9, 0.1], [0.0, 0.2]], flipped=[[True, False], [False, False]],
+    d = S.Debate(tvd=[[0.9, 0.1], [0.0, 0.2]], flipped=[[True, False], [False, False]],
                  alpha=[[0.5, 0.5], [1.0, 0.0]], adv_alpha=[[0.5, 0.5], [0.6, 0.4]], adv_jsd=[0.0, 0.4],
                  adv_prob=[0.9, 0.8], prob=[0.9, 0.81], n=2)
-    assert V.debate_summary(d) == ("Over the whole sentence (2 steps), shuffling α changed the word in 25% of 4 "
+    assert S.debate_summary(d) == ("Over the whole sentence (2 steps), shuffling α changed the word in 25% of 4 "
                                    "trials, and an adversarial α that keeps the word was found at 1 of 2 steps "
                                    "(mean JSD 0.20 nats).")
-    adv = V.adversarial_frame(["dog", "</s>"], d.alpha[1], d.adv_alpha[1])
+    adv = S.adversarial_frame(["dog", "</s>"], d.alpha[1], d.adv_alpha[1])
     assert adv["weight"].tolist() == [1.0, 0.0, 0.6, 0.4]
-    assert V.adversarial_chart(adv, ["dog", "</s>"]) is not None
-    tv = V.tvd_frame(d.tvd[0], d.flipped[0])
-    assert tv["word"].tolist() == ["changed", "kept"] and V.tvd_chart(tv) is not None
-    assert V.tvd_chart(pd.DataFrame()) is None
+    assert S.adversarial_chart(adv, ["dog", "</s>"]) is not None
+    tv = S.tvd_frame(d.tvd[0], d.flipped[0])
+    assert tv["word"].tolist() == ["changed", "kept"] and S.tvd_chart(tv) is not None
+    assert S.tvd_chart(pd.DataFrame()) is None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -287,10 +290,11 @@ def test_surgery_shows_the_edited_translation(env: Path) -> None:
 
 
 def test_whole_sentence_and_debate_tests(env: Path) -> None:
-    at = run(ex_tab="Whole sentence")
-    assert len(at.get("vega_lite_chart")) == 6
+    at = run(ex_tab="Whole sentence", ex_method="integrated gradients")
+    assert at.radio(key="ex_method").value == "ig" and at.radio(key="ex_method").proto.query_param_key == "ex_method"
+    assert len(at.get("vega_lite_chart")) == 2  # α and the chosen method
     assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())[1:]
-    assert downloads(at) == ["Cells CSV", "Agreement CSV", "JSON"]
+    assert downloads(at) == ["PNG", "SVG", "Cells CSV", "Agreement CSV", "JSON"]
     at = run(ex_tab="Debate tests")
     assert not at.get("vega_lite_chart")  # nothing runs before the button
     at.button(key="ex_tests").click().run()
@@ -321,3 +325,28 @@ def test_bad_input_gets_a_plain_message(env: Path) -> None:
     at = run(ex_preset="Your own sentence", ex_text="A camel is eating *zorgs*.")
     assert any("Not in the model's vocabulary: camel" in plain(i.value) for i in at.info)
     assert at.dataframe  # still explained: unknown words are read as <unk>
+
+
+def test_numbers_no_widget_can_hold_fall_back_to_defaults(env: Path) -> None:
+    at = run(ex_tab="Surgery", ex_step="999", ex_edit="scalpel", ex_j="1e309", ex_seed="-5", ex_preset="nope")
+    assert at.selectbox(key="ex_preset").value == "Point α elsewhere"
+    assert at.slider(key="ex_step").value == 5 and at.radio(key="ex_edit").value == "one-hot"
+    assert at.selectbox(key="ex_j").value == 2 and at.number_input(key="ex_seed").value == 0
+    assert "**Edited:**" in markdown(at)
+
+
+def test_a_luong_model_is_named_and_refused_plainly(env: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                    ) -> None:
+    run_dir = tmp_path / "luong"
+    train.main(["--data", str(TINY_DATA), "--arch", "luong", "--score", "general", "--emb-dim", "16",
+                "--hidden-dim", "24", "--epochs", "1", "--batch-size", "10", "--valid-every", "100000",
+                "--max-updates", "2", "--no-progress", "--threads", "1", "--amp", "off", "--out", str(run_dir)])
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    shutil.copy(run_dir / "best.pt", folder / "tiny-en-fr-luong-global.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    at = run()
+    infos = [plain(i.value) for i in at.info]
+    assert infos == ["This page explains RNNsearch (Bahdanau et al. 2015) only; tiny-en-fr-luong-global.pt is a "
+                     "Luong 2015, global, general, input feeding model, which the attribution and surgery library "
+                     "does not support. There is no RNNsearch checkpoint in the checkpoint folder."], infos

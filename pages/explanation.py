@@ -1,0 +1,340 @@
+"""Is attention an explanation? α beside attributions, attention surgery and the debate's two tests.
+
+For one sentence and one target word of the greedy translation the page puts the model's α next to
+five attributions of that word's log p over the source words (:mod:`nmt.attribution`: saliency,
+gradient × input, integrated gradients, leave-one-out of the embedding and of the annotation in α)
+with their agreement (Kendall τ, top-1, JSD); the whole sentence as one matrix per method; an α edit
+at that step and what the model writes instead (:mod:`nmt.surgery`); and, on a button, the
+permutation and adversarial-α tests (:mod:`nmt.faithfulness`). Controls are bound to URL query
+parameters (``ex_*``). Attributions are kept per step for every visitor (a shared store keyed by
+checkpoint file, its mtime, the sentence and the step); surgeries and tests are cached.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from nmt.attribution import METHODS
+from nmt.decoding import InputError
+from nmt.surgery import (
+    PRESETS,
+    SurgeryPreset,
+)
+from nmt.trace import DecodeTrace
+from ui import models, shell
+from ui import widgets as W
+from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery
+from ui.views import explanation as V
+from ui.views import surgery as S
+from ui.views.common import md, source_labels
+
+BIND = W.BIND
+ss = st.session_state
+CUSTOM = "Your own sentence"
+BY_NAME: dict[str, SurgeryPreset] = {p.name: p for p in PRESETS}
+TABS = ["α versus attributions", "Whole sentence", "Surgery", "Debate tests"]
+EDITS = list(S.EDIT_LABELS)
+
+# ----------------------------------------------------------------------------------------------
+# Controls
+# ----------------------------------------------------------------------------------------------
+
+
+def unusable(ckpt: models.CheckpointInfo) -> str | None:
+    """Why a checkpoint cannot be explained here (plain words), or None for an RNNsearch with attention."""
+    kind = models.describe(ckpt)["model"]
+    if kind == "RNNsearch":
+        return None
+    others = [c.name for c in W.all_checkpoints() if models.describe(c)["model"] == "RNNsearch"]
+    hint = (f" Pick an RNNsearch checkpoint in the sidebar ({', '.join(others)})." if others else
+            " There is no RNNsearch checkpoint in the checkpoint folder.")
+    if kind == "RNNencdec":
+        return ("RNNencdec has no α: it reads one fixed summary vector c of the whole sentence for every target "
+                "word, so there is no attention to compare attributions with or to edit." + hint)
+    return (f"This page explains RNNsearch (Bahdanau et al. 2015) only; {ckpt.name} is a {kind} model, "
+            "which the attribution and surgery library does not support." + hint)
+
+
+def on_preset() -> None:
+    """A preset loads its step and its edit (the URL follows)."""
+    p = BY_NAME.get(ss.get("ex_preset"))
+    if p is None:
+        return
+    ss["ex_step"] = p.step
+    ss["ex_edit"], j = preset_edit(p)
+    if j is not None:
+        ss["ex_j"] = j
+
+
+def sentence() -> tuple[str, SurgeryPreset | None]:
+    """The preset (or own sentence) picker and the text."""
+    c1, c2 = st.columns([1, 2])
+    name = c1.selectbox("Sentence", [*BY_NAME, CUSTOM], key="ex_preset", bind=BIND, on_change=on_preset,
+                        help="Ready-made surgeries (nmt.surgery.PRESETS), each with a point to make, or your own "
+                             "English sentence.")
+    preset = BY_NAME.get(name or "")
+    with c2:
+        if preset is None:
+            text = st.text_area("Source sentence (English)", BY_NAME[PRESETS[0].name].text, key="ex_text", bind=BIND,
+                                max_chars=600, height=68)
+            return (text or "").strip(), None
+        st.markdown(f"**Source:** {md(preset.text)}")
+        st.caption(f"**Watch:** {md(preset.watch)}")
+    return preset.text, preset
+
+
+def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
+    """The target-word slider over the greedy translation, the chosen word highlighted above it."""
+    n = len(trace.steps)
+    default = min(preset.step if preset is not None else 0, n - 1)
+    if isinstance(ss.get("ex_step"), int) and ss["ex_step"] > n - 1:
+        ss["ex_step"] = n - 1  # a shorter translation than the one the slider was set on
+    c1, c2 = st.columns([1, 2], vertical_alignment="center")
+    if n > 1:
+        kw = {} if "ex_step" in ss else {"value": default}
+        step = c1.slider("Target word i (the word being explained)", 0, n - 1, key="ex_step", bind=BIND,
+                         help="Position in the greedy translation (0-based; </s> is the last).", **kw)
+    else:
+        step = 0
+    step = min(max(int(step), 0), n - 1)
+    with c2, st.container(border=True):
+        st.markdown(f"**Translation** (greedy): {V.target_strip(trace.target_tokens, step)}")
+    return step
+
+
+# ----------------------------------------------------------------------------------------------
+# Tabs
+# ----------------------------------------------------------------------------------------------
+
+
+def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
+    """α and every attribution at the chosen word: bars, the agreement table, downloads."""
+    att = attributions(ckpt, text, trace, [step], f"Explaining “{trace.steps[step].token}”")
+    agree = V.agreement_frame(att, 0)
+    word = trace.steps[step].token
+    st.markdown(V.agreement_reading(agree, word, agree.iloc[0]["top word"]))
+    left, right = st.columns([1, 1])
+    with left:
+        chart = V.bars_chart(V.bars_frame(att, 0), source_labels(trace))
+        if chart is not None:
+            W.show_chart(chart, key="ex_bars")
+        st.caption(V.SCALE_NOTE)
+    with right:
+        st.markdown(f"**Agreement with α** at step {step} (log p = {att.logprob[0]:.3f})")
+        st.dataframe(agree, hide_index=True, key="ex_agree", column_config={
+            "method": st.column_config.TextColumn(width=170),
+            "top word": st.column_config.TextColumn(width=80, help="the source word the method ranks first"),
+            "τ": st.column_config.NumberColumn(format="%.2f", width=52,
+                                               help="Kendall τ-b of α and the signed scores (−1 … 1)"),
+            "top-1": st.column_config.NumberColumn(format="%d", width=52, help="1 when the method's top word is α's"),
+            "JSD": st.column_config.NumberColumn(width=52,
+                format="%.2f", help="Jensen–Shannon divergence of α and |scores| normalised, in nats (0 … ln 2 ≈ "
+                                    "0.69)")})
+        with st.expander("What the methods compute"):
+            st.markdown("\n".join(f"- **{V.METHOD_LABELS[m]}**: {V.METHOD_HELP[m]}" for m in V.METHOD_LABELS))
+        st.caption(f"Integrated gradients at {IG_STEPS} points from a {BASELINE} baseline; completeness gap "
+                   f"{att.ig_delta[0]:+.4f}.")
+    table = V.attribution_frame(att, 0)
+    W.downloads([*W.chart_downloads(chart, f"explain-{stem}-step{step}"),
+                 W.Download("Attributions CSV", table.to_csv(index=False), f"explain-{stem}-step{step}.csv",
+                            "text/csv"),
+                 W.Download("Agreement CSV", agree.to_csv(index=False), f"agreement-{stem}-step{step}.csv",
+                            "text/csv"),
+                 W.Download("JSON", lambda: json.dumps(att.to_dict(), ensure_ascii=False, indent=1),
+                            f"explain-{stem}-step{step}.json", "application/json")], key="ex_dl_step")
+
+
+def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
+    """One target × source matrix per method over the whole translation, and the mean agreement."""
+    n = len(trace.steps)
+    att = attributions(ckpt, text, trace, list(range(n)), f"Explaining all {n} target words")
+    st.caption("Rows are target words (▶ the chosen one), columns source words. α is drawn as everywhere in the "
+               "app; every attribution row is divided by its largest absolute value (blue: supports the word, "
+               "red: speaks against it). Hover a cell for the raw score.")
+    method = st.radio("Beside α", METHODS, key="ex_method", bind=BIND, horizontal=True,
+                      format_func=V.METHOD_LABELS.__getitem__, help="The attribution drawn next to α.")
+    method = method if method in METHODS else METHODS[0]
+    charts = [V.matrix_chart(att, m, mark=step, max_width=320) for m in (V.ALPHA, method)]
+    for col, chart, m in zip(st.columns(2), charts, (V.ALPHA, method)):
+        with col:
+            if chart is not None:
+                W.show_chart(chart, key=f"ex_matrix_{m}")
+    st.markdown("**Mean agreement with α over the sentence**")
+    means = V.sentence_agreement_frame(att)
+    st.dataframe(means, hide_index=True, key="ex_agree_all",
+                 column_config={c: st.column_config.NumberColumn(format="%.3f") for c in means.columns[1:]})
+    W.downloads([*W.chart_downloads(charts[1], f"explain-{stem}-{method}"),
+                 W.Download("Cells CSV", lambda: V.matrix_cells_frame(att).to_csv(index=False),
+                            f"explain-{stem}-all.csv", "text/csv"),
+                 W.Download("Agreement CSV", means.to_csv(index=False), f"agreement-{stem}-all.csv", "text/csv"),
+                 W.Download("JSON", lambda: json.dumps(att.to_dict(), ensure_ascii=False, indent=1),
+                            f"explain-{stem}-all.json", "application/json")], key="ex_dl_all")
+
+
+def preset_edit(preset: SurgeryPreset | None) -> tuple[str, int | None]:
+    """The surgery radio's label and the source position of a preset's edit (("zero", None) without one)."""
+    if preset is None:
+        return EDITS[0], None
+    if preset.freeze or not preset.edits:
+        return "freeze", None
+    edit = preset.edits[0]
+    return next((k for k, v in S.EDIT_LABELS.items() if v == edit.kind), EDITS[0]), edit.j
+
+
+def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str,
+                preset: SurgeryPreset | None) -> None:
+    """Edit α at the chosen step and decode on: the two translations word by word and both α heatmaps."""
+    src = source_labels(trace)
+    alpha = trace.steps[step].alpha or []
+    top = max(range(len(alpha)), key=alpha.__getitem__) if alpha else 0
+    p_label, p_j = preset_edit(preset)
+    c1, c2, c3 = st.columns([3, 2, 1])
+    # Defaults (the preset's edit, else the most attended word) only where no value is set yet: a value set by
+    # a preset's callback and a default together would draw Streamlit's "set twice" warning.
+    kw = {} if "ex_edit" in ss else {"index": EDITS.index(p_label)}
+    label = c1.radio("Edit α at this step", EDITS, key="ex_edit", bind=BIND, horizontal=True,
+                     help=" · ".join(f"{k}: {v}" for k, v in S.EDIT_HELP.items()), **kw)
+    label = label if label in S.EDIT_LABELS else EDITS[0]
+    kind = S.EDIT_LABELS[label]
+    j_opts = list(range(len(src)))
+    j_default = p_j if p_j is not None and p_j < len(j_opts) else min(top, len(j_opts) - 1)
+    kw = {} if "ex_j" in ss else {"index": j_default}
+    j = c2.selectbox("Source word", j_opts, key="ex_j", bind=BIND, format_func=lambda k: f"{k}: {src[k]}",
+                     disabled=kind not in ("zero", "onehot"),
+                     help="The word to zero or to put all of α on (default: the most attended one).", **kw)
+    seed = c3.number_input("Seed", 0, 999, 0, key="ex_seed", bind=BIND, disabled=kind != "shuffle",
+                           help="Which random order the shuffle uses.")
+    st.caption(f"{label}: {S.EDIT_HELP[label]}. Then the model decodes on greedily from its new state.")
+    try:
+        with st.spinner("Decoding with the edited α…"):
+            res, forced_lp, what = surgery(str(ckpt.path), ckpt.mtime, text, step, kind,
+                                           int(j if j is not None else top), int(seed or 0))
+    except InputError as err:
+        W.input_error(err)
+        return
+    orig, edited = res.original.target_tokens, res.trace.target_tokens
+    delta = forced_lp[step] - res.original.steps[step].logprob if step < len(forced_lp) else None
+    st.markdown(S.surgery_summary(orig, edited, step, what, delta))
+    left, right = st.columns(2)
+    with left, st.container(border=True):
+        st.markdown(f"**Original:** {md(res.original.translation) or '(empty)'}")
+    with right, st.container(border=True):
+        st.markdown(f"**Edited:** {md(res.trace.translation) or '(empty)'}")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Δ log p of the original word", f"{delta:+.3f}" if delta is not None else "—",
+              help="log p of the word the model wrote at this step, with the edit minus without (nats)")
+    m2.metric("log p, original translation", f"{res.original.logprob:.2f}")
+    m3.metric("log p, edited translation", f"{res.trace.logprob:.2f}",
+              delta=f"{res.trace.logprob - res.original.logprob:+.2f}")
+    frame = S.surgery_frame(orig, edited, res.edited_steps, [s.logprob for s in res.original.steps],
+                            [s.logprob for s in res.trace.steps], forced_lp)
+    st.dataframe(S.surgery_style(frame), hide_index=True, key="ex_surgery_table",
+                 column_config={"note": st.column_config.TextColumn(width="medium")})
+    st.caption("Word by word: blue rows are the steps whose α was edited, orange ones words that changed (bold: "
+               "the first). Δ log p (original word) is what the edit costs the original translation's word at each "
+               "position when that translation is forced.")
+    h1, h2 = st.columns(2)
+    charts = [S.surgery_alpha_chart(src, orig, [s.alpha for s in res.original.steps], [], "α, original"),
+              S.surgery_alpha_chart(src, edited, [s.alpha for s in res.trace.steps], res.edited_steps,
+                                    "α, edited (✎ the edited step)")]
+    for col, chart, name in zip((h1, h2), charts, ("original", "edited")):
+        with col:
+            if chart is not None:
+                W.show_chart(chart, key=f"ex_surgery_{name}")
+    W.downloads([W.Download("Table CSV", frame.to_csv(index=False), f"surgery-{stem}-step{step}.csv", "text/csv"),
+                 W.Download("JSON", lambda: json.dumps({**res.to_dict(), "forced_logprob": forced_lp,
+                                                        "edit": what, "step": step}, ensure_ascii=False, indent=1),
+                            f"surgery-{stem}-step{step}.json", "application/json"),
+                 *W.chart_downloads(charts[1], f"surgery-alpha-{stem}-step{step}")], key="ex_dl_surgery")
+
+
+def debate_tab(ckpt: models.CheckpointInfo, trace: DecodeTrace, step: int, stem: str) -> None:
+    """The permutation and adversarial-α tests, on a button; readings for the chosen step and the sentence."""
+    st.markdown(f"Two tests from the debate (Jain & Wallace 2019; Wiegreffe & Pinter 2019), made for translation: "
+                f"**shuffle** α at each step {N_PERM} times and see whether the written word changes, and search "
+                f"for an **adversarial α**, as different from the model's as possible, that keeps the word and its "
+                f"probability within ε = {EPS:g}.")
+    ids = tuple(s.token_id for s in trace.steps)
+    token = f"{ckpt.path}|{ckpt.mtime}|{trace.source}|{ids}"
+    if not W.run_button("Run the two tests on this sentence", "ex_tests", token,
+                        help=f"{N_PERM} shuffles and 30 projected-gradient steps per target word (about a second)."):
+        return
+    with st.spinner("Shuffling α and searching for an adversarial α…"):
+        res = debate(str(ckpt.path), ckpt.mtime, tuple(trace.src_tokens), ids)
+    word = trace.steps[step].token
+    src = source_labels(trace)
+    left, right = st.columns(2)
+    with left:
+        st.markdown(f"**Permutation test at step {step}**")
+        st.markdown(S.permutation_reading(res.flipped[step], res.tvd[step], word))
+        chart = S.tvd_chart(S.tvd_frame(res.tvd[step], res.flipped[step]))
+        if chart is not None:
+            W.show_chart(chart, key="ex_tvd")
+    with right:
+        st.markdown(f"**Adversarial α at step {step}**")
+        st.markdown(S.adversarial_reading(res.adv_jsd[step], res.prob[step], res.adv_prob[step], word, EPS))
+        adv = S.adversarial_chart(S.adversarial_frame(src, res.alpha[step], res.adv_alpha[step]), src)
+        if adv is not None:
+            W.show_chart(adv, key="ex_adv")
+    st.info(S.debate_summary(res))
+    W.downloads([W.Download("JSON", lambda: json.dumps(res.to_dict(), ensure_ascii=False, indent=1),
+                            f"debate-{stem}.json", "application/json"),
+                 *W.chart_downloads(adv, f"adversarial-{stem}-step{step}")], key="ex_dl_debate")
+
+
+def main() -> None:
+    """Build the page."""
+    st.title("Is attention an explanation?")
+    st.caption("Does α point at the source words the model actually uses? Compare it with gradient and "
+               "leave-one-out attributions of the written word, edit α and watch the translation, and run the "
+               "two tests of the attention-as-explanation debate.")
+    with st.sidebar:
+        st.header("Model")
+    ckpt = W.checkpoint_picker("ex_model")
+    if ckpt is None:
+        return
+    why = unusable(ckpt)
+    if why is not None:
+        st.info(md(why), icon=":material/info:")
+        return
+    if W.load_lm(ckpt) is None:
+        return
+    text, preset = sentence()
+    if not text:
+        st.info("Type an English sentence to explain.")
+        return
+    try:
+        trace = W.decode(W.job_for(ckpt, "greedy"), [text])[0]
+    except InputError as err:
+        W.input_error(err)
+        return
+    if not trace.steps:
+        st.info("The model wrote nothing for this sentence: there is no word to explain.")
+        return
+    unknown = [w for w, u in zip(trace.src_tokens, trace.src_unk) if u]
+    if unknown:
+        st.info(f"Not in the model's vocabulary: {md(', '.join(unknown))}. The model reads each as {md('<unk>')}, so "
+                f"every method sees the same {md('<unk>')} embedding there (marked “(unk)” on the charts).")
+    if trace.truncated:
+        st.info("The sentence was longer than the model reads; it was cut.")
+    step = step_picker(trace, preset)
+    stem = W.safe_stem(text)
+    tabs = st.tabs(TABS, key="ex_tab", bind=BIND)
+    with tabs[0]:
+        if tabs[0].open is not False:
+            explain_tab(ckpt, text, trace, step, stem)
+    with tabs[1]:
+        if tabs[1].open is not False:
+            sentence_tab(ckpt, text, trace, step, stem)
+    with tabs[2]:
+        if tabs[2].open is not False:
+            surgery_tab(ckpt, text, trace, step, stem, preset)
+    with tabs[3]:
+        if tabs[3].open is not False:
+            debate_tab(ckpt, trace, step, stem)
+
+
+with shell.page("Is attention an explanation?"):
+    main()

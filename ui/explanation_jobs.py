@@ -1,0 +1,62 @@
+"""The model work of the "Is attention an explanation?" page, cached: its only calls into the model.
+
+Attributions are kept per step for every visitor (a shared store keyed by checkpoint file, its
+mtime, the sentence and the step); surgeries and the debate tests are cached by their arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from nmt.attribution import Attributions, attribute
+from nmt.faithfulness import debate_tests
+from nmt.surgery import Edit, SurgeryResult, decode_with_surgery
+from nmt.trace import DecodeTrace
+from ui import models
+from ui import widgets as W
+from ui.views import explanation as V
+from ui.views import surgery as S
+
+IG_STEPS, BASELINE = 20, "zero"  # the library's defaults
+N_PERM, SEED, EPS = 20, 0, 0.01
+
+
+def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int],
+                 label: str) -> Attributions:
+    """Attributions of ``steps`` of the greedy ``trace``; each step computed once per server (shared store)."""
+    lm = models.load(ckpt)
+    src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
+    tgt_ids = [s.token_id for s in trace.steps]
+    keys = [("attr", str(ckpt.path), ckpt.mtime, text, IG_STEPS, BASELINE, i) for i in steps]
+
+    def compute(part: list[int]) -> list[dict[str, Any]]:
+        att = attribute(lm, src_ids, tgt_ids, steps=[steps[p] for p in part], ig_steps=IG_STEPS, baseline=BASELINE,
+                        src_tokens=trace.src_tokens)
+        return V.split_rows(att)
+
+    rows = W.cached_items(W.shared_store("explanation"), keys, compute, label, chunk=8)  # 8: fastest on a CPU
+    return V.assemble(trace.src_tokens, trace.target_tokens, steps, rows, ig_steps=IG_STEPS, baseline=BASELINE)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | None,
+            seed: int) -> tuple[SurgeryResult, list[float], str]:
+    """The edited decoding, log p of the original words under the same edit (forced), and the edit in words."""
+    lm = models.load_model(path, mtime)
+    freeze = kind == "freeze"
+    edits = None if freeze else {step: Edit(kind, j=j if kind in ("zero", "onehot") else None, seed=seed)}
+    res = decode_with_surgery(lm, text, edits, freeze_from=step if freeze else None)
+    scored = decode_with_surgery(lm, text, edits, freeze_from=step if freeze else None,
+                                 target=[s.token_id for s in res.original.steps])
+    what = f"α held from step {step} on" if freeze else edits[step].describe(res.trace.src_tokens)  # type: ignore[index]
+    return res, [s.logprob for s in scored.trace.steps], what
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def debate(path: str, mtime: float, src_tokens: tuple[str, ...], ids: tuple[int, ...]) -> S.Debate:
+    """The permutation test (N shuffles per step) and the adversarial α of every step of a translation."""
+    perm, adv, alpha = debate_tests(models.load_model(path, mtime), src_tokens, ids, n_perm=N_PERM, seed=SEED, eps=EPS)
+    return S.Debate(perm.tvd.tolist(), perm.flipped.tolist(), alpha.tolist(), adv.alpha.tolist(),
+                    adv.jsd.tolist(), adv.prob.tolist(), adv.prob_model.tolist(), eps=EPS, n=N_PERM)
