@@ -115,10 +115,17 @@ def test_recorded_aer_rows_read_the_results_files_then_the_references() -> None:
                                           "thresholded": {"0.2": {"aer": 0.48, "precision": 0.5, "recall": 0.55},
                                                           "0.3": {"aer": 0.9, "precision": 0.0, "recall": 0.0}},
                                           "tau_from_trial": 0.2}},
-        "RNNencdec-50": {}}}, "m30k.results.json": {"models": {"x": {}}}}
+        "RNNencdec-50": {}}, "hansards_statistical_aligner": {
+            "aligner": "eflomal", "extra_training_pairs": 1000,
+            "forward": {"aer": 0.07, "precision": 0.9, "recall": 0.9},
+            "intersection": {"aer": 0.06, "precision": 0.97, "recall": 0.9}}},
+        "m30k.results.json": {"models": {"x": {}}}}
     rows = recorded_aer_rows(res)
     assert [(r["aligner"], r["AER"], r["recall"]) for r in rows[:2]] == [
         ("RNNsearch-50: argmax α", "0.500", "0.44"), ("RNNsearch-50: α ≥ 0.2 (τ tuned on trial)", "0.480", "0.55")]
     assert all(isinstance(r[c], str) for r in rows for c in ("AER", "precision", "recall"))  # one Arrow type
     assert rows[0]["source"] == "ep.results.json"
-    assert rows[2:] == list(AER_REFERENCES) and len(rows) == 4
+    assert [(r["aligner"], r["AER"]) for r in rows[2:4]] == [
+        ("eflomal: forward (+ 1,000 Europarl pairs)", "0.070"),
+        ("eflomal: intersection (+ 1,000 Europarl pairs)", "0.060")]
+    assert rows[4:] == list(AER_REFERENCES) and len(rows) == 6

@@ -167,8 +167,8 @@ AER_REFERENCES = (
 
 def recorded_aer_rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """The Hansards AERs recorded in results files (``models[NAME].hansards_aer``, written for the
-    Europarl RNNsearch-50), argmax and thresholded, then the published reference points; numbers as
-    text (a range such as 0.34–0.39 sits in the same column)."""
+    Europarl RNNsearch-50: argmax and thresholded α; ``hansards_statistical_aligner``: eflomal), then
+    the published reference points; numbers as text (a range such as 0.34–0.39 sits in the same column)."""
     rows: list[dict[str, Any]] = []
     for file, res in results.items():
         for name, m in (res.get("models") or {}).items():
@@ -182,4 +182,10 @@ def recorded_aer_rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]
             rows += [{"aligner": f"{name}: {how}", "set": "Hansards en–fr test", "AER": f"{r['aer']:.3f}",
                       "precision": f"{r['precision']:.2f}", "recall": f"{r['recall']:.2f}", "source": file}
                      for how, r in picked]
+        stat = res.get("hansards_statistical_aligner")
+        if stat:
+            rows += [{"aligner": f"{stat['aligner']}: {how} (+ {stat.get('extra_training_pairs', 0):,} Europarl pairs)",
+                      "set": "Hansards en–fr test", "AER": f"{stat[how]['aer']:.3f}",
+                      "precision": f"{stat[how]['precision']:.2f}", "recall": f"{stat[how]['recall']:.2f}",
+                      "source": file} for how in ("forward", "intersection") if how in stat]
     return rows + [dict(r) for r in AER_REFERENCES]
