@@ -118,7 +118,10 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
         st.info("No checkpoints found to score.")
         return
     c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
-    ck_name = c1.selectbox("Checkpoint", list(ckpts), key="lq_ckpt", bind=BIND)
+    first = models.default_group(models.scan(models.checkpoint_dir()))
+    names = list(ckpts)
+    start = names.index(first.search.name) if first and first.search and first.search.name in names else 0
+    ck_name = c1.selectbox("Checkpoint", names, index=start, key="lq_ckpt", bind=BIND)
     ck = ckpts.get(ck_name or "", next(iter(ckpts.values())))
     lm = W.load_lm(ck)
     if lm is None:
@@ -128,7 +131,8 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
         st.info("No held-out test sets were found. " + W.roots_note())
         return
     labels = [s.label for s in sets]
-    label = c2.selectbox("Test set", labels, index=next((labels.index(p) for p in PREFERRED if p in labels), 0),
+    prefer = models.same_corpus_first(models.read_meta(str(ck.path), ck.mtime), PREFERRED)
+    label = c2.selectbox("Test set", labels, index=next((labels.index(p) for p in prefer if p in labels), 0),
                          key="lq_rtest", bind=BIND)
     split = by_label(sets, label or "") or sets[0]
     limit = c3.selectbox("Sentences", LIMITS, index=1, format_func=lambda n: "all" if n == 0 else f"first {n}",

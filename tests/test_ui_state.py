@@ -204,3 +204,13 @@ def test_presets_are_complete() -> None:
         assert bool(p.lost) == p.freeze  # every preset that freezes c_i says what the freeze loses
     # the bottleneck page reads the first preset that freezes c_i as its long sentence
     assert next(p for p in PRESETS if p.freeze).text == BY_NAME["Long sentence"].text
+
+
+def test_same_corpus_first_puts_the_training_corpus_test_sets_first() -> None:
+    meta = {"train_data": {"dir": ".gpu-data/europarl-v7-fr-en", "pairs": 3}}
+    prefer = ["multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4", "wmt/newstest2014-fren"]
+    assert models.same_corpus_first(meta, prefer) == ["europarl-v7-fr-en/test2000q4", "multi30k/test_2016_flickr",
+                                                       "wmt/newstest2014-fren"]
+    assert models.same_corpus_first({"train_data": {"dir": "data/multi30k"}}, prefer[::-1]) == [
+        "multi30k/test_2016_flickr", "wmt/newstest2014-fren", "europarl-v7-fr-en/test2000q4"]
+    assert models.same_corpus_first({}, prefer) == prefer

@@ -24,6 +24,7 @@ import dataclasses
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -289,6 +290,14 @@ def data_name(meta: dict[str, Any]) -> str:
     name = Path(str(td.get("dir", ""))).name or "?"
     pairs = td.get("pairs")
     return f"{name} ({pairs} pairs)" if isinstance(pairs, int) else name
+
+
+def same_corpus_first(meta: dict[str, Any], labels: Sequence[str]) -> list[str]:
+    """``labels`` (split labels such as ``europarl-v7-fr-en/test2000q4``) with those from the corpus the
+    checkpoint was trained on first, order otherwise kept: a Europarl model is scored on Europarl."""
+    td = meta.get("train_data")
+    corpus = Path(str(td.get("dir", ""))).name if isinstance(td, dict) else ""
+    return sorted(labels, key=lambda label: not (corpus and label.split("/")[0] == corpus))
 
 
 def gaussian_half_width(ckpt: CheckpointInfo) -> int | None:
