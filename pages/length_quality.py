@@ -119,9 +119,9 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
         return
     c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
     first = models.default_group(models.scan(models.checkpoint_dir()))
-    names = list(ckpts)
-    start = names.index(first.search.name) if first and first.search and first.search.name in names else 0
-    ck_name = c1.selectbox("Checkpoint", names, index=start, key="lq_ckpt", bind=BIND)
+    ck_names = list(ckpts)
+    start = ck_names.index(first.search.name) if first and first.search and first.search.name in ck_names else 0
+    ck_name = c1.selectbox("Checkpoint", ck_names, index=start, key="lq_ckpt", bind=BIND)
     ck = ckpts.get(ck_name or "", next(iter(ckpts.values())))
     lm = W.load_lm(ck)
     if lm is None:
