@@ -36,6 +36,7 @@ CUSTOM = "Your own sentence"
 BY_NAME: dict[str, SurgeryPreset] = {p.name: p for p in PRESETS}
 TABS = ["α versus attributions", "Whole sentence", "Surgery", "Debate tests"]
 EDITS = list(S.EDIT_LABELS)
+SEEDS = tuple(range(10))  # shuffle orders offered
 
 # ----------------------------------------------------------------------------------------------
 # Controls
@@ -204,8 +205,9 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     j = c2.selectbox("Source word", j_opts, key="ex_j", bind=BIND, format_func=lambda k: f"{k}: {src[k]}",
                      disabled=kind not in ("zero", "onehot"),
                      help="The word to zero or to put all of α on (default: the most attended one).", **kw)
-    seed = c3.number_input("Seed", 0, 999, 0, key="ex_seed", bind=BIND, disabled=kind != "shuffle",
-                           help="Which random order the shuffle uses.")
+    # A select box, not a number input: a URL may hold any number, and number inputs fail on some (1e309).
+    seed = c3.selectbox("Seed", SEEDS, key="ex_seed", bind=BIND, disabled=kind != "shuffle",
+                        help="Which random order the shuffle uses.")
     st.caption(f"{label}: {S.EDIT_HELP[label]}. Then the model decodes on greedily from its new state.")
     try:
         with st.spinner("Decoding with the edited α…"):
