@@ -13,6 +13,7 @@ and the decoding state, and :mod:`ui.views.stepper` builds every chart and snipp
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from urllib.parse import urlencode
 
@@ -277,9 +278,13 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     """Everything below the inputs; runs as a fragment so a step redraws only this part."""
     want = ss["w_speed"] if ss.get("playing") else None
     if want != ss.get("_timer") or ss["w_present"] != ss.get("_present_drawn"):
+        ss["_play_clock"] = None  # a new pace starts from here
         st.rerun()  # a full run registers (or drops) the play timer, or redraws the page for presentation
     if ss.get("playing"):
-        ss["pos"] = ss["pos"] + 1
+        now = time.monotonic()
+        clock = ss.get("_play_clock") or (ss["pos"], now)
+        ss["_play_clock"] = clock
+        ss["pos"] = vs.play_position(ss["pos"], clock, now, float(ss["w_speed"]))
     beam = ss["w_mode"] == "beam"
     trace, done, limit = ctl.materialize(lm, choice, text)
     if ss.get("playing") and done:

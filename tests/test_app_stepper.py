@@ -105,6 +105,7 @@ def test_run_to_end_matches_greedy_and_reset(ckpt_dir: Path, search_lm: checkpoi
 
 def test_play_advances_one_word_per_tick_and_stops_at_the_end(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE})
+    at.select_slider(key="w_speed").set_value(2.0).run()  # slow: a tick never falls a word behind the clock
     click(at, "btn_play")
     assert at.session_state["playing"] and at.session_state["pos"] == 1
     assert at.button(key="btn_play").label == "Pause"

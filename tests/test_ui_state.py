@@ -214,3 +214,15 @@ def test_same_corpus_first_puts_the_training_corpus_test_sets_first() -> None:
     assert models.same_corpus_first({"train_data": {"dir": "data/multi30k"}}, prefer[::-1]) == [
         "multi30k/test_2016_flickr", "wmt/newstest2014-fren", "europarl-v7-fr-en/test2000q4"]
     assert models.same_corpus_first({}, prefer) == prefer
+
+
+def test_play_keeps_its_pace_when_redraws_are_slow() -> None:
+    """Play started at word 3 at t = 10 s, 0.25 s a word: the first tick writes word 4 at once; a tick
+    0.8 s later is due at word 7 (3 + 1 + ⌊0.8 / 0.25⌋), not just the next word; a tick that comes
+    early still writes one word; a long stall is caught up 4 words at a time."""
+    clock = (3, 10.0)
+    assert vs.play_position(3, clock, 10.0, 0.25) == 4
+    assert vs.play_position(4, clock, 10.8, 0.25) == 7
+    assert vs.play_position(7, clock, 10.81, 0.25) == 8  # ahead of the clock: one word a tick
+    assert vs.play_position(8, clock, 20.0, 0.25) == 8 + vs.PLAY_CATCH_UP
+    assert vs.play_position(5, (5, 0.0), 1.9, 2.0) == 6  # slow pace: one word

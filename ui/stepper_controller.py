@@ -119,6 +119,7 @@ def keep_widget_values() -> None:
 
 
 def pause() -> None:
+    ss["_play_clock"] = None
     if ss.get("playing"):
         ss["playing"] = False
         log_event("you", "pause")
@@ -193,7 +194,7 @@ def on_play() -> None:
     if ss.get("playing"):
         pause()
     else:
-        ss["playing"] = True
+        ss["playing"], ss["_play_clock"] = True, None
         log_event("you", f"play ({ss['w_speed']:g} s per word)")
 
 

@@ -22,6 +22,7 @@ MODES = ("greedy", "beam")
 MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
 MAX_STEP = 1000
 BEAM_RANGE = (2, 12)
+PLAY_CATCH_UP = 4  # at most this many words in one Play tick when the redraws fall behind the clock
 
 
 @dataclass
@@ -236,3 +237,13 @@ def add_event(log: list[dict[str, Any]], who: str, what: str, step: int) -> None
     log.append({"#": n, "who": who, "step": step, "what": what})
     if len(log) > MAX_LOG:
         del log[: len(log) - MAX_LOG]
+
+
+def play_position(pos: int, clock: tuple[int, float], now: float, speed: float) -> int:
+    """Where Play goes at this tick: one word per ``speed`` seconds since it started at ``clock`` =
+    (position, time), the first word at once. A redraw slower than ``speed`` (a loaded server) is
+    caught up, up to :data:`PLAY_CATCH_UP` words a tick, instead of slowing the pace; every tick
+    writes at least one word."""
+    start_pos, started = clock
+    due = start_pos + 1 + int(max(now - started, 0.0) / speed)
+    return min(max(pos + 1, due), pos + PLAY_CATCH_UP)
