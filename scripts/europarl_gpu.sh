@@ -14,12 +14,17 @@
 #
 # DATA defaults to data/ (europarl-v7-fr-en/ and wmt/ below it); the training split is the
 # Moses-tokenised train.tok made by scripts/europarl_gpu_data.sh, which also builds the carry
-# folder .gpu-data. Every command sources `setup` first when /tmp/site exists. One 30-minute
-# device session (each line one `run`, carry [".gpu-data", ".whl"]; MINUTES of training):
-#   1. S=scripts/europarl_gpu.sh; DATA=.gpu-data; $S setup && $S probe && MINUTES=14 $S start && $S wait 560
-#   2. $S wait 580                                   (keeps the machine, prints progress)
+# folder .gpu-data. Every command uses the wheels installed by `setup` when /tmp/site exists. One
+# 30-minute device session (each line one `run`, carry [".gpu-data", ".whl"], and each starting
+# with `export DATA=.gpu-data OUT=$OUT; S=scripts/europarl_gpu.sh;`; MINUTES of training):
+#   1. $S setup && $S probe && MINUTES=15 $S start && $S wait $((545 - SECONDS))
+#   2. $S wait 560                                   (keeps the machine, prints progress)
 #   3. $S wait-end && $S finish && $S fetch rnnsearch-50
-#   4. $S fetch rnnencdec-50
+#   4. $S fetch rnnencdec-50                         (the working tree is re-sent each call: the exported
+#                                                     checkpoints are gone; re-export from runs/ first)
+# The machine goes back 30 s after a call returns: issue the next call at once. Check the probe's
+# chosen batch against GPU memory: RNNsearch-50 at batch 1,024 ran out of memory on the longest
+# batches of the full data (2026-11-22; BATCH=512 for it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-data}
