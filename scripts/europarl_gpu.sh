@@ -20,8 +20,7 @@
 #   1. $S setup && $S probe && MINUTES=15 $S start && $S wait $((545 - SECONDS))
 #   2. $S wait 560                                   (keeps the machine, prints progress)
 #   3. $S wait-end && $S finish && $S fetch rnnsearch-50
-#   4. $S fetch rnnencdec-50                         (the working tree is re-sent each call: the exported
-#                                                     checkpoints are gone; re-export from runs/ first)
+#   4. $S fetch rnnencdec-50                         (re-exports from runs/ when the checkpoint is gone)
 # The machine goes back 30 s after a call returns: issue the next call at once. Check the probe's
 # chosen batch against GPU memory: RNNsearch-50 at batch 1,024 ran out of memory on the longest
 # batches of the full data (2026-11-22; BATCH=512 for it).
@@ -99,6 +98,11 @@ finish)
   tar czf "$OUT/europarl-logs.tgz" runs/europarl-en-fr-*/metrics.jsonl runs/europarl-en-fr-*/train.log \
     runs/europarl-en-fr-*/summary.json runs/finish-*.log runs/export-*.json ;;
 fetch)
-  split -b 15M -d "checkpoints/europarl-en-fr-${2:?model}.pt" "$OUT/europarl-en-fr-$2.pt.part." ;;
+  ck="checkpoints/europarl-en-fr-${2:?model}.pt"
+  if [ ! -f "$ck" ]; then  # each call re-sends the working tree, which drops what finish exported
+    "$PY" -m nmt.export --run "runs/europarl-en-fr-$2" --name "$2" --data "$DATA/europarl-v7-fr-en" \
+      --splits dev2000q4 --beams 1 --out "$ck" --results "runs/export-$2-again.json" --force
+  fi
+  split -b 15M -d "$ck" "$OUT/europarl-en-fr-$2.pt.part." ;;
 *) echo "usage: $0 setup|probe|start|status|wait S|wait-end|finish|fetch MODEL" >&2; exit 2 ;;
 esac
