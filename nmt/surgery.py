@@ -353,7 +353,9 @@ class SurgeryPreset:
     """A sentence, the surgery to make at ``step`` (0-based), and what happens.
 
     ``expect`` is the word written at ``at`` (default: ``step``) after the surgery; ``unchanged``
-    claims that the whole translation stays the same."""
+    claims that the whole translation stays the same; ``disagree`` lists (attribution method, source
+    word) pairs: at ``step`` that method ranks that word first, while α's largest weight is elsewhere
+    (a preset about explanation rather than surgery has no ``edits``)."""
 
     name: str
     text: str
@@ -364,6 +366,7 @@ class SurgeryPreset:
     expect: str | None = None
     unchanged: bool = False
     at: int | None = None
+    disagree: tuple[tuple[str, str], ...] = ()
 
     def run(self, lm: LoadedModel) -> SurgeryResult:
         return decode_with_surgery(lm, self.text, {self.step: self.edits} if self.edits else None,
@@ -383,4 +386,8 @@ PRESETS: tuple[SurgeryPreset, ...] = (
                   "'dans' needs no alignment: the target-side context alone writes it.", unchanged=True),
     SurgeryPreset("Freeze α", "Two dogs are running in the snow.", 1, (), "α held on 'dogs' from 'chiens' "
                   "on: the next word is 'chiens' again.", freeze=True, expect="chiens", at=2),
+    SurgeryPreset("α and gradients disagree", "A man in a blue shirt is riding a bike.", 5, (),
+                  "Writing 'fait', α looks most at 'riding', but gradient × input ranks 'bike' first and "
+                  "integrated gradients 'a': what the model reads is not what moves its output most.",
+                  disagree=(("x_grad", "bike"), ("ig", "a"))),
 )

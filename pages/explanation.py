@@ -178,8 +178,10 @@ def preset_edit(preset: SurgeryPreset | None) -> tuple[str, int | None]:
     """The surgery radio's label and the source position of a preset's edit (("zero", None) without one)."""
     if preset is None:
         return EDITS[0], None
-    if preset.freeze or not preset.edits:
+    if preset.freeze:
         return "freeze", None
+    if not preset.edits:  # a preset about the attributions: the surgery tab starts from its usual default
+        return EDITS[0], None
     edit = preset.edits[0]
     return next((k for k, v in S.EDIT_LABELS.items() if v == edit.kind), EDITS[0]), edit.j
 

@@ -31,7 +31,7 @@ from nmt.attribution import (
 from nmt.cli import run as cli_run
 from nmt.decoding import InputError, forced, greedy
 from nmt.faithfulness import SentenceReport, argmax_links, main, summarise
-from nmt.surgery import Edit, decode_with_surgery
+from nmt.surgery import PRESETS, Edit, decode_with_surgery
 from nmt.vocab import BOS_ID, PAD_ID
 from tests.conftest import TINY_DATA
 from tests.test_surgery import SHIPPED, TEXT, needs_shipped, one_thread, tiny_random_lm  # noqa: F401
@@ -243,3 +243,19 @@ def test_shipped_attribution_of_a_noun() -> None:
     for r, j in enumerate((1, 6)):  # dogs, snow
         assert int(att.alpha[r].argmax()) == j and int(att.scores["loo_embed"][r].argmax()) == j
     assert np.abs(att.ig_delta).max() < 0.1 * np.abs(att.scores["ig"].sum(-1)).max()
+
+
+@needs_shipped
+@pytest.mark.parametrize("preset", [p for p in PRESETS if p.disagree], ids=lambda p: p.name)
+def test_shipped_presets_where_alpha_and_attributions_disagree(preset) -> None:
+    """Each (method, word) of the preset: the method ranks that source word first at the preset's step,
+    and α does not (its largest weight is on another word)."""
+    lm = checkpoint.load(SHIPPED)
+    trace = greedy(lm, [preset.text], topk=1)[0]
+    att = explain_trace(lm, trace, steps=[preset.step])
+    src = trace.src_tokens
+    alpha_top = src[int(att.alpha[0, :-1].argmax())]
+    for method, word in preset.disagree:
+        assert src[int(att.scores[method][0, :-1].argmax())] == word, (method, preset.name)
+        assert alpha_top != word
+    assert f"'{alpha_top}'" in preset.watch  # the watch line names α's word
