@@ -14,8 +14,6 @@ and the decoding state, and :mod:`ui.views.stepper` builds every chart and snipp
 from __future__ import annotations
 
 import time
-from typing import Any
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -26,11 +24,12 @@ from nmt.trace import DecodeTrace, StepRecord
 from ui import models, shell
 from ui import stepper_controller as ctl
 from ui.presets import BY_NAME
+from ui.stepper_panels import context_panel, export_section, topk_panel
 from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
 from ui.views import stepper_state as vs
-from ui.views.common import NORM_LABELS, esc, md
+from ui.views.common import NORM_LABELS, md
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 MODE_LABELS = {"greedy": "Greedy (step, force words)", "beam": "Beam search (best hypothesis)"}
@@ -165,76 +164,6 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
     elif not trace.steps:
         st.caption("The α heatmap grows one row per step: press Step.")
     return None
-
-
-def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
-    """What c_i was at the shown step: the α / e table, or the fixed/mean explanation."""
-    note = sv.context_note(step, choice.kind == "ablation")
-    if note:
-        st.info(note)
-    if step.alpha is None:
-        return
-    if step.window is not None:
-        st.caption("Local attention (Luong et al. 2015) reads only the words in the window [p_t − D, p_t + D]"
-                   + (", weighted by a Gaussian around p_t (σ = D/2)." if half_width else "."))
-    stats = sv.step_stats(trace, step)
-    table = sv.source_table(trace, step, half_width)
-    st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 420), column_config={
-        "j": st.column_config.NumberColumn("j", width="small"),
-        "source word": st.column_config.TextColumn("source word x_j"),
-        "read as": st.column_config.TextColumn("read as", help="Words outside the vocabulary are read as \\<unk\\>"),
-        "e_ij": st.column_config.NumberColumn("energy e_ij", format="%.3f"),
-        "α_ij": st.column_config.ProgressColumn("weight α_ij", format="%.3f", min_value=0.0, max_value=1.0),
-        "most": st.column_config.TextColumn("max", width="small"),
-        "Gaussian": st.column_config.NumberColumn("Gaussian", format="%.3f",
-                                                  help="exp(−(j − p_t)² / 2σ²), σ = D/2: local-p's factor on α")})
-    m = st.columns(3)
-    m[0].metric("Σ_j α_ij", f"{stats['sum']:.2f}")
-    m[1].metric("entropy of α_i", f"{stats['entropy']:.2f} nats",
-                help=f"0 = all weight on one word; ln T_x = {stats['max_entropy']:.2f} = spread evenly.")
-    m[2].html(f'<div style="font-size:.9rem;opacity:.8">most weight</div>'
-              f'<div style="font-size:1.5rem">{esc(stats["word"])}</div>'
-              f'<div style="font-size:.9rem">α = {stats["weight"]:.2f}</div>')
-
-
-def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
-    """The shown step's candidates: the written one marked, the others buttons that force them."""
-    st.markdown(f"**Top-{len(step.topk)} candidates at i = {step.i}**" + ("" if beam else " · click one to force it"))
-    for row in sv.topk_rows(step):
-        word, bar = st.columns([1.2, 1], vertical_alignment="center")
-        if row["written"] or beam:
-            word.html(sh.written_candidate_html(row["word"]) if row["written"] else esc(row["word"]))
-        else:
-            word.button(md(row["word"]), key=f"force_{nonce}_{row['rank']}", on_click=ctl.on_force,
-                        args=(step.i, row["word"]), width="stretch",
-                        help=f"Force “{row['word']}” at i = {step.i} and continue from it")
-        bar.html(sh.prob_bar_html(row["p"]))
-    if step.token not in [w for w, _ in step.topk]:
-        st.caption(f"Written: {md(step.token)} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
-
-
-def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) -> None:
-    """Downloads (built only when clicked) and the shareable link of this view."""
-    base = f"rnnsearch-{trace.context}-{len(trace.steps)}w"
-    has = trace.has_alignment
-    c = st.columns(4)
-
-    def heat() -> dict[str, Any]:
-        return sc.heatmap(trace, look=look, fit=False) or {}
-
-    c[0].download_button("Heatmap PNG", data=(lambda: sc.spec_png(heat())) if has else b"",
-                         file_name=f"{base}.png", mime="image/png", disabled=not has, key="dl_png",
-                         icon=":material/image:", on_click="ignore")
-    c[1].download_button("Heatmap SVG", data=(lambda: sc.spec_svg(heat())) if has else "",
-                         file_name=f"{base}.svg", mime="image/svg+xml", disabled=not has, key="dl_svg",
-                         icon=":material/draw:", on_click="ignore")
-    c[2].download_button("Trace JSON", data=lambda: sv.trace_json(trace), file_name=f"{base}.json",
-                         mime="application/json", key="dl_json", icon=":material/data_object:", on_click="ignore")
-    c[3].download_button("Trace CSV", data=lambda: sv.trace_csv(trace), file_name=f"{base}.csv", mime="text/csv",
-                         key="dl_csv", icon=":material/table:", on_click="ignore")
-    query = urlencode(vs.view_to_query(ctl.current_view(group)), doseq=True)
-    st.caption("Link to this view (sentence, model, mode, settings, forced words and step):")
-    st.code(f"{(st.context.url or '').split('?')[0]}?{query}", language=None, wrap_lines=True)
 
 
 def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice, group: models.ModelGroup,
