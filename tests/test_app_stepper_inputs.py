@@ -74,7 +74,7 @@ def test_a_preset_switches_to_the_pair_it_is_written_for(tiny_checkpoint_dir: Pa
     shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnencdec.pt", tmp_path / "europarl-en-fr-rnnencdec-50.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
     at = start({"text": SENTENCE, "model": "tiny-en-fr"})
-    fig3 = BY_NAME["Fig. 3(a): Economic Area"]
+    fig3 = BY_NAME["Paper Fig. 3(a)"]
     at.selectbox(key="w_preset").set_value(fig3.name).run()
     assert not at.exception
     assert at.session_state["w_model"] == "europarl-en-fr-50" and at.session_state["w_text"] == fig3.text

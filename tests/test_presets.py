@@ -125,7 +125,7 @@ def test_unknown_word_presets_copy_the_source_word(preset) -> None:
 def test_fig3a_reorders_european_economic_area() -> None:
     """Fig. 3(a): the French noun phrase runs backwards over the English one, and α follows it."""
     search, _ = pair(EUROPARL)
-    t = greedy(search, [BY_NAME["Fig. 3(a): Economic Area"].text])[0]
+    t = greedy(search, [BY_NAME["Paper Fig. 3(a)"].text])[0]
     assert "Espace économique européen" in t.translation, t.translation
     out, src = t.target_tokens, t.src_tokens
     at = [argmax_source(t, w) for w in ("Espace", "économique", "européen")]
@@ -139,10 +139,10 @@ def test_fig3a_reorders_european_economic_area() -> None:
 # The paper's own RNNsearch-50 translations of its two long Section 5.2.2 sentences: an independent
 # reference for "keeps the meaning" (chrF against them, not against our own output).
 PAPER_5_2_2 = {
-    "§5.2.2: admitting privilege":
+    "Paper §5.2.2 (1)":
         "Un privilège d'admission est le droit d'un médecin de reconnaître un patient à l'hôpital ou un centre "
         "médical d'un diagnostic ou de prendre un diagnostic en fonction de son état de santé.",
-    "§5.2.2: Disney":
+    "Paper §5.2.2 (2)":
         "Ce genre d'expérience fait partie des efforts de Disney pour \"prolonger la durée de vie de ses séries et "
         "créer de nouvelles relations avec des publics via des plateformes numériques de plus en plus "
         "importantes\", a-t-il ajouté.",

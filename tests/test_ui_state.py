@@ -192,8 +192,8 @@ def test_presets_are_complete() -> None:
     names = [p.name for p in PRESETS]
     assert names == ["Monotonic copy", "Reordered phrase", "Soft alignment", "Unknown word", "Fixed-vector bottleneck",
                      "Bottleneck: who wears what", "Bottleneck: short sentence", "Long sentence",
-                     "Fig. 3(a): Economic Area", "§5.2.2: admitting privilege",
-                     "§5.2.2: Disney"]
+                     "Paper Fig. 3(a)", "Paper §5.2.2 (1)",
+                     "Paper §5.2.2 (2)"]
     assert BY_NAME["Fixed-vector bottleneck"].freeze and not BY_NAME["Long sentence"].freeze
     assert BY_NAME["Fixed-vector bottleneck"].text == BY_NAME["Long sentence"].text
     assert len(BY_NAME["Long sentence"].text.split()) > 25

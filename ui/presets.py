@@ -109,7 +109,7 @@ _DISNEY = (
 
 PAPER_PRESETS: tuple[Preset, ...] = (
     Preset(
-        name="Fig. 3(a): Economic Area",
+        name="Paper Fig. 3(a)",
         text="The agreement on the European Economic Area was signed in August 1992.",
         watch="French puts the noun first: for « Espace » α jumps ahead to 'Area', then walks back, « économique » "
               "reading 'Economic' and « européen » 'European': the reversed diagonal of the paper's Fig. 3(a) "
@@ -119,7 +119,7 @@ PAPER_PRESETS: tuple[Preset, ...] = (
         group=EUROPARL,
     ),
     Preset(
-        name="§5.2.2: admitting privilege",
+        name="Paper §5.2.2 (1)",
         text=_PRIVILEGE,
         watch="36 words through one fixed vector: RNNencdec-50 starts well, then drifts into « d'un hôpital » over "
               "and over and loses the diagnosis, the procedure and the doctor's status. Flip the toggle off: "
@@ -129,7 +129,7 @@ PAPER_PRESETS: tuple[Preset, ...] = (
         group=EUROPARL,
     ),
     Preset(
-        name="§5.2.2: Disney",
+        name="Paper §5.2.2 (2)",
         text=_DISNEY,
         watch="The paper's second long sentence: the fixed-vector RNNencdec-50 keeps « plates-formes » and little "
               "else, and the speaker's « a ajouté » is gone. With a fresh c_i per word (toggle off), RNNsearch-50 "
