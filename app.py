@@ -46,7 +46,6 @@ ss = st.session_state
 def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
     """Model picker, decoding mode and display settings; returns the chosen model group."""
     names = [g.name for g in groups]
-    ss["_groups"] = names  # a preset written for another pair switches to it (ctl.on_preset)
     if ss.get("w_model") not in names:
         if ss.get("w_model"):
             st.sidebar.warning(f"Model “{md(ss['w_model'])}” is not in the checkpoint folder; showing the default.")

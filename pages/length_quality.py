@@ -113,12 +113,13 @@ def table1(name: str, results: dict[str, Any], test: str, extra: list[dict[str, 
 def recompute_section(names: list[str], all_results: dict[str, Any], recomputed: dict[str, Any]) -> None:
     """Score a checkpoint on a held-out split (a button press; shared by every session)."""
     st.subheader("Recompute")
-    ckpts = {c.name: c for g in models.scan(models.checkpoint_dir()) for c in g.members}
+    groups = models.scan(models.checkpoint_dir())
+    ckpts = {c.name: c for g in groups for c in g.members}
     if not ckpts:
         st.info("No checkpoints found to score.")
         return
     c1, c2, c3, c4 = st.columns([3, 3, 2, 1])
-    first = models.default_group(models.scan(models.checkpoint_dir()))
+    first = models.default_group(groups)
     ck_names = list(ckpts)
     start = ck_names.index(first.search.name) if first and first.search and first.search.name in ck_names else 0
     ck_name = c1.selectbox("Checkpoint", ck_names, index=start, key="lq_ckpt", bind=BIND)

@@ -141,7 +141,8 @@ def on_preset() -> None:
     p = BY_NAME[name]
     pause()
     ss["w_text"], ss["w_freeze"], ss["w_ablation"] = p.text, p.freeze, False
-    if p.group in ss.get("_groups", ()) and ss.get("w_model") != p.group:
+    groups = {g.name for g in models.scan(models.checkpoint_dir())}
+    if p.group in groups and ss.get("w_model") != p.group:
         ss["w_model"] = p.group  # the paper's sentences need the Europarl pair
         log_event("you", f"switched to the checkpoint pair {p.group} for this preset")
     ss["pos"], ss["plan"] = 0, {}
