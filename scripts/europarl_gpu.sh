@@ -45,6 +45,13 @@ launch() {  # launch MODEL OUTDIR EXTRA...: one detached training run
 
 running() { pgrep -f "train.py --config configs/europarl" >/dev/null; }
 
+display_name() { echo "$1" | sed -e 's/rnnsearch/RNNsearch/' -e 's/rnnencdec/RNNencdec/'; }
+
+export_model() {  # export_model MODEL RESULTS: fp16 checkpoint of runs/…/best.pt, scored greedily on dev
+  "$PY" -m nmt.export --run "runs/europarl-en-fr-$1" --name "$(display_name "$1")" --data "$DATA/europarl-v7-fr-en" \
+    --splits dev2000q4 --beams 1 --out "checkpoints/europarl-en-fr-$1.pt" --results "$2" --force
+}
+
 case "${1:-}" in
 setup)
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
@@ -83,11 +90,9 @@ finish)
   pkill -INT -f "train.py --config configs/europarl" || true
   for _ in $(seq 60); do running || break; sleep 1; done
   for m in "${MODELS[@]}"; do
-    name=$(echo "$m" | sed -e 's/rnnsearch/RNNsearch/' -e 's/rnnencdec/RNNencdec/')
-    ck="checkpoints/europarl-en-fr-$m.pt"
-    ( "$PY" -m nmt.export --run "runs/europarl-en-fr-$m" --name "$name" --data "$DATA/europarl-v7-fr-en" \
-        --splits dev2000q4 --beams 1 --out "$ck" --results "runs/export-$m.json" --force \
-      && "$PY" -m nmt.experiment --data "$DATA" --model "$name=$ck" --test wmt/newstest2014-fren \
+    ( export_model "$m" "runs/export-$m.json" \
+      && "$PY" -m nmt.experiment --data "$DATA" --model "$(display_name "$m")=checkpoints/europarl-en-fr-$m.pt" \
+        --test wmt/newstest2014-fren \
         --test europarl-v7-fr-en/test2000q4 --out "runs/results-$m.json" ) >"runs/finish-$m.log" 2>&1 &
   done
   wait || true
@@ -100,8 +105,7 @@ finish)
 fetch)
   ck="checkpoints/europarl-en-fr-${2:?model}.pt"
   if [ ! -f "$ck" ]; then  # each call re-sends the working tree, which drops what finish exported
-    "$PY" -m nmt.export --run "runs/europarl-en-fr-$2" --name "$2" --data "$DATA/europarl-v7-fr-en" \
-      --splits dev2000q4 --beams 1 --out "$ck" --results "runs/export-$2-again.json" --force
+    export_model "$2" "runs/export-$2-again.json"
   fi
   split -b 15M -d "$ck" "$OUT/europarl-en-fr-$2.pt.part." ;;
 *) echo "usage: $0 setup|probe|start|status|wait S|wait-end|finish|fetch MODEL" >&2; exit 2 ;;
