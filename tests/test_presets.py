@@ -19,27 +19,34 @@ EP_ENCDEC = CKPTS / "europarl-en-fr-rnnencdec-50.pt"
 pytestmark = pytest.mark.skipif(not SEARCH.exists(), reason="no shipped checkpoint")
 
 
+_LOADED: dict[str, checkpoint.LoadedModel] = {}
+
+
+def load(path) -> checkpoint.LoadedModel:
+    """A shipped checkpoint, loaded once for this module (fixtures and :func:`pair` share it)."""
+    if str(path) not in _LOADED:
+        _LOADED[str(path)] = checkpoint.load(path)
+    return _LOADED[str(path)]
+
+
 @pytest.fixture(scope="module")
 def search():
-    return checkpoint.load(SEARCH)
+    return load(SEARCH)
 
 
 @pytest.fixture(scope="module")
 def encdec():
     if not ENCDEC.exists():
         pytest.skip("no shipped RNNencdec")
-    return checkpoint.load(ENCDEC)
-
-
-_LOADED: dict[str, checkpoint.LoadedModel] = {}
+    return load(ENCDEC)
 
 
 def pair(group: str) -> tuple[checkpoint.LoadedModel, checkpoint.LoadedModel]:
-    """The shipped RNNsearch and RNNencdec of a preset's checkpoint pair (loaded once)."""
+    """The shipped RNNsearch and RNNencdec of a preset's checkpoint pair."""
     paths = {"m30k-en-fr": (SEARCH, ENCDEC), EUROPARL: (EP_SEARCH, EP_ENCDEC)}[group]
     if not all(p.exists() for p in paths):
         pytest.skip(f"the {group} pair is not shipped")
-    return tuple(_LOADED.setdefault(str(p), checkpoint.load(p)) for p in paths)  # type: ignore[return-value]
+    return load(paths[0]), load(paths[1])
 
 
 def argmax_source(trace, target_word: str) -> str:
@@ -83,7 +90,7 @@ def test_bottleneck_preset_uses_the_toggle_and_long_sentence_does_not() -> None:
 def test_long_sentence_is_better_with_attention(search) -> None:
     from nmt.metrics import sentence_scores
 
-    encdec = checkpoint.load(ENCDEC)
+    encdec = load(ENCDEC)
     text = BY_NAME["Long sentence"].text
     with_att = greedy(search, [text])[0]
     fixed = greedy(encdec, [text])[0]
