@@ -23,6 +23,7 @@ from nmt.decoding import InputError
 from nmt.trace import DecodeTrace, StepRecord
 from ui import models, shell
 from ui import stepper_controller as ctl
+from ui import stepper_url as url
 from ui.presets import BY_NAME
 from ui.stepper_panels import context_panel, export_section, topk_panel
 from ui.views import stepper as sv
@@ -32,7 +33,8 @@ from ui.views import stepper_state as vs
 from ui.views.common import NORM_LABELS, md
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
-MODE_LABELS = {"greedy": "Greedy (step, force words)", "beam": "Beam search (best hypothesis)"}
+NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
+MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
 TABS = ("This step's numbers", "Energies e_ij", "Bottleneck", "Event log", "Share and export")
 HEATMAP_BOX = {False: 310, True: 340}  # px (normal, presentation): a taller heatmap scrolls inside its box
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
@@ -45,53 +47,56 @@ ss = st.session_state
 
 def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
     """Model picker, decoding mode and display settings; returns the chosen model group."""
-    names = [g.name for g in groups]
-    if ss.get("w_model") not in names:
-        if ss.get("w_model"):
-            st.sidebar.warning(f"Model “{md(ss['w_model'])}” is not in the checkpoint folder; showing the default.")
-        default = models.default_group(groups)
-        ss["w_model"] = default.name if default else names[0]
+    default = models.default_group(groups)
+    # the default first: a bound control leaves its first option out of the URL
+    names = [g.name for g in sorted(groups, key=lambda g: g is not default)]
+    if ss.get("model") not in names:
+        if ss.get("model"):
+            st.sidebar.warning(f"Model “{md(ss['model'])}” is not in the checkpoint folder; showing the default.")
+        ss["model"] = names[0]
     labels, rows = ctl.catalogue(groups)
     with st.sidebar:
         st.header("Model")
-        st.selectbox("Checkpoint pair", names, key="w_model", format_func=labels.__getitem__,
-                     on_change=ctl.on_setting, args=("model",),
+        st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
+        st.caption(md(labels[ss["model"]]))
         with st.expander("Checkpoints in the folder"):
             st.dataframe(rows, hide_index=True)
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
         st.header("Decoding")
-        st.radio("Mode", list(MODE_LABELS), key="w_mode", format_func=MODE_LABELS.__getitem__,
+        st.radio("Mode", list(MODE_LABELS), key="mode", **url.BOUND, captions=list(MODE_LABELS.values()),
                  on_change=ctl.on_setting, args=("mode",),
                  help="Greedy decoding can be stepped and forced; beam search runs once and the step "
                       "controls walk through its best hypothesis.")
-        if ss["w_mode"] == "beam":
-            st.slider("Beam size k", *vs.BEAM_RANGE, key="w_beam", on_change=ctl.on_setting, args=("beam",))
-            st.selectbox("Length normalisation", list(NORM_LABELS), key="w_norm",
-                         format_func=NORM_LABELS.__getitem__, on_change=ctl.on_setting, args=("norm",))
+        if ss["mode"] == "beam":
+            st.slider("Beam size k", *vs.BEAM_RANGE, key="beam", **url.BOUND, on_change=ctl.on_setting, args=("beam",))
+            st.selectbox("Length normalisation", NORMS, key="norm", **url.BOUND, on_change=ctl.on_setting,
+                         args=("norm",))
+            st.caption(NORM_LABELS[ss["norm"]])
         st.header("Display")
-        st.toggle("Paper-style heatmap", key="w_paper", on_change=ctl.on_setting, args=("paper",),
+        st.toggle("Paper-style heatmap", key="paper", **url.BOUND, on_change=ctl.on_setting, args=("paper",),
                   help="Greyscale as in Fig. 3 of the paper: α = 0 black, α = 1 white.")
-        st.toggle("Copy unknown words from the source", key="w_unk", on_change=ctl.on_setting, args=("unk",),
+        st.toggle("Copy unknown words from the source", key="unk", **url.BOUND, on_change=ctl.on_setting, args=("unk",),
                   help="When the model writes <unk>, show the source word it attends to most (largest α_ij, "
                        "never </s>) instead, marked “copied” (Jean et al., 2015).")
-    return {g.name: g for g in groups}[ss["w_model"]]
+    return {g.name: g for g in groups}[ss["model"]]
 
 
 def inputs() -> None:
     """Title, presentation switch, preset picker, sentence box and the bottleneck toggle."""
     st.title("Step through decoding", help=INTRO)
     c = st.columns([1.5, 4, 1.9], vertical_alignment="bottom")
-    c[0].selectbox("Preset", [ctl.CUSTOM, *BY_NAME], key="w_preset", on_change=ctl.on_preset)
-    c[1].text_area("Source sentence (English)", key="w_text", height=68, max_chars=vs.MAX_TEXT_CHARS,
+    c[0].selectbox("Preset", [ctl.CUSTOM, *BY_NAME], key="w_preset", persist_state="session",
+                   on_change=ctl.on_preset)
+    c[1].text_area("Source sentence (English)", key="text", **url.BOUND, height=68, max_chars=vs.MAX_TEXT_CHARS,
                    on_change=ctl.on_text, placeholder="Type a sentence, e.g. A black dog is running on the grass.")
     with c[2]:
-        st.toggle("Freeze c_i (RNNencdec)", key="w_freeze", on_change=ctl.on_setting, args=("freeze",),
+        st.toggle("Freeze c_i (RNNencdec)", key="freeze", **url.BOUND, on_change=ctl.on_setting, args=("freeze",),
                   help="Off: RNNsearch computes a fresh context c_i = Σ_j α_ij h_j for every target word. "
                        "On: the RNNencdec twin, whose every target word reads one fixed summary c = [→h_Tx; ←h_1].")
         with st.popover("Advanced", icon=":material/tune:"):
             st.checkbox("Apply the freeze to the RNNsearch weights themselves (untrained ablation)",
-                        key="w_ablation", on_change=ctl.on_setting, args=("ablation",),
+                        key="ablation", **url.BOUND, on_change=ctl.on_setting, args=("ablation",),
                         help="Instead of the RNNencdec trained with a fixed c, decode the RNNsearch model with "
                              "c_i frozen to the summary c. It was never trained that way, so its output shows "
                              "what attention was doing for it.")
@@ -101,7 +106,7 @@ def watch() -> None:
     """The preset's one line on what to watch."""
     preset = BY_NAME.get(ss["w_preset"])
     if preset is not None:
-        (st.markdown if ss["w_present"] else st.caption)(f"**Watch:** {md(preset.watch)}")
+        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(preset.watch)}")
 
 
 def controls(done: bool) -> None:
@@ -117,9 +122,9 @@ def controls(done: bool) -> None:
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
                   disabled=done and not playing)
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
-        st.select_slider("Play speed", SPEEDS, key="w_speed", format_func=lambda s: f"{s:g} s / word",
-                         label_visibility="collapsed", width=190)
-        st.toggle("Presentation", key="w_present", on_change=ctl.on_setting, args=("present",),
+        st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
+                         format_func=lambda s: f"{s:g} s / word", label_visibility="collapsed", width=190)
+        st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
 
@@ -205,7 +210,7 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
 def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: models.ModelGroup) -> None:
     """Everything below the inputs; runs as a fragment so a step redraws only this part."""
     want = ss["w_speed"] if ss.get("playing") else None
-    if want != ss.get("_timer") or ss["w_present"] != ss.get("_present_drawn"):
+    if want != ss.get("_timer") or ss["present"] != ss.get("_present_drawn"):
         ss["_play_clock"] = None  # a new pace starts from here
         st.rerun()  # a full run registers (or drops) the play timer, or redraws the page for presentation
     if ss.get("playing"):
@@ -213,12 +218,12 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         clock = ss.get("_play_clock") or (ss["pos"], now)
         ss["_play_clock"] = clock
         ss["pos"] = vs.play_position(ss["pos"], clock, now, float(ss["w_speed"]))
-    beam = ss["w_mode"] == "beam"
+    beam = ss["mode"] == "beam"
     trace, done, limit = ctl.materialize(lm, choice, text)
     if ss.get("playing") and done:
         ss["playing"] = False
         ctl.log_event("model", "reached the end; playback stopped")
-        ctl.write_query(group)
+        url.write_position()
         st.rerun()
     look = ctl.look()
     controls(done)
@@ -248,15 +253,15 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
             topk_panel(step, beam, nonce)
     if not look.present:
         secondary(trace, step, choice, group, text, look, nonce)
-    ctl.write_query(group)
+    url.write_position()
 
 
 def main() -> None:
     """The stepper page."""
     ctl.init_session()
-    ctl.keep_widget_values()
-    ss["_present_drawn"] = ss["w_present"]
-    st.html(sh.page_css(ss["w_present"]))
+    url.restate_controls()
+    ss["_present_drawn"] = ss["present"]
+    st.html(sh.page_css(ss["present"]))
     directory = models.checkpoint_dir()
     groups = models.scan(directory)
     if not groups:
@@ -266,26 +271,26 @@ def main() -> None:
         return
     group = sidebar(groups)
     inputs()
-    choice = models.resolve(group, ss["w_freeze"], ss["w_ablation"])
+    choice = models.resolve(group, ss["freeze"], ss["ablation"])
     if choice.notice:
         st.warning(md(choice.notice))
     try:
         lm = models.load(choice.ckpt)
     except CheckpointError as e:  # a damaged or foreign file: say so in one line
         st.error(md(str(e)), icon=":material/error:")
-        ctl.write_query(group)
+        url.write_position()
         return
-    text = ss["w_text"]
+    text = ss["text"]
     try:
-        if ss["w_mode"] == "beam":
-            src_trace = ctl.get_beam(lm, choice, text, ss["w_beam"], ss["w_norm"])[0]
+        if ss["mode"] == "beam":
+            src_trace = ctl.get_beam(lm, choice, text, ss["beam"], ss["norm"])[0]
         else:
             src_trace = ctl.get_stepper(lm, choice, text)[0].trace
     except InputError as e:
         st.warning(md(str(e)), icon=":material/edit:")
         st.caption("Pick a preset or type an English sentence above.")
         ss["pos"] = 0
-        ctl.write_query(group)
+        url.write_position()
         return
     if src_trace.truncated:
         st.warning(f"The sentence is long: only its first {ctl.MAX_SRC_TOKENS} tokens are translated "
@@ -294,5 +299,6 @@ def main() -> None:
     st.fragment(run_every=ss["_timer"])(decoding_view)(lm, choice, text, group)
 
 
-with shell.page("Step through decoding", sidebar="collapsed" if ctl.presenting() else "auto"):
+with shell.page("Step through decoding", sidebar="collapsed" if url.presenting() else "auto"):
     main()
+    url.sync_once()

@@ -116,7 +116,7 @@ def bench(repeats: int) -> dict[str, Any]:
         st.cache_data.clear()
         for bucket, name in ((cold, "cold"), (warm, "warm")):
             at, _ = _session({"text": SENTENCE_30, "beam": "12"})
-            bucket.append(_timed(lambda at=at: at.radio(key="w_mode").set_value("beam").run()))
+            bucket.append(_timed(lambda at=at: at.radio(key="mode").set_value("beam").run()))
             cpu[name].append(CPU[-1])
             assert not at.exception, [e.value for e in at.exception]
         for _ in range(3):
@@ -191,7 +191,7 @@ def bench_browser(repeats: int) -> dict[str, Any]:
                     greedy.append(time.perf_counter() - t0)
                     page.wait_for_timeout(500)
                 t0 = time.perf_counter()
-                page.get_by_text("Beam search (best hypothesis)").click()
+                page.get_by_test_id("stRadio").get_by_text("beam", exact=True).click()
                 page.get_by_text("beam's best hypothesis").first.wait_for(timeout=120_000)
                 switch = time.perf_counter() - t0
                 page.wait_for_timeout(1000)
@@ -203,7 +203,7 @@ def bench_browser(repeats: int) -> dict[str, Any]:
                     beam.append(time.perf_counter() - t0)
                     page.wait_for_timeout(500)
                 # Play at 0.25 s per word from the first word: words on screen per second of playing
-                page.get_by_text("Greedy (step, force words)").click()
+                page.get_by_test_id("stRadio").get_by_text("greedy", exact=True).click()
                 page.wait_for_timeout(1500)
                 page.get_by_role("button", name="Reset").click()
                 expect(chips).to_have_count(0, timeout=60_000)

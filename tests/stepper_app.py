@@ -34,7 +34,7 @@ def click(at: AppTest, key: str) -> AppTest:
 
 
 def set_text(at: AppTest, text: str) -> AppTest:
-    at.text_area(key="w_text").set_value(text).run()
+    at.text_area(key="text").set_value(text).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
@@ -50,8 +50,15 @@ def qp(at: AppTest, key: str) -> list[str]:
     return [v] if isinstance(v, str) else list(v)
 
 
-def all_qp(at: AppTest) -> dict[str, list[str]]:
-    return {k: qp(at, k) for k in at.query_params}
+def link(at: AppTest) -> dict[str, list[str]]:
+    """The query of the page's "Link to this view" (the Share and export tab), parsed.
+
+    The controls' own parameters are written into the address bar by the browser (they are bound
+    to it), which AppTest does not run; the share link carries the same view in the same form."""
+    from urllib.parse import parse_qs, urlsplit
+
+    open_tab(at, "Share and export")
+    return parse_qs(urlsplit(at.code[0].value).query)
 
 
 def html_bodies(at: AppTest) -> list[str]:

@@ -14,12 +14,12 @@ from nmt import checkpoint
 from nmt.decoding import beam_search, greedy
 from tests.stepper_app import (
     SENTENCE,
-    all_qp,
     body,
     chart_count,
     chart_rows,
     click,
     html_bodies,
+    link,
     open_tab,
     qp,
     set_text,
@@ -33,11 +33,11 @@ from ui.presets import BY_NAME
 def test_first_launch_shows_default_preset_and_writes_url(ckpt_dir: Path) -> None:
     at = start()
     assert at.title[0].value == "Step through decoding"
-    assert at.text_area(key="w_text").value == BY_NAME["Reordered phrase"].text
+    assert at.text_area(key="text").value == BY_NAME["Reordered phrase"].text
     assert at.selectbox(key="w_preset").value == "Reordered phrase"
-    assert at.selectbox(key="w_model").value == "tiny-en-fr"
+    assert at.selectbox(key="model").value == "tiny-en-fr"
     assert qp(at, "step") == ["0"]
-    assert qp(at, "model") == ["tiny-en-fr"]
+    assert link(at)["model"] == ["tiny-en-fr"]
     assert {b.key for b in at.button} >= {"btn_reset", "btn_back", "btn_step", "btn_play", "btn_run"}
     assert at.button(key="btn_back").disabled
     assert "press Step" in " ".join(html_bodies(at))
@@ -129,7 +129,7 @@ def test_play_advances_one_word_per_tick_and_stops_at_the_end(ckpt_dir: Path) ->
 def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "3"})
     assert chart_count(at) == 1  # the α heatmap (other tabs are lazy)
-    at.toggle(key="w_freeze").set_value(True).run()
+    at.toggle(key="freeze").set_value(True).run()
     assert not at.exception
     t = trace(at)
     assert t.context == "fixed" and len(t.steps) == 3  # position kept for comparison
@@ -146,27 +146,28 @@ def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
     assert fixed and set(fixed) == {0.0} and max(moving) > 0  # the tiny model moves its c_i a little
     compare = body(at, "bottleneck-compare")
     assert "RNNsearch" in compare and "RNNencdec" in compare
-    assert qp(at, "freeze") == ["1"]
+    assert link(at)["freeze"] == ["true"]
+    open_tab(at, "This step's numbers")
     assert any("froze c_i" in e["what"] for e in at.session_state["log"])
     # advanced: the freeze applied to the RNNsearch weights (untrained ablation)
-    at.checkbox(key="w_ablation").check().run()
+    at.checkbox(key="ablation").check().run()
     assert at.session_state["_stepper"][0][0].endswith("tiny-en-fr-rnnsearch.pt")
     assert trace(at).context == "fixed"
     assert "Untrained ablation" in " ".join(i.value for i in at.info)
-    assert qp(at, "ablation") == ["1"]
-    at.toggle(key="w_freeze").set_value(False).run()
+    assert link(at)["ablation"] == ["true"]
+    at.toggle(key="freeze").set_value(False).run()
     assert trace(at).context == "attention" and chart_count(at) == 1
 
 
 def test_presets_set_sentence_and_toggle(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "2"})
     at.selectbox(key="w_preset").set_value("Fixed-vector bottleneck").run()
-    assert at.text_area(key="w_text").value == BY_NAME["Fixed-vector bottleneck"].text
-    assert at.toggle(key="w_freeze").value is True
+    assert at.text_area(key="text").value == BY_NAME["Fixed-vector bottleneck"].text
+    assert at.toggle(key="freeze").value is True
     assert at.session_state["pos"] == 0
     assert any("Watch:" in c.value for c in at.caption)
     at.selectbox(key="w_preset").set_value("Long sentence").run()
-    assert at.toggle(key="w_freeze").value is False
+    assert at.toggle(key="freeze").value is False
     set_text(at, "A dog runs.")
     assert at.selectbox(key="w_preset").value == "(your own sentence)"
 
@@ -203,23 +204,22 @@ def test_query_params_round_trip(ckpt_dir: Path) -> None:
     alternatives = [b for b in at.button if str(b.key).startswith("force_") and not b.disabled]
     alternatives[0].click().run()
     click(at, "btn_step")
-    at.toggle(key="w_freeze").set_value(True).run()
-    shared = all_qp(at)
+    at.toggle(key="freeze").set_value(True).run()
+    shared = link(at)
+    assert shared["step"] == qp(at, "step") == ["2"] and shared["force"] == qp(at, "force")
     tokens = [(s.token, s.forced) for s in trace(at).steps]
-    # a new session opened from that URL shows the same view
+    # a new session opened from that link shows the same view, and links to it the same way
     other = start(shared)
     assert [(s.token, s.forced) for s in trace(other).steps] == tokens
-    assert other.toggle(key="w_freeze").value is True
-    assert other.text_area(key="w_text").value == SENTENCE
-    assert all_qp(other) == shared
-    open_tab(other, "Share and export")
-    code = other.code[0].value
-    assert "step=2" in code and "freeze=1" in code
+    assert other.toggle(key="freeze").value is True
+    assert other.text_area(key="text").value == SENTENCE
+    assert link(other) == shared
+    assert shared["freeze"] == ["true"] and shared["text"] == [SENTENCE]
 
 
 def test_beam_mode_walks_the_best_hypothesis(ckpt_dir: Path, search_lm: checkpoint.LoadedModel) -> None:
     at = start({"text": SENTENCE})
-    at.radio(key="w_mode").set_value("beam").run()
+    at.radio(key="mode").set_value("beam").run()
     assert not at.exception
     click(at, "btn_step")
     click(at, "btn_run")
@@ -229,29 +229,28 @@ def test_beam_mode_walks_the_best_hypothesis(ckpt_dir: Path, search_lm: checkpoi
     assert at.session_state["pos"] == len(ref.steps)
     assert not [b for b in at.button if str(b.key).startswith("force_")]  # no forcing in beam mode
     assert "End of the beam&#x27;s best hypothesis" in " ".join(html_bodies(at))
-    assert qp(at, "mode") == ["beam"]
+    assert link(at)["mode"] == ["beam"]
     click(at, "btn_back")
     assert at.session_state["pos"] == len(ref.steps) - 1
-    at.slider(key="w_beam").set_value(3).run()
-    at.radio(key="w_mode").set_value("greedy").run()  # the beam slider is not drawn now
+    at.slider(key="beam").set_value(3).run()
+    at.radio(key="mode").set_value("greedy").run()  # the beam slider is not drawn now
     click(at, "btn_back")
-    at.radio(key="w_mode").set_value("beam").run()
-    assert at.slider(key="w_beam").value == 3 and at.session_state["_beam"][1].beam_size == 3
+    at.radio(key="mode").set_value("beam").run()
+    assert at.slider(key="beam").value == 3 and at.session_state["_beam"][1].beam_size == 3
 
 
 def test_presentation_mode_is_large_and_drops_the_secondary_panels(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "3", "present": "1"})
-    assert at.toggle(key="w_present").value is True
+    assert at.toggle(key="present").value is True
     assert not at.tabs and not [b for b in at.button if str(b.key).startswith("force_")]  # no tabs, no top-k
     assert not any("target words written" in c.value for c in at.caption)
     assert "font-size:1.6rem" in body(at, "source-words") and "font-size:1.6rem" in body(at, "translation-so-far")
     heat = specs(at)[0]["encoding"]
     sizes = [heat[a]["axis"][k] for a in ("x", "y") for k in ("labelFontSize", "titleFontSize")]
     assert min([*sizes, heat["color"]["legend"]["labelFontSize"]]) >= 18
-    assert qp(at, "present") == ["1"]
-    at.toggle(key="w_present").set_value(False).run()
+    at.toggle(key="present").set_value(False).run()
     assert at.tabs and len([b for b in at.button if str(b.key).startswith("force_")]) == 4
-    assert "present" not in at.query_params and len(trace(at).steps) == 3
+    assert "present" not in link(at) and len(trace(at).steps) == 3
     assert any(e["what"] == "presentation mode off" for e in at.session_state["log"])
 
 
@@ -260,9 +259,9 @@ def test_paper_style_heatmap(ckpt_dir: Path) -> None:
     scale = specs(at)[0]["encoding"]["color"]["scale"]
     assert scale["range"] == ["#000000", "#ffffff"] and scale["domain"] == [0.0, 1.0]
     assert "background:#000000" in body(at, "source-words") or "background:#ffffff" in body(at, "source-words")
-    at.toggle(key="w_paper").set_value(False).run()
+    at.toggle(key="paper").set_value(False).run()
     assert specs(at)[0]["encoding"]["color"]["scale"]["scheme"] == "blues"
-    assert "paper" not in at.query_params
+    assert "paper" not in link(at)
 
 
 def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
@@ -275,10 +274,10 @@ def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
     chip = body(at, "translation-so-far").split("<span")[2]
     assert chip.split('">', 1)[1].startswith(src) and "copied" in chip
     assert any(c.value.startswith("Detokenised:") and src in c.value for c in at.caption)
-    at.toggle(key="w_unk").set_value(False).run()
+    at.toggle(key="unk").set_value(False).run()
     chip = body(at, "translation-so-far").split("<span")[2]
     assert "copied" not in chip and "&lt;unk&gt;" in chip
-    assert qp(at, "unk") == ["0"]
+    assert link(at)["unk"] == ["false"]
 
 
 def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:

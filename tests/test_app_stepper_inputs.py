@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.stepper_app import SENTENCE, click, html_bodies, set_text, start, trace
+from tests.stepper_app import SENTENCE, click, html_bodies, link, set_text, start, trace
 from ui.presets import BY_NAME
+from ui.views.stepper_state import MAX_TEXT_CHARS
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t "])
@@ -51,10 +52,24 @@ def test_bad_query_params_fall_back(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "abc", "mode": "nonsense", "model": "no-such-model",
                 "beam": "999", "force": ["x:y", "3"]})
     assert at.session_state["pos"] == 0 and at.session_state["plan"] == {}
-    assert at.radio(key="w_mode").value == "greedy"
+    assert at.radio(key="mode").value == "greedy"
     assert any("no" in w.value and "default" in w.value for w in at.sidebar.warning)
     at2 = start({"text": SENTENCE, "step": "500"})
     assert trace(at2).finished and at2.session_state["pos"] == len(trace(at2).steps)
+
+
+def test_links_shared_before_the_controls_were_bound_still_open(ckpt_dir: Path) -> None:
+    """Old links wrote flags as 1/0; the bound controls write true/false. Both open the same view,
+    and an over-long sentence in a hand-made link is cut as the text box would cut it."""
+    old = start({"text": SENTENCE, "step": "2", "freeze": "1", "paper": "1", "unk": "0"})
+    new = start({"text": SENTENCE, "step": "2", "freeze": "true", "paper": "true", "unk": "false"})
+    for at in (old, new):
+        assert at.toggle(key="freeze").value is True and at.toggle(key="paper").value is True
+        assert at.toggle(key="unk").value is False
+        assert trace(at).context == "fixed" and len(trace(at).steps) == 2
+    assert link(old) == link(new)
+    long = start({"text": "dog " * 600})
+    assert len(long.text_area(key="text").value) == MAX_TEXT_CHARS
 
 
 def test_no_checkpoints_gives_training_instructions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +92,7 @@ def test_a_preset_switches_to_the_pair_it_is_written_for(tiny_checkpoint_dir: Pa
     fig3 = BY_NAME["Paper Fig. 3(a)"]
     at.selectbox(key="w_preset").set_value(fig3.name).run()
     assert not at.exception
-    assert at.session_state["w_model"] == "europarl-en-fr-50" and at.session_state["w_text"] == fig3.text
+    assert at.session_state["model"] == "europarl-en-fr-50" and at.session_state["text"] == fig3.text
     assert any("europarl-en-fr-50" in e["what"] for e in at.session_state["log"])
     at.selectbox(key="w_preset").set_value("Monotonic copy").run()  # written for m30k-en-fr: not in this folder
-    assert at.session_state["w_model"] == "europarl-en-fr-50"
+    assert at.session_state["model"] == "europarl-en-fr-50"

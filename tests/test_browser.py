@@ -144,13 +144,16 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     page.get_by_role("option", name="Monotonic copy").click()
     _settle(page)
     assert "Two dogs" in page.get_by_role("textbox", name="Source sentence (English)").input_value()
+    # the controls are bound to the URL: the preset's sentence is in it, written by the browser
+    assert "Two dogs" in _wait_query(page, lambda q: "Two dogs" in q.get("text", [""])[0]).get("text", [""])[0]
     page.screenshot(path=str(ARTIFACTS / "01-preset.png"), full_page=True)
 
     step = page.get_by_role("button", name="Step", exact=True)
     for n in range(1, 4):
         step.click()
         _wait_chips(page, n)
-    assert _wait_query(page, lambda q: q.get("step") == ["3"]).get("step") == ["3"]
+    q = _wait_query(page, lambda q: q.get("step") == ["3"])
+    assert q.get("step") == ["3"] and "Two dogs" in q.get("text", [""])[0]  # the position beside the controls
     page.get_by_text("Σ_j α_ij").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "02-stepped.png"), full_page=True)
 
@@ -191,12 +194,14 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     _settle(page)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
     page.get_by_test_id("bottleneck-compare").wait_for()
-    assert _wait_query(page, lambda q: q.get("freeze") == ["1"]).get("freeze") == ["1"]
+    q = _wait_query(page, lambda q: q.get("freeze") == ["true"])
+    assert q.get("freeze") == ["true"] and q.get("step") == ["3"] and q.get("force") == forced_q.get("force")
     page.screenshot(path=str(ARTIFACTS / "04-frozen.png"), full_page=True)
 
     # Run to the end and look at the whole heatmap with the toggle off again.
     page.get_by_text("Freeze c_i (RNNencdec)").click()
     _settle(page)
+    assert "freeze" not in _wait_query(page, lambda q: "freeze" not in q)
     page.get_by_role("button", name="Run to end").click()
     _settle(page)
     page.screenshot(path=str(ARTIFACTS / "05-run-to-end.png"), full_page=True)
@@ -229,14 +234,35 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
 
 
 def test_shared_link_reopens_view(app_url: str, browser: object) -> None:
-    """A URL with the view in its query string reopens that view in a fresh session."""
+    """A URL with the view in its query string reopens that view in a fresh session; a link shared
+    before the controls were bound (flags as 1) opens too, and the address bar then shows the new form."""
     page = browser.new_page(viewport={"width": 1400, "height": 1400})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=2&freeze=1")
     page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
     _settle(page)
     _wait_chips(page, 2)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+    q = _wait_query(page, lambda q: q.get("freeze") == ["true"])
+    assert (q.get("freeze"), q.get("step"), q.get("text")) == (["true"], ["2"], ["A man is riding a bike."])
     page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
+    page.close()
+
+
+def test_leaving_the_stepper_and_coming_back_keeps_its_view(app_url: str, browser: object) -> None:
+    """Another page and back through the sidebar's links: the sentence, the toggle, the position and
+    the URL are as they were."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=2&freeze=true")
+    _wait_chips(page, 2)
+    page.get_by_role("link", name="Beam search explorer").first.click()
+    page.get_by_text("Search tree").first.wait_for(timeout=60_000)
+    _settle(page)
+    page.get_by_role("link", name="Step through decoding").first.click()
+    _wait_chips(page, 2)
+    assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == "A man is riding a bike."
+    page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+    q = _wait_query(page, lambda q: q.get("freeze") == ["true"] and q.get("step") == ["2"])
+    assert (q.get("freeze"), q.get("step"), q.get("text")) == (["true"], ["2"], ["A man is riding a bike."])
     page.close()
 
 
@@ -283,7 +309,7 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
 
     page.get_by_text("Presentation", exact=True).click()
     _settle(page)
-    assert _wait_query(page, lambda q: q.get("present") == ["1"]).get("present") == ["1"]
+    assert _wait_query(page, lambda q: q.get("present") == ["true"]).get("present") == ["true"]
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
                            ".getBoundingClientRect().right <= 0", timeout=30_000)  # collapsed
     page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
@@ -325,7 +351,7 @@ def test_beam_mode_switch_and_step_timings(app_url: str, browser: object) -> Non
     page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
     _settle(page)
     t0 = time.perf_counter()
-    page.get_by_text("Beam search (best hypothesis)").click()
+    page.get_by_test_id("stRadio").get_by_text("beam", exact=True).click()
     page.get_by_text("beam's best hypothesis").first.wait_for(timeout=60_000)
     _settle(page)
     timings = {"beam_switch_s": time.perf_counter() - t0, "beam_step_s": []}

@@ -1,10 +1,10 @@
 """The stepper's controller: session state, callbacks, decoding state and replay, and the event log.
 
 The stepper page (``app.py``) draws; this module decides. Everything a session owns lives in
-``st.session_state``: its inputs (``w_*``), its position ``pos`` (target words produced), its forced
-words ``plan``, playback, and its own :class:`~nmt.decoding.Stepper` or beam trace, while the model
-itself is shared by every session (``ui.models.load``). The view is the :class:`ui.views.stepper_state.View`
-written to the URL after each run, so a copied link reopens it.
+``st.session_state``: its inputs (keyed by their URL parameter names: ``text``, ``model``, ``mode`` …),
+its position ``pos`` (target words produced), its forced words ``plan``, playback, and its own
+:class:`~nmt.decoding.Stepper` or beam trace, while the model itself is shared by every session
+(``ui.models.load``). The URL keeps the view as on every page (:mod:`ui.stepper_url`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
 from nmt.trace import DecodeTrace
 from ui import models
+from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
 from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
@@ -46,17 +47,10 @@ def log_event(who: str, what: str, words: int | None = None) -> None:
     vs.add_event(ss["log"], who, what, ss.get("_shown", 0) if words is None else words)
 
 
-def presenting() -> bool:
-    """Whether presentation mode is on (also before the session is set up: read from the URL)."""
-    if "w_present" in ss:
-        return bool(ss["w_present"])
-    return vs.view_from_query(vs.query_snapshot(st.query_params)).present
-
-
 def look() -> sc.Look:
     """How to draw: presentation size, paper style, and the browser's light or dark theme."""
     theme = getattr(getattr(st.context, "theme", None), "type", None)
-    return sc.Look(present=bool(ss.get("w_present")), paper=bool(ss.get("w_paper")), dark=theme == "dark")
+    return sc.Look(present=bool(ss.get("present")), paper=bool(ss.get("paper")), dark=theme == "dark")
 
 
 def matching_preset(text: str, freeze: bool) -> str:
@@ -74,22 +68,13 @@ def init_session() -> None:
     """On a session's first run, set every input from the URL (or the default preset)."""
     if ss.get("_init"):
         return
-    params = dict(vs.query_snapshot(st.query_params))
-    view = vs.view_from_query(params)
+    params = url.query()
+    view = url.view_from_url()
     if "text" not in params:
         preset = BY_NAME[DEFAULT_PRESET]
         view.text, view.freeze = preset.text, preset.freeze
-    ss["w_text"] = view.text
+    url.seed_controls(view)
     ss["w_preset"] = matching_preset(view.text, view.freeze)
-    ss["w_model"] = view.model
-    ss["w_mode"] = view.mode
-    ss["w_beam"] = view.beam
-    ss["w_norm"] = view.norm
-    ss["w_freeze"] = view.freeze
-    ss["w_ablation"] = view.ablation
-    ss["w_present"] = view.present
-    ss["w_paper"] = view.paper
-    ss["w_unk"] = view.unk
     ss["w_speed"] = 0.5
     ss["pos"] = view.step
     ss["plan"] = dict(view.plan)
@@ -100,22 +85,6 @@ def init_session() -> None:
     ss["_shown"] = 0
     ss["_init"] = True
     log_event("you", "opened the page" + (" from a shared link" if params else ""))
-
-
-WIDGET_KEYS = ("w_text", "w_preset", "w_model", "w_mode", "w_beam", "w_norm", "w_freeze", "w_ablation", "w_speed",
-               "w_present", "w_paper", "w_unk")
-
-
-def keep_widget_values() -> None:
-    """Keep inputs across runs in which their widget is not drawn.
-
-    Streamlit forgets a widget's value when a run does not draw it (the beam slider in greedy
-    mode, the speed slider while the sentence is empty); writing each value back into
-    ``st.session_state`` at the top of the run keeps it (the documented way to stop the cleanup).
-    """
-    for k in WIDGET_KEYS:
-        if k in ss:
-            ss[k] = ss[k]
 
 
 def pause() -> None:
@@ -129,7 +98,7 @@ def on_text() -> None:
     """A new sentence: start from the first word, forget forced words."""
     pause()
     ss["pos"], ss["plan"] = 0, {}
-    ss["w_preset"] = matching_preset(ss["w_text"], ss["w_freeze"])
+    ss["w_preset"] = matching_preset(ss["text"], ss["freeze"])
     log_event("you", "typed a new sentence")
 
 
@@ -140,10 +109,10 @@ def on_preset() -> None:
         return
     p = BY_NAME[name]
     pause()
-    ss["w_text"], ss["w_freeze"], ss["w_ablation"] = p.text, p.freeze, False
+    ss["text"], ss["freeze"], ss["ablation"] = p.text, p.freeze, False
     groups = {g.name for g in models.scan(models.checkpoint_dir())}
-    if p.group in groups and ss.get("w_model") != p.group:
-        ss["w_model"] = p.group  # the paper's sentences need the Europarl pair
+    if p.group in groups and ss.get("model") != p.group:
+        ss["model"] = p.group  # the paper's sentences need the Europarl pair
         log_event("you", f"switched to the checkpoint pair {p.group} for this preset")
     ss["pos"], ss["plan"] = 0, {}
     log_event("you", f"loaded the preset “{name}”")
@@ -152,9 +121,9 @@ def on_preset() -> None:
 def on_setting(what: str) -> None:
     """A model, mode or toggle change: keep the position so the two views can be compared."""
     pause()
-    value = ss.get({"model": "w_model", "mode": "w_mode", "beam": "w_beam", "norm": "w_norm",
-                    "freeze": "w_freeze", "ablation": "w_ablation", "present": "w_present", "paper": "w_paper",
-                    "unk": "w_unk"}[what])
+    value = ss.get({"model": "model", "mode": "mode", "beam": "beam", "norm": "norm",
+                    "freeze": "freeze", "ablation": "ablation", "present": "present", "paper": "paper",
+                    "unk": "unk"}[what])
     flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement"}
     if what in flags:
         log_event("you", f"{flags[what]} {'on' if value else 'off'}")
@@ -273,17 +242,17 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
 def bottleneck_pair(group: models.ModelGroup, text: str) -> list[tuple[str, list[str], list[float]]] | None:
     """Both sides of the toggle on this sentence: (label, words, c_i distances) for the fresh-c_i
     model and the frozen one; None when the group has only one of them."""
-    sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["w_ablation"]))]
+    sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["ablation"]))]
     if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
         return None
     return [(KIND_LABELS.get(c.kind, c.label), *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context,
-                                                                 bool(ss["w_unk"])))
+                                                                 bool(ss["unk"])))
             for c in sides]
 
 
 def copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
     """The source words copied for ``<unk>`` outputs, when the replacement is on."""
-    return sv.unk_copies(trace) if ss.get("w_unk") else {}
+    return sv.unk_copies(trace) if ss.get("unk") else {}
 
 
 def catalogue(groups: list[models.ModelGroup]) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -297,20 +266,6 @@ def catalogue(groups: list[models.ModelGroup]) -> tuple[dict[str, str], list[dic
     return cached[1]
 
 
-def current_view(group: models.ModelGroup) -> vs.View:
-    """The view as the URL should record it."""
-    return vs.View(text=ss["w_text"], model=group.name, mode=ss["w_mode"], beam=ss["w_beam"], norm=ss["w_norm"],
-                   freeze=ss["w_freeze"], ablation=ss["w_ablation"], step=ss["pos"], plan=dict(ss["plan"]),
-                   present=ss["w_present"], paper=ss["w_paper"], unk=ss["w_unk"])
-
-
-def write_query(group: models.ModelGroup) -> None:
-    """Put the view into the URL (only when it changed)."""
-    q = vs.view_to_query(current_view(group))
-    if not vs.same_query(vs.query_snapshot(st.query_params), q):
-        st.query_params.from_dict(q)
-
-
 def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[DecodeTrace, bool, int]:
     """Decode up to the session's position; returns the trace so far, whether it ended, the limit.
 
@@ -318,8 +273,8 @@ def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Deco
     Step press). Beam: the stored best hypothesis is cut at the position (no decoding at all).
     New steps go into the log, each with the number of words written by then.
     """
-    if ss["w_mode"] == "beam":
-        full = get_beam(lm, choice, text, ss["w_beam"], ss["w_norm"])[0]
+    if ss["mode"] == "beam":
+        full = get_beam(lm, choice, text, ss["beam"], ss["norm"])[0]
         fresh = ss.pop("_fresh", False)
         before = ss.get("_shown", 0)
         pos = min(ss["pos"], len(full.steps))
@@ -329,7 +284,7 @@ def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Deco
         new = [] if fresh else shown[before:]
         done, limit = pos >= len(full.steps), len(full.steps)
         if fresh:
-            log_event("model", f"beam search (k={ss['w_beam']}) wrote “{full.translation}” "
+            log_event("model", f"beam search (k={ss['beam']}) wrote “{full.translation}” "
                                f"({len(full.steps)} words); showing {pos}", pos)
     else:
         stepper = get_stepper(lm, choice, text)[0]

@@ -10,6 +10,7 @@ import streamlit as st
 from nmt.trace import DecodeTrace, StepRecord
 from ui import models
 from ui import stepper_controller as ctl
+from ui import stepper_url as url
 from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
@@ -84,6 +85,6 @@ def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) 
                          mime="application/json", key="dl_json", icon=":material/data_object:", on_click="ignore")
     c[3].download_button("Trace CSV", data=lambda: sv.trace_csv(trace), file_name=f"{base}.csv", mime="text/csv",
                          key="dl_csv", icon=":material/table:", on_click="ignore")
-    query = urlencode(vs.view_to_query(ctl.current_view(group)), doseq=True)
+    query = urlencode(vs.view_to_query(url.current_view(group.name)), doseq=True)
     st.caption("Link to this view (sentence, model, mode, settings, forced words and step):")
     st.code(f"{(st.context.url or '').split('?')[0]}?{query}", language=None, wrap_lines=True)

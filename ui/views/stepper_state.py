@@ -1,10 +1,14 @@
 """View state of the stepper page and its round trip through the URL's query parameters.
 
 Everything the page shows is a function of a :class:`View`: the sentence, the model, the decoding
-mode, the bottleneck toggle, the forced words (the *plan*) and the step position. The view is
-written to ``st.query_params`` after every run, so a copied URL reopens the same view; this module
-turns it into query parameters and back (tolerating any junk a hand-edited URL may carry) and
-brings a :class:`nmt.decoding.Stepper` to the position and forced words of a view.
+mode, the bottleneck toggle, the forced words (the *plan*) and the step position. The page's
+controls keep their values in the URL as every page's do (``bind="query-params"``, the control's key
+being the parameter's name); the two parts of the view that are not controls, the position
+(``step``) and the forced words (``force``), are written beside them (:mod:`ui.stepper_url`). This module
+reads a view from query parameters, tolerating any junk a hand-edited URL may carry and the older
+``1``/``0`` flags of links shared before the controls were bound, writes the share link in the
+form the bound controls read, and brings a :class:`nmt.decoding.Stepper` to the position and forced
+words of a view.
 """
 
 from __future__ import annotations
@@ -124,7 +128,8 @@ def view_from_query(params: Mapping[str, Any]) -> View:
 
 
 def view_to_query(view: View) -> dict[str, str | list[str]]:
-    """Query parameters of a view (defaults left out to keep URLs short)."""
+    """Query parameters of a view, as the bound controls write them (flags ``true``/``false``);
+    defaults are left out to keep URLs short."""
     q: dict[str, str | list[str]] = {"text": view.text, "model": view.model, "step": str(view.step)}
     if view.mode != "greedy":
         q["mode"] = view.mode
@@ -132,17 +137,17 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
         if view.norm != "length":
             q["norm"] = view.norm
     if view.freeze:
-        q["freeze"] = "1"
+        q["freeze"] = "true"
     if view.ablation:
-        q["ablation"] = "1"
+        q["ablation"] = "true"
     if view.plan:
         q["force"] = format_plan(view.plan)
     if view.present:
-        q["present"] = "1"
+        q["present"] = "true"
     if view.paper:
-        q["paper"] = "1"
+        q["paper"] = "true"
     if not view.unk:
-        q["unk"] = "0"
+        q["unk"] = "false"
     return {k: v for k, v in q.items() if v != ""}
 
 
@@ -152,11 +157,6 @@ def query_snapshot(params: Any) -> dict[str, list[str]]:
         return {k: list(params.get_all(k)) for k in params}
     return {k: list(_all(params, k)) for k in params}
 
-
-def same_query(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Whether two query mappings (str or list values) hold the same parameters."""
-    keys = set(a) | set(b)
-    return all(_all(a, k) == _all(b, k) for k in keys)
 
 
 # ----------------------------------------------------------------------------------------------
