@@ -19,17 +19,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
 import random
 import re
-import socket
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from importlib.metadata import version
 from pathlib import Path
@@ -42,12 +39,14 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.typing import Subprotocol
 
 ROOT = Path(__file__).resolve().parent.parent
-HOST = "127.0.0.1"  # loopback only, by design
+sys.path.insert(0, str(ROOT))
+
+from scripts.app_server import FLAGS, HOST, running_app  # noqa: E402
+
 MAX_SESSIONS, MAX_STEPS = 50, 100
 WORDS = re.compile(r"\*\*(\d+)\*\* target words? written")
 EARLY = ForwardMsg.FINISHED_EARLY_FOR_RERUN
 FAILED = {ForwardMsg.FINISHED_WITH_COMPILE_ERROR}
-FLAGS = ["--server.headless", "true", "--server.fileWatcherType", "none"]  # + address, port, TTL, --option
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -88,43 +87,6 @@ def machine() -> dict[str, Any]:
                 if ln.startswith("model name")), platform.machine())
     return {"cpu": cpu, "cores": os.cpu_count(), "usable_cores": len(os.sched_getaffinity(0)),
             "python": platform.python_version(), "streamlit": version("streamlit"), "torch": version("torch")}
-
-
-def free_port() -> int:
-    """A free TCP port on HOST."""
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(port: int, ttl: int, options: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """``streamlit run app.py`` on HOST:port, headless; returns once /_stcore/health answers."""
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", *FLAGS, "--server.address", HOST,
-           "--server.port", str(port), "--server.disconnectedSessionTTL", str(ttl), *(f"--{o}" for o in options)]
-    log = tempfile.TemporaryFile()
-    proc = subprocess.Popen(cmd, cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
-    no_proxy = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, whatever the env says
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            with no_proxy.open(f"http://{HOST}:{port}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.3)
-    stop_server(proc)
-    log.seek(0)
-    raise RuntimeError("the server did not come up within 60 s:\n" + log.read().decode(errors="replace")[-2000:])
-
-
-def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    """Stop a server this script started (SIGTERM, then SIGKILL after 10 s)."""
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
 
 
 @dataclass
@@ -327,14 +289,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     env = dict(kv.split("=", 1) for kv in args.env)
     load0, t0 = os.getloadavg()[0], time.perf_counter()
-    port = args.port or free_port()
-    proc = None if args.port else start_server(port, args.ttl, args.option, env)
-    try:
-        res = asyncio.run(asyncio.wait_for(bench(args, port, proc.pid if proc else args.pid), args.timeout))
-    finally:
-        if proc is not None:
-            stop_server(proc)
-    run = {"date": time.strftime("%Y-%m-%d"), "server_flags": " ".join(FLAGS) if proc else "attached",
+    options = [f"server.disconnectedSessionTTL={args.ttl}", *args.option]
+    with contextlib.nullcontext() if args.port else running_app(env, options) as app:
+        port, pid = (app.port, app.proc.pid) if app else (args.port, args.pid)
+        res = asyncio.run(asyncio.wait_for(bench(args, port, pid), args.timeout))
+    run = {"date": time.strftime("%Y-%m-%d"), "server_flags": " ".join(FLAGS) if app else "attached",
            "server_options": args.option, "server_env": env,
            "think_s": args.think, "steps_per_session": args.steps, "ttl_s": args.ttl,
            "loadavg_1min_before": round(load0, 2), "bench_s": round(time.perf_counter() - t0, 1), **res}

@@ -12,50 +12,35 @@ Needs Playwright (requirements-dev.txt) and Debian's Chromium (/usr/bin/chromium
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts.app_server import running_app  # noqa: E402
+
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync"]
 
 
 def main(out: str, query: str, page: str = "", size: str = "1280x720") -> int:
     width, height = (int(x) for x in size.lower().split("x"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1"], cwd=ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{base}/_stcore/health", timeout=2)
-                break
-            except OSError:
-                time.sleep(0.5)
+    with running_app() as app:
         q = "&".join(f"{k}={quote(v)}" for k, _, v in (p.partition("=") for p in query.split("&")) if k)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
             tab = browser.new_page(viewport={"width": width, "height": height})
-            tab.goto(f"{base}/{page}?{q}")
+            tab.goto(f"{app.url}/{page}?{q}")
             tab.wait_for_selector("[data-testid='stApp']", timeout=60000)
             time.sleep(float(os.environ.get("SHOT_WAIT", "8")))  # let the model load and charts render
             Path(out).parent.mkdir(parents=True, exist_ok=True)
             tab.screenshot(path=out, full_page=False)
             browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     return 0
 
 

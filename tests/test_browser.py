@@ -11,16 +11,14 @@ import contextlib
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+
+from scripts import app_server
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts"
@@ -35,45 +33,12 @@ if not Path(CHROMIUM).exists():
     pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextlib.contextmanager
 def running_app(ckpts: str) -> Iterator[str]:
-    """``streamlit run app.py`` on a free localhost port, stopped on exit; yields its URL."""
-    port = _free_port()
-    env = {**os.environ, "RNNSEARCH_CHECKPOINTS": ckpts}
-    log = (ARTIFACTS / f"streamlit-{port}.log")
+    """The app on a free localhost port reading checkpoints from ``ckpts``; yields its URL."""
     ARTIFACTS.mkdir(exist_ok=True)
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-        url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.time() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    pass
-                if proc.poll() is not None or time.time() > deadline:
-                    pytest.fail(f"streamlit did not start; see {log}")
-                time.sleep(0.5)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with app_server.running_app(env={"RNNSEARCH_CHECKPOINTS": ckpts}, log_dir=ARTIFACTS) as app:
+        yield app.url
 
 
 def _checkpoints(request: pytest.FixtureRequest) -> str:
