@@ -1,7 +1,7 @@
 """Is attention an explanation? α against attributions, and the debate's two tests, on a corpus.
 
     python -m nmt.faithfulness --checkpoint CKPT --data DIR --split SPLIT [--limit N] --json OUT
-        [--aer GOLD] [--device cpu|cuda]
+        [--aer GOLD] [--device cpu|cuda] [--workers N]
 
 For every sentence the model's greedy translation is explained (:mod:`nmt.attribution`: saliency,
 gradient × input, integrated gradients, leave-one-out of the embedding and of the annotation in α)
@@ -24,10 +24,12 @@ import argparse
 import json
 import math
 import os
+import resource
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +44,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import read_lines, read_parallel
 from nmt.decoding import InputError, forced, greedy
 from nmt.model import RNNSearch
+from nmt.parallel import map_chunks
 from nmt.surgery import Forced, readout_log_probs, require_rnnsearch, teacher_forced
 from nmt.trace import DecodeTrace
 from nmt.vocab import BOS_ID, EOS
@@ -199,6 +202,12 @@ def analyse(
     return report, att
 
 
+def explain_sentences(lm: LoadedModel, texts: list[str], **kw: Any) -> list[SentenceReport]:
+    """:func:`analyse` of each sentence's greedy translation (one batch of ``texts``; ``kw`` as for
+    :func:`analyse`): the corpus CLI's unit of work, in this process or a worker's."""
+    return [analyse(lm, trace, **kw)[0] for trace in greedy(lm, texts, topk=1)]
+
+
 def debate_tests(
     lm: LoadedModel, src_tokens: Sequence[str], target_ids: Sequence[int], *, n_perm: int = 20, seed: int = 0,
     eps: float = 0.01, adv_iters: int = 30,
@@ -316,6 +325,12 @@ def time_panel(lm: LoadedModel, text: str = PANEL_SENTENCE, repeats: int = 5, ig
     return out
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the ``--workers`` processes)."""
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--checkpoint", required=True)
@@ -326,6 +341,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--aer", help="gold alignments: a prefix DIR/test or a folder holding test.*")
     p.add_argument("--aer-limit", type=int, default=None, help="first N gold sentences only")
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes, each with its own model on --device and $RNNSEARCH_THREADS threads (default 1)")
     p.add_argument("--ig-steps", type=int, default=20)
     p.add_argument("--baseline", choices=BASELINES, default="zero", help="IG baseline and leave-one-out filler")
     p.add_argument("--permutations", type=int, default=20, help="shuffles of α per step")
@@ -341,20 +358,18 @@ def main(argv: list[str] | None = None) -> int:
     lm = checkpoint.load(args.checkpoint, device=args.device)
     require_rnnsearch(lm)
     src, _ = read_parallel(args.data, args.split, lm.src_tok.lang, lm.tgt_tok.lang, args.limit)
-    t0, c0 = time.perf_counter(), time.process_time()
-    traces = greedy(lm, src, topk=1)
-    reports = []
-    for trace in tqdm(traces, desc="faithfulness", disable=args.no_progress, file=sys.stderr):
-        rep, _ = analyse(lm, trace, ig_steps=args.ig_steps, baseline=args.baseline, n_perm=args.permutations,
-                         eps=args.eps, adv_iters=args.adv_iters, seed=args.seed)
-        reports.append(rep)
-    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0, c0 = time.perf_counter(), _cpu_seconds()
+    explain = partial(explain_sentences, ig_steps=args.ig_steps, baseline=args.baseline, n_perm=args.permutations,
+                      eps=args.eps, adv_iters=args.adv_iters, seed=args.seed)
+    reports = map_chunks(explain, src, lm=lm, path=args.checkpoint, device=args.device, workers=args.workers,
+                         progress=not args.no_progress, desc="faithfulness")
+    seconds, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
     res: dict[str, Any] = {
         "checkpoint": args.checkpoint, "data": args.data, "split": args.split, "sentences": len(src),
         "limit": args.limit, "decoding": "greedy", "ig_steps": args.ig_steps, "baseline": args.baseline,
         "permutations": args.permutations, "eps": args.eps, "adv_iters": args.adv_iters, "seed": args.seed,
-        "device": args.device, "torch_threads": torch.get_num_threads(), **summarise(reports),
-        "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
+        "device": args.device, "workers": args.workers, "torch_threads": torch.get_num_threads(),
+        **summarise(reports), "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
         "sentences_per_s": round(len(src) / seconds, 3) if seconds else None,
         "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
     }

@@ -234,6 +234,29 @@ def test_corpus_cli_on_tiny_data(lm, tmp_path, capsys) -> None:
     assert "error: no nope.en" in capsys.readouterr().err
 
 
+def test_corpus_cli_workers_give_what_one_process_gives(lm, tmp_path) -> None:
+    """--workers 2 (two spawned processes, each loading the checkpoint; 10 sentences = chunks of 8 and
+    2, so both run and the results must be put back in order) against the same run in this process."""
+    ckpt = tmp_path / "tiny.pt"
+    checkpoint.atomic_save(checkpoint.make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "en", "fr", {}), ckpt)
+    runs = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}.json"
+        assert main(["--checkpoint", str(ckpt), "--data", str(TINY_DATA), "--split", "test", "--limit", "10",
+                     "--json", str(out), "--no-progress", "--permutations", "3", "--adv-iters", "5", "--ig-steps", "5",
+                     "--workers", str(workers), "--per-sentence"]) == 0
+        runs.append(json.loads(out.read_text()))
+    one, two = runs
+    assert two["workers"] == 2 and len(two["per_sentence"]) == 10
+    for a, b in zip(one["per_sentence"], two["per_sentence"], strict=True):
+        assert a["perm_flipped"] == b["perm_flipped"]
+        assert np.allclose(a["adv_jsd"], b["adv_jsd"], atol=1e-5)
+        assert np.allclose(a["ig_delta"], b["ig_delta"], atol=1e-5)
+        for m in METHODS:
+            assert np.allclose(a["agreement"][m]["jsd"], b["agreement"][m]["jsd"], atol=1e-5)
+    assert one["steps"] == two["steps"] and one["permutation"]["trials"] == two["permutation"]["trials"]
+
+
 @needs_shipped
 def test_shipped_attribution_of_a_noun() -> None:
     lm = checkpoint.load(SHIPPED)
