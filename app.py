@@ -236,7 +236,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     with left:
         top = st.container()
         clicked = alignment(trace, latest, nonce, look, group, text)
-        watch()
+        if not look.present:
+            watch()
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
@@ -246,6 +247,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
             st.caption(f"Detokenised: {md(ctl.translation_text(lm, trace)) or '—'}")
         st.html(sh.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
                                     copied=copies[cur][1] if cur in copies else None, big=look.present))
+        if look.present:
+            watch()  # beside the heatmap: below it, it would push a projector's page into scrolling
         if cur != latest:
             st.button("Follow the latest step", key=f"follow_{nonce}", on_click=ctl.on_follow,
                       icon=":material/arrow_downward:")

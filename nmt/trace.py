@@ -114,7 +114,9 @@ class DecodeTrace:
 
     @property
     def has_alignment(self) -> bool:
-        return any(s.alpha is not None for s in self.steps)
+        """Whether there are α rows to draw: some step decoded, with a context that has α
+        (attention, or the uniform α of the mean context; not the fixed summary)."""
+        return self.context != "fixed" and bool(self.steps)
 
     def _matrix(self, attr: str) -> np.ndarray:
         out = np.full((len(self.steps), len(self.src_tokens)), np.nan)

@@ -1,7 +1,7 @@
 """Screenshot app views for the README: starts the app on localhost and opens shared-view URLs.
 
     python scripts/screenshot.py docs/stepper.png "step=6" "" 1280x720
-    python scripts/screenshot.py docs/stepper-presentation.png "step=11&present=true" "" 1280x720
+    python scripts/screenshot.py docs/stepper-presentation.png "step=12&present=true" "" 1280x720
 
 Arguments: the PNG to write, the view's query string, the page ("" for the stepper) and the viewport
 (default 1280x720, a classroom projector).

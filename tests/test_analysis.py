@@ -14,18 +14,14 @@ from tests.traces import make_trace
 from ui.views.alignment import (
     BROWSER_COLUMNS,
     browser_frame,
-    browser_row,
-    corpus_aer,
     filter_pairs,
     forced_facts,
     links_aer,
     links_corpus_aer,
-    links_csv,
     links_table,
     own_facts,
     scoring_text,
     selected_row,
-    sentence_aer,
     table_row,
 )
 from ui.views.bottleneck import comparison_row, logp_chart, pick_by_length, sweep_chart, sweep_frame, sweep_sample
@@ -192,7 +188,8 @@ def test_browser_rows_aer_and_links(tiny_lm) -> None:
     src, ref = "a man is riding a bike .", "un homme fait du vélo ."
     own = greedy(tiny_lm, [src])[0]
     f = forced(tiny_lm, [src], [ref], pretokenized=True)[0]
-    row = browser_row(3, src, ref, own, f)
+    facts = forced_facts(f)
+    row = table_row(3, src, ref, own_facts(own, ref), facts)  # as the page builds it, from cached facts
     assert row["#"] == 3 and row["src words"] == 7 and row["ref words"] == 6
     assert row["ref log p"] == pytest.approx(sum(s.logprob for s in f.steps))
     assert row["BLEU"] == round(sacrebleu.sentence_bleu(own.translation, [ref]).score, 2)
@@ -203,18 +200,18 @@ def test_browser_rows_aer_and_links(tiny_lm) -> None:
     df = browser_frame([row])
     assert list(df.columns) == BROWSER_COLUMNS
     every = {(j, i) for j in range(7) for i in range(6)}  # source words × target words, no </s>
-    assert sentence_aer(f, every, every) == pytest.approx(1 - 12 / 48)
-    assert sentence_aer(f, set(), set()) is None  # no gold links: no AER
-    res = corpus_aer([f, f], [every, set()], [every, set()])  # |A| = 12, |S| = 42, |A∩S| = 6
+    assert links_aer(facts["links"], every, every) == pytest.approx(1 - 12 / 48)
+    assert links_aer(facts["links"], set(), set()) is None  # no gold links: no AER
+    res = links_corpus_aer([facts["links"]] * 2, [every, set()], [every, set()])  # |A| = 12, |S| = 42, |A∩S| = 6
     assert res["aer"] == pytest.approx(1 - 12 / 54) and res["sentences"] == 2
     best = np.argmax(f.alpha_matrix()[:-1, :-1], axis=1)
     links = " ".join(f"{j}-{i}" for j, i in sorted((int(j), i) for i, j in enumerate(best)))
-    assert links_csv([f], [3]).splitlines() == ["#,links", f"3,{links}"]
+    assert links_table([facts["links"]], [3]).splitlines() == ["#,links", f"3,{links}"]
     sure = {(0, 0), (1, 1), (5, 4)}
     fixed = make_trace([None, None], ["x", "</s>"], context="fixed")
     with pytest.raises(ValueError, match="no α"):
-        corpus_aer([fixed], [sure], [sure])
-    assert sentence_aer(fixed, sure, sure) is None
+        links_corpus_aer([forced_facts(fixed)["links"]], [sure], [sure])
+    assert links_aer(forced_facts(fixed)["links"], sure, sure) is None
 
 
 def test_table_rows_from_cached_facts() -> None:

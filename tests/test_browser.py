@@ -285,6 +285,20 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
         assert _inside(box, 1280, 720), (name, box)
     sizes = _heatmap_font_sizes(page)
     assert sizes and min(sizes) >= 14, sizes
+    # twelve words written (a whole Multi30k sentence): the whole heatmap is still in view, its first
+    # row included, and the page itself does not scroll
+    long = browser.new_page(viewport={"width": 1280, "height": 720})
+    forced = "".join(f"&force={i}:homme" for i in range(4, 12))  # whatever the tiny model would write
+    long.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=12&present=true{forced}")
+    _wait_chips(long, 12)
+    long.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
+    _settle(long)
+    long.screenshot(path=str(ARTIFACTS / "09b-presentation-12-words.png"))
+    chart = long.get_by_test_id("stVegaLiteChart").first
+    assert _inside(chart.bounding_box(), 1280, 720), chart.bounding_box()
+    assert chart.locator("svg").first.bounding_box()["height"] <= chart.bounding_box()["height"] + 1  # no inner scroll
+    assert long.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight") <= 720
+    long.close()
     page.get_by_text("Presentation", exact=True).click()
     _settle(page)
     page.get_by_role("tab", name="Event log").wait_for(timeout=30_000)
@@ -337,25 +351,46 @@ DEEP_LINKS = [  # (path and query, the page's title)
     ("/alignment_browser?al_pick=5&al_from=my+own+pairs", "Alignment browser"),
     ("/beam_explorer?bx_beam=3&bx_text=A+dog+runs.", "Beam search explorer"),
     ("/bottleneck_compare?bn_text=A+dog+runs.", "The bottleneck, side by side"),
+    ("/compare_attention?cmp_text=A+dog+runs.", "Compare attention"),
     ("/length_quality?results=none", "Length vs quality"),
     ("/explanation?ex_text=A+dog+runs.&ex_tab=Surgery", "Is attention an explanation?"),
     ("/?text=A+dog+runs.&step=1", "Step through decoding"),
 ]
 
 
-def test_deep_links_on_a_fresh_server_keep_their_url(request: pytest.FixtureRequest, browser: object) -> None:
-    """Each page's link, opened first thing on a newly started server: that page, no dialog, URL kept."""
+@pytest.mark.parametrize(("path", "title"), DEEP_LINKS, ids=[p.split("?")[0] for p, _ in DEEP_LINKS])
+def test_deep_links_on_a_fresh_server_keep_their_url(request: pytest.FixtureRequest, browser: object, path: str,
+                                                     title: str) -> None:
+    """Each page's link, opened first thing on a server started for it: that page, no dialog, URL kept."""
     with running_app(_checkpoints(request)) as url:
-        for path, title in DEEP_LINKS:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(url + path)
+        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+        _settle(page)
+        assert page.get_by_role("dialog").count() == 0, path
+        assert page.get_by_text("Page not found").count() == 0, path
+        got = urlparse(page.url)
+        want = urlparse(url + path)
+        assert got.path == want.path, (path, page.url)
+        for key, values in parse_qs(want.query).items():
+            assert _query(page).get(key) == values, (path, page.url)
+        page.close()
+
+
+def test_recompute_twice_and_from_a_new_session(request: pytest.FixtureRequest, browser: object) -> None:
+    """Length vs quality: Recompute, the same again, and again from a new session: the score each
+    time (served from the shared cache after the first), never an exception."""
+    env = {"RNNSEARCH_CHECKPOINTS": _checkpoints(request), "RNNSEARCH_DATA": str(ROOT / "tests" / "fixtures")}
+    with app_server.running_app(env=env, log_dir=ARTIFACTS) as app:
+        for presses in (2, 1):
             page = browser.new_page(viewport={"width": 1280, "height": 720})
-            page.goto(url + path)
-            page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+            page.goto(f"{app.url}/length_quality?lq_rtest=tiny%2Ftest")
+            page.get_by_role("heading", name="Length vs quality").first.wait_for(timeout=60_000)
             _settle(page)
-            assert page.get_by_role("dialog").count() == 0, path
-            assert page.get_by_text("Page not found").count() == 0, path
-            got = urlparse(page.url)
-            want = urlparse(url + path)
-            assert got.path == want.path, (path, page.url)
-            for key, values in parse_qs(want.query).items():
-                assert _query(page).get(key) == values, (path, page.url)
+            for _ in range(presses):
+                page.get_by_role("button", name="Recompute").click()
+                page.get_by_text("tiny/test: BLEU").first.wait_for(timeout=120_000)
+                _settle(page)
+                assert page.get_by_test_id("stException").count() == 0
+                assert page.get_by_text("went wrong").count() == 0  # the page's error boundary
             page.close()

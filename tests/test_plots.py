@@ -177,11 +177,11 @@ def test_heatmap_fits_its_container_up_to_a_limit() -> None:
 
 
 @pytest.mark.parametrize(("n", "look", "px"), [
-    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (40, Look(), 18),
-    (3, Look(present=True), 32), (12, Look(present=True), 22), (30, Look(present=True), 22),
+    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (40, Look(), 17),
+    (3, Look(present=True), 32), (12, Look(present=True), 21), (30, Look(present=True), 21),
 ])
 def test_row_height(n: int, look: Look, px: int) -> None:
-    """216 px of rows (264 presenting) on a 720-pixel screen, never below the font size + 4."""
+    """216 px of rows (252 presenting) on a 720-pixel screen, never below the font size + 3."""
     assert row_height(n, look) == px
 
 
@@ -365,10 +365,10 @@ def test_status_line_counts_words_and_lists_unknown_source_words() -> None:
 
 def test_notes_without_alignment() -> None:
     fixed = make_trace("fixed").steps[0]
-    assert "‖c_i‖ = 4.000 at every step" in context_note(fixed, ablation=False)
-    assert context_note(fixed, ablation=True).startswith("**Untrained ablation.**")
-    assert context_note(make_trace("mean").steps[0], False).startswith("**Mean context:**")
-    assert context_note(make_trace().steps[0], False) is None
+    assert "‖c_i‖ = 4.000 at every step" in context_note("fixed", fixed, ablation=False)
+    assert context_note("fixed", fixed, ablation=True).startswith("**Untrained ablation.**")
+    assert context_note("mean", make_trace("mean").steps[0], False).startswith("**Mean context:**")
+    assert context_note("attention", make_trace().steps[0], False) is None
     assert no_energies_note(make_trace(n_steps=0)).endswith("nothing decoded yet.")
     assert "fixed summary" in no_energies_note(make_trace("fixed"))
     assert "uniform weights" in no_energies_note(make_trace("mean"))

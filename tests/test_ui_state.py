@@ -99,7 +99,7 @@ def test_prefix_trace_and_event_log(tiny_lm: checkpoint.LoadedModel) -> None:
     part = vs.prefix_trace(full, 2, "Un homme")
     assert len(part.steps) == 2 and not part.finished and len(full.steps) > 2
     assert vs.prefix_trace(full, len(full.steps), full.translation).finished == full.finished
-    line = vs.describe_step(full.steps[0], full.src_tokens)
+    line = vs.describe_step(full.steps[0], full)
     assert line.startswith("step 0: wrote") and "most weight on" in line
     log: list[dict] = []
     for k in range(vs.MAX_LOG + 5):

@@ -35,7 +35,7 @@ import torch
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
 from nmt.cli import threads_from_env
-from ui.views.compare import model_label
+from ui.views.compare import CONTEXT_NAMES, model_label
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -314,7 +314,7 @@ def describe(ckpt: CheckpointInfo) -> dict[str, Any]:
     return {
         "file": ckpt.name,
         "model": model_label(meta["config"]) if meta.get("config", {}).get("arch") == "luong" else
-        {"attention": "RNNsearch", "fixed": "RNNencdec", "mean": "mean context"}.get(ctx, ctx),
+        CONTEXT_NAMES.get(ctx, ctx),
         "languages": meta.get("langs", ""),
         "data": data_name(meta),
         "scores": format_scores(meta.get("scores")) or "—",

@@ -295,7 +295,7 @@ def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Deco
             log_event("model", f"decoding with {choice.label}" + (f"; replayed {pos} words" if pos else ""), pos)
             new = []
     for rec in new:
-        log_event("model", vs.describe_step(rec, trace.src_tokens, trace.method), rec.i + 1)
+        log_event("model", vs.describe_step(rec, trace), rec.i + 1)
     ss["pos"] = pos
     ss["_shown"] = pos
     return trace, done, limit

@@ -22,10 +22,10 @@ ss = st.session_state
 
 def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
     """What c_i was at the shown step: the α / e table, or the fixed/mean explanation."""
-    note = sv.context_note(step, choice.kind == "ablation")
+    note = sv.context_note(trace.context, step, choice.kind == "ablation")
     if note:
         st.info(note)
-    if step.alpha is None:
+    if trace.context == "fixed":
         return
     if step.window is not None:
         st.caption("Local attention (Luong et al. 2015) reads only the words in the window [p_t − D, p_t + D]"
@@ -37,7 +37,8 @@ def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, h
         "source word": st.column_config.TextColumn("source word x_j"),
         "read as": st.column_config.TextColumn("read as", help="Words outside the vocabulary are read as \\<unk\\>"),
         "e_ij": st.column_config.NumberColumn("energy e_ij", format="%.3f"),
-        "α_ij": st.column_config.ProgressColumn("weight α_ij", format="%.3f", min_value=0.0, max_value=1.0),
+        "α_ij": st.column_config.ProgressColumn("weight α_ij", format="%.3f", min_value=0.0, max_value=1.0,
+                                              color=sc.BLUES[-3]),  # the heatmap's blue
         "most": st.column_config.TextColumn("max", width="small"),
         "Gaussian": st.column_config.NumberColumn("Gaussian", format="%.3f",
                                                   help="exp(−(j − p_t)² / 2σ²), σ = D/2: local-p's factor on α")})

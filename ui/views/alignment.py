@@ -79,21 +79,6 @@ def table_row(idx: int, src: str, ref: str, own: Mapping[str, Any], forced_: Map
     return row
 
 
-def browser_row(idx: int, src: str, ref: str, own: DecodeTrace, forced_: DecodeTrace | None,
-                hyp_for_scoring: str | None = None, ref_for_scoring: str | None = None) -> dict[str, Any]:
-    """One row of the sentence table: lengths, the translation, sentence BLEU/chrF and α statistics.
-
-    ``hyp_for_scoring``/``ref_for_scoring`` override what is scored (e.g. tokenised lowercase text
-    for pre-tokenised gold sets); by default the detokenised translation against the reference.
-    """
-    facts = own_facts(own, ref)
-    if hyp_for_scoring is not None or ref_for_scoring is not None:
-        sc = sentence_scores(hyp_for_scoring if hyp_for_scoring is not None else own.translation,
-                             ref_for_scoring if ref_for_scoring is not None else ref)
-        facts["BLEU"], facts["chrF"] = sc["bleu"], sc["chrf"]
-    return table_row(idx, src, ref, facts, forced_facts(forced_) if forced_ is not None else None)
-
-
 # Scores first, so they are on screen without scrolling sideways; the long texts last.
 BROWSER_COLUMNS = ["#", "BLEU", "chrF", "α entropy", "max α", "ref log p", "src words", "ref words",
                    "source", "reference", "translation"]
@@ -108,11 +93,6 @@ def browser_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def sentence_aer(trace: DecodeTrace, sure: Links, possible: Links) -> float | None:
-    """AER of one sentence's argmax-α links; ``None`` without α or without gold links."""
-    return links_aer(forced_facts(trace)["links"], sure, possible)
-
-
 def links_corpus_aer(links: Sequence[Links | None], sure: Sequence[Links], possible: Sequence[Links]
                      ) -> dict[str, Any]:
     """AER, precision and recall of argmax-α links over a whole gold set (Och & Ney 2003)."""
@@ -122,20 +102,10 @@ def links_corpus_aer(links: Sequence[Links | None], sure: Sequence[Links], possi
     return {**res, "sentences": len(links)}
 
 
-def corpus_aer(traces: Sequence[DecodeTrace], sure: Sequence[Links], possible: Sequence[Links]) -> dict[str, Any]:
-    """:func:`links_corpus_aer` of the traces' argmax-α links."""
-    return links_corpus_aer([forced_facts(t)["links"] for t in traces], sure, possible)
-
-
 def links_table(links: Sequence[Links | None], indices: Sequence[int]) -> str:
     """Predicted links per sentence in the gold files' ``j-i`` format, as CSV."""
     rows = [{"#": k, "links": " ".join(f"{j}-{i}" for j, i in sorted(a or ()))} for k, a in zip(indices, links)]
     return pd.DataFrame(rows, columns=["#", "links"]).to_csv(index=False)
-
-
-def links_csv(traces: Sequence[DecodeTrace], indices: Sequence[int]) -> str:
-    """:func:`links_table` of the traces' argmax-α links."""
-    return links_table([argmax_links(t) for t in traces], indices)
 
 
 IN_DOMAIN_FOR_HANSARDS = ("europarl", "hansard")  # parliamentary proceedings, like the Hansards gold set

@@ -20,6 +20,10 @@ from ui.views.heatmaps import trace_chart
 SCORE_NAMES = {"dot": "dot", "general": "general", "concat": "concat", "location": "location"}
 
 
+CONTEXT_NAMES = {"attention": "RNNsearch", "fixed": "RNNencdec", "mean": "mean context"}
+"""What a model of each context mode (:data:`nmt.model.CONTEXT_MODES`) is called in the app."""
+
+
 def model_label(config: Mapping[str, Any]) -> str:
     """What a checkpoint is, in words: "RNNsearch", "RNNencdec" or "Luong 2015, local-p, general, input feeding"."""
     if config.get("arch") == "luong":
@@ -27,9 +31,8 @@ def model_label(config: Mapping[str, Any]) -> str:
                  SCORE_NAMES.get(str(config.get("score")), str(config.get("score", "?")))]
         parts.append("input feeding" if config.get("input_feeding", True) else "no input feeding")
         return ", ".join(parts)
-    context = config.get("context", "attention")
-    return {"attention": "RNNsearch (Bahdanau 2015)", "fixed": "RNNencdec", "mean": "mean context"}.get(
-        str(context), str(context))
+    context = str(config.get("context", "attention"))
+    return CONTEXT_NAMES.get(context, context) + (" (Bahdanau 2015)" if context == "attention" else "")
 
 
 def window_frame(trace: DecodeTrace) -> pd.DataFrame:

@@ -41,11 +41,11 @@ def gaussian_factor(j: int, p_t: float, half_width: int) -> float:
 
 
 def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = None) -> pd.DataFrame | None:
-    """Per source word: e_ij, α_ij and a ★ on the word with the most weight; None without α.
+    """Per source word: e_ij, α_ij and a ★ on the word with the most weight; None for a fixed context.
 
     For local attention it also says whether each word is inside the window and, given the model's
     D (``half_width``, local-p only), the Gaussian factor that multiplied the softmax into α."""
-    if step.alpha is None:
+    if trace.context == "fixed" or step.alpha is None:
         return None
     unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
     best = int(np.argmax(step.alpha))
@@ -69,7 +69,7 @@ def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = 
 
 def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
     """Σ_j α_ij, the entropy of α in nats (and its maximum ln T_x) and the most-weighted word."""
-    if step.alpha is None:
+    if trace.context == "fixed" or step.alpha is None:
         return {"sum": None, "entropy": None, "max_entropy": None, "argmax": None, "word": None, "weight": None}
     best = int(np.argmax(step.alpha))
     return {
@@ -83,9 +83,12 @@ def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
 
 
 def unk_copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
-    """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>`` and has α,
-    the source position and word with the largest α_ij, never the final ``</s>``."""
+    """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>``, the source
+    position and word with the largest α_ij, never the final ``</s>``; only with attention (a fixed
+    summary has no α, and the mean context's uniform α points at no word)."""
     out: dict[int, tuple[int, str]] = {}
+    if trace.context != "attention":
+        return out
     real = len(trace.src_tokens) - 1 if trace.src_tokens and trace.src_tokens[-1] == EOS else len(trace.src_tokens)
     for s in trace.steps:
         if s.token != UNK or s.alpha is None or real <= 0:
@@ -141,15 +144,15 @@ def status_markdown(trace: DecodeTrace, done: bool, limit: int, model: str, chec
             f"checkpoint {md(checkpoint)}{oov}")
 
 
-def context_note(step: StepRecord, ablation: bool) -> str | None:
-    """What c_i was at a step when there is no alignment to tabulate (fixed or mean context)."""
-    if step.alpha is None:
+def context_note(context: str, step: StepRecord, ablation: bool) -> str | None:
+    """What c_i was at a step when there is no alignment to tabulate (``context`` fixed or mean)."""
+    if context == "fixed":
         kind = ("**Untrained ablation.** These are RNNsearch's weights with c_i frozen to the summary c it was "
                 "never trained to read: what changes shows what attention was doing.\n\n" if ablation else "")
         return (f"{kind}**No alignment: every step reads the same summary vector** c = [→h_Tx; ←h_1] (the "
                 f"encoder's last forward and first backward states). ‖c_i‖ = {step.context_norm:.3f} at every "
                 "step; there are no α_ij or e_ij to show.")
-    if step.energies is None:
+    if context == "mean":
         return ("**Mean context:** α is uniform (1/T_x) by construction, so c_i is the same average of the "
                 "annotations at every step; no energies are computed.")
     return None
@@ -159,7 +162,7 @@ def no_energies_note(trace: DecodeTrace) -> str:
     """Why the energy tab has no heatmap."""
     if not trace.steps:
         return "No energies: nothing decoded yet."
-    if not trace.has_alignment:
+    if trace.context == "fixed":
         return "No energies: c_i is a fixed summary, so no alignment model runs."
     return "No energies: the mean context uses uniform weights, with no alignment model."
 

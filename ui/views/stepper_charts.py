@@ -99,11 +99,11 @@ def alignment_frame(trace: DecodeTrace) -> pd.DataFrame:
 
 def row_height(n_tgt: int, look: Look = Look()) -> int:
     """Pixel height of a heatmap row: roomy for short translations; rows shrink so that up to about
-    12 of them fit on a 720-pixel-high screen, never below the font size + 4."""
-    base, budget = (32, 264) if look.present else (26, 216)
+    12 of them fit on a 720-pixel-high screen, never below the font size + 3."""
+    base, budget = (32, 252) if look.present else (26, 216)
     if n_tgt * base > budget:
         base = budget // n_tgt
-    return max(look.font + 4, base)
+    return max(look.font + 3, base)
 
 
 def heatmap(

@@ -59,10 +59,10 @@ def translation_html(
 def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False) -> str:
     """The source words as chips, each shaded by α_ij of ``step`` from the heatmap's own colour
     ramp and showing its α under the word (plain when there is no α)."""
-    alpha = step.alpha if step is not None else None
+    alpha = step.alpha if step is not None and trace.context != "fixed" else None
     if step is None:
         head = "Source sentence"
-    elif alpha is None:
+    elif trace.context == "fixed":
         head = f"Source sentence · no α at i = {step.i}: c_i is one fixed summary"
     else:
         head = f"Source sentence · α_ij at i = {step.i} ({esc(step.token)})"
@@ -163,7 +163,8 @@ def page_css(present: bool) -> str:
         '[data-testid="stMainBlockContainer"] h1{font-size:1.9rem;padding:0 0 .2rem 0}',
         '[data-testid="stVegaLiteChart"]{overflow-x:auto;max-width:100%}',  # a wide heatmap scrolls in itself
     ]
-    if present:
+    if present:  # nothing below the heatmap: no bottom padding, so a 12-word translation needs no scrolling
+        css.append('[data-testid="stMainBlockContainer"]{padding-bottom:0}')
         css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
         css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
     return "<style>" + "".join(css) + "</style>"

@@ -213,20 +213,20 @@ def prefix_trace(trace: DecodeTrace, n: int, translation: str) -> DecodeTrace:
 MAX_LOG = 500
 
 
-def describe_step(rec: StepRecord, src_tokens: Sequence[str], method: str = "step") -> str:
-    """One event-log line for what the model did at a step (plain text, never HTML)."""
+def describe_step(rec: StepRecord, trace: DecodeTrace) -> str:
+    """One event-log line for what the model did at a step of ``trace`` (plain text, never HTML)."""
     what = f"step {rec.i}: wrote “{rec.token}” (p={rec.prob:.2f})"
-    if rec.alpha is not None and rec.energies is not None:
-        j = max(range(len(rec.alpha)), key=rec.alpha.__getitem__)
-        what += f", most weight on “{src_tokens[j]}” (α={rec.alpha[j]:.2f})"
-    elif rec.alpha is None:
+    if trace.context == "fixed":
         what += f", read the fixed summary c (‖c‖={rec.context_norm:.2f})"
-    else:
+    elif trace.context == "mean":
         what += ", read the uniform mean of the annotations"
+    elif rec.alpha is not None:
+        j = max(range(len(rec.alpha)), key=rec.alpha.__getitem__)
+        what += f", most weight on “{trace.src_tokens[j]}” (α={rec.alpha[j]:.2f})"
     if rec.forced:
         best, p = rec.topk[0] if rec.topk else ("?", 0.0)
         what += f"; forced by you (the model preferred “{best}”, p={p:.2f})"
-    if method == "beam":
+    if trace.method == "beam":
         what = "beam best hypothesis, " + what
     return what
 
