@@ -327,6 +327,10 @@ def test_unknown_words_are_copied_from_the_largest_alpha_never_eos() -> None:
     assert "copied" not in translation_html(t, 2)
     fixed = dataclasses.replace(t, steps=[dataclasses.replace(s, alpha=None) for s in t.steps])
     assert unk_copies(fixed) == {}  # no α, nothing to copy from
+    assert unk_copies(dataclasses.replace(fixed, context="fixed")) == {}
+    mean = dataclasses.replace(t, context="mean", steps=[dataclasses.replace(s, alpha=[0.5, 0.5, 0.0], energies=None)
+                                                         for s in t.steps])
+    assert unk_copies(mean) == {}  # uniform α points at no word (it would pick the first)
 
 
 def test_topk_rows_mark_the_written_word() -> None:
