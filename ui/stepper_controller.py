@@ -121,9 +121,7 @@ def on_preset() -> None:
 def on_setting(what: str) -> None:
     """A model, mode or toggle change: keep the position so the two views can be compared."""
     pause()
-    value = ss.get({"model": "model", "mode": "mode", "beam": "beam", "norm": "norm",
-                    "freeze": "freeze", "ablation": "ablation", "present": "present", "paper": "paper",
-                    "unk": "unk"}[what])
+    value = ss.get(what)  # each control's key is its setting's name
     flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement"}
     if what in flags:
         log_event("you", f"{flags[what]} {'on' if value else 'off'}")
