@@ -137,7 +137,11 @@ def test_matrix_rows_are_scaled_and_the_chosen_step_marked() -> None:
     spec = V.matrix_chart(att, "loo_embed", mark=1).to_dict()
     assert "▶ </s>" in spec["encoding"]["y"]["axis"]["labelExpr"]
     assert chart_png(readable(V.matrix_chart(att, "loo_embed", mark=1))).startswith(b"\x89PNG")
-    assert V.matrix_chart(att, V.ALPHA, mark=0) is not None
+    alpha = V.matrix_chart(att, V.ALPHA, mark=0).to_dict()  # the shared α heatmap, not the diverging scale
+    assert alpha["encoding"]["color"]["scale"] == {"domain": [0, 1], "scheme": "blues"}
+    rows = next(iter(alpha["datasets"].values()))
+    assert [(r["target"], r["source"], r["alpha"]) for r in rows] == [
+        ("▶ chien", "dog", 0.5), ("▶ chien", "</s>", 0.5), ("</s>", "dog", 0.9), ("</s>", "</s>", 0.1)]
     wide = V.matrix_cells_frame(att)
     assert list(wide.columns) == ["i", "target", "j", "source", "alpha", "loo_embed"] and len(wide) == 4
 
@@ -221,9 +225,14 @@ def test_debate_summary_and_charts() -> None:
                                    "(mean JSD 0.20 nats).")
     adv = S.adversarial_frame(["dog", "</s>"], d.alpha[1], d.adv_alpha[1])
     assert adv["weight"].tolist() == [1.0, 0.0, 0.6, 0.4]
-    assert S.adversarial_chart(adv, ["dog", "</s>"]) is not None
+    bars = S.adversarial_chart(adv, ["dog", "</s>"]).to_dict()["encoding"]
+    assert bars["xOffset"]["sort"] == ["model's α", "adversarial α'"] and bars["y"]["scale"] == {"domain": [0, 1]}
     tv = S.tvd_frame(d.tvd[0], d.flipped[0])
-    assert tv["word"].tolist() == ["changed", "kept"] and S.tvd_chart(tv) is not None
+    assert tv["word"].tolist() == ["changed", "kept"]
+    dots = S.tvd_chart(tv).to_dict()
+    assert dots["encoding"]["x"]["field"] == "TVD" and dots["encoding"]["x"]["scale"] == {"domain": [0, 1]}
+    assert next(iter(dots["datasets"].values())) == [{"trial": 1, "TVD": 0.9, "word": "changed"},
+                                                     {"trial": 2, "TVD": 0.1, "word": "kept"}]
     assert S.tvd_chart(pd.DataFrame()) is None
 
 
