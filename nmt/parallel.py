@@ -21,6 +21,7 @@ from tqdm import tqdm
 
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
+from nmt.cli import threads_from_env
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -55,8 +56,6 @@ def map_chunks(
                 done[k] = fn(lm, part)
                 bar.update(len(part))
         else:
-            from nmt.cli import threads_from_env
-
             ctx = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=min(workers, len(chunks) or 1), mp_context=ctx,
                                      initializer=_load_in_worker, initargs=(path, device, threads_from_env())) as pool:
