@@ -35,7 +35,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from nmt import checkpoint, cli
 from nmt.align import Links, alignment_error, read_links
@@ -273,11 +272,24 @@ def gold_prefix(path: str | Path, split: str = "test") -> Path:
     return p / split if p.is_dir() else p
 
 
+def gold_links(lm: LoadedModel, pairs: list[tuple[str, str]], *, ig_steps: int = 20,
+               baseline: str = "zero") -> list[dict[str, Links]]:
+    """Per gold pair (source, reference; Moses-tokenised), the argmax links of α and of each
+    attribution on the force-decoded reference: the AER's unit of work, here or in a worker."""
+    traces = forced(lm, [s for s, _ in pairs], [t for _, t in pairs], pretokenized=True, topk=1)
+    out = []
+    for trace in traces:
+        att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
+        out.append({"alpha": argmax_links(att, att.alpha), **{m: argmax_links(att, att.scores[m]) for m in METHODS}})
+    return out
+
+
 def aer_by_method(
     lm: LoadedModel, prefix: Path, *, limit: int | None = None, ig_steps: int = 20, baseline: str = "zero",
-    progress: bool = True,
+    progress: bool = True, path: str = "", workers: int = 1,
 ) -> dict[str, Any]:
-    """AER of argmax α and argmax of each attribution on force-decoded gold references."""
+    """AER of argmax α and argmax of each attribution on force-decoded gold references
+    (``workers`` processes loading ``path``, as :func:`nmt.parallel.map_chunks`)."""
     s_lang, t_lang = lm.src_tok.lang, lm.tgt_tok.lang
     src = read_lines(f"{prefix}.{s_lang}", limit)
     tgt = read_lines(f"{prefix}.{t_lang}", limit)
@@ -286,16 +298,11 @@ def aer_by_method(
     if not (len(src) == len(tgt) == len(sure) == len(possible)):
         counts = (len(src), len(tgt), len(sure), len(possible))
         raise InputError(f"gold set {prefix}: line counts differ {counts}")
-    traces = forced(lm, src, tgt, pretokenized=True, topk=1)
-    predicted: dict[str, list[Links]] = {m: [] for m in ("alpha", *METHODS)}
-    for trace in tqdm(traces, desc="AER", disable=not progress, file=sys.stderr):
-        att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
-        predicted["alpha"].append(argmax_links(att, att.alpha))
-        for m in METHODS:
-            predicted[m].append(argmax_links(att, att.scores[m]))
+    per_pair = map_chunks(partial(gold_links, ig_steps=ig_steps, baseline=baseline), list(zip(src, tgt, strict=True)),
+                          lm=lm, path=path, device=str(lm.device), workers=workers, progress=progress, desc="AER")
     out: dict[str, Any] = {"gold": str(prefix), "sentences": len(src)}
-    for m, links in predicted.items():
-        res = alignment_error(links, sure, possible)
+    for m in ("alpha", *METHODS):
+        res = alignment_error([links[m] for links in per_pair], sure, possible)
         out[m] = {k: round(v, 4) if isinstance(v, float) else v for k, v in res.items()}
     return out
 
@@ -375,11 +382,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     _print_summary(res)
     if args.aer:
-        t1, c1 = time.perf_counter(), time.process_time()
+        t1, c1 = time.perf_counter(), _cpu_seconds()
         res["aer"] = aer_by_method(lm, gold_prefix(args.aer), limit=args.aer_limit, ig_steps=args.ig_steps,
-                                   baseline=args.baseline, progress=not args.no_progress)
+                                   baseline=args.baseline, progress=not args.no_progress, path=args.checkpoint,
+                                   workers=args.workers)
         res["aer"]["seconds"] = round(time.perf_counter() - t1, 1)
-        res["aer"]["cpu_seconds"] = round(time.process_time() - c1, 1)
+        res["aer"]["cpu_seconds"] = round(_cpu_seconds() - c1, 1)
         print(f"AER on {res['aer']['sentences']} gold sentences ({res['aer']['gold']}):")
         for m in ("alpha", *METHODS):
             print(f"  {m:10s} {res['aer'][m]['aer']:.4f}")

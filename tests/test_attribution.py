@@ -238,18 +238,30 @@ def test_corpus_cli_on_tiny_data(lm, tmp_path, capsys) -> None:
 
 def test_corpus_cli_workers_give_what_one_process_gives(lm, tmp_path) -> None:
     """--workers 2 (two spawned processes, each loading the checkpoint; 10 sentences = chunks of 8 and
-    2, so both run and the results must be put back in order) against the same run in this process."""
+    2, so both run and the results must be put back in order) against the same run in this process,
+    for the corpus and for the AER on a 10-pair gold set whose sure links differ from pair to pair."""
     ckpt = tmp_path / "tiny.pt"
     checkpoint.atomic_save(checkpoint.make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "en", "fr", {}), ckpt)
+    gold = tmp_path / "gold"
+    gold.mkdir()
+    for lang in ("en", "fr"):  # Moses-tokenised, as the Hansards files are
+        lines = (TINY_DATA / f"test.{lang}").read_text(encoding="utf-8").splitlines()[:10]
+        (gold / f"test.{lang}").write_text("".join(t.replace(".", " .") + "\n" for t in lines), encoding="utf-8")
+    links = "".join(" ".join(f"{j}-{j}" for j in range(k % 4 + 1)) + "\n" for k in range(10))
+    (gold / "test.en-fr.sure").write_text(links)
+    (gold / "test.en-fr.possible").write_text(links)
     runs = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}.json"
         assert main(["--checkpoint", str(ckpt), "--data", str(TINY_DATA), "--split", "test", "--limit", "10",
                      "--json", str(out), "--no-progress", "--permutations", "3", "--adv-iters", "5", "--ig-steps", "5",
-                     "--workers", str(workers), "--per-sentence"]) == 0
+                     "--workers", str(workers), "--per-sentence", "--aer", str(gold)]) == 0
         runs.append(json.loads(out.read_text()))
     one, two = runs
     assert two["workers"] == 2 and len(two["per_sentence"]) == 10
+    assert one["aer"]["sentences"] == 10 and one["aer"]["alpha"]["links_sure"] == sum(k % 4 + 1 for k in range(10))
+    for m in ("alpha", *METHODS):
+        assert one["aer"][m] == two["aer"][m]
     for a, b in zip(one["per_sentence"], two["per_sentence"], strict=True):
         assert a["perm_flipped"] == b["perm_flipped"]
         assert np.allclose(a["adv_jsd"], b["adv_jsd"], atol=1e-5)
