@@ -1,6 +1,7 @@
 """Is attention an explanation? α beside attributions, attention surgery and the debate's two tests.
 
-For one sentence and one target word of the greedy translation the page puts the model's α next to
+For one sentence and one target word of the greedy translation (or of a translation the user types,
+force-decoded, so that a reference can be explained) the page puts the model's α next to
 five attributions of that word's log p over the source words (:mod:`nmt.attribution`: saliency,
 gradient × input, integrated gradients, leave-one-out of the embedding and of the annotation in α)
 with their agreement (Kendall τ, top-1, JSD); the whole sentence as one matrix per method; an α edit
@@ -17,6 +18,7 @@ import json
 import streamlit as st
 
 from nmt.attribution import METHODS
+from nmt.checkpoint import LoadedModel
 from nmt.decoding import InputError
 from nmt.surgery import (
     PRESETS,
@@ -37,6 +39,7 @@ BY_NAME: dict[str, SurgeryPreset] = {p.name: p for p in PRESETS}
 TABS = ["α versus attributions", "Whole sentence", "Surgery", "Debate tests"]
 EDITS = list(S.EDIT_LABELS)
 SEEDS = tuple(range(10))  # shuffle orders offered
+LANGUAGES = {"en": "English", "fr": "French", "de": "German"}
 
 # ----------------------------------------------------------------------------------------------
 # Controls
@@ -86,6 +89,17 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
     return preset.text, preset
 
 
+def reference(lm: LoadedModel) -> str:
+    """The optional translation to explain instead of the model's own (forced decoding)."""
+    lang = LANGUAGES.get(lm.tgt_tok.lang, lm.tgt_tok.lang)
+    text = st.text_input(f"Translation to explain ({lang}, optional)", key="ex_ref", bind=BIND,
+                         max_chars=600, placeholder="Empty: the model's own greedy translation",
+                         help="Type a translation, e.g. a reference, to explain p(your word | your previous words): "
+                              "the model is force-decoded on it, and α, the attributions, the surgery (from your "
+                              "words up to the chosen one) and the tests are all about your words.")
+    return (text or "").strip()
+
+
 def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
     """The target-word slider over the greedy translation, the chosen word highlighted above it."""
     n = len(trace.steps)
@@ -96,12 +110,13 @@ def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
     if n > 1:
         kw = {} if "ex_step" in ss else {"value": default}
         step = c1.slider("Target word i (the word being explained)", 0, n - 1, key="ex_step", bind=BIND,
-                         help="Position in the greedy translation (0-based; </s> is the last).", **kw)
+                         help="Position in the translation (0-based; </s> is the last).", **kw)
     else:
         step = 0
     step = min(max(int(step), 0), n - 1)
     with c2, st.container(border=True):
-        st.markdown(f"**Translation** (greedy): {V.target_strip(trace.target_tokens, step)}")
+        how = "yours, forced" if trace.method == "forced" else "greedy"
+        st.markdown(f"**Translation** ({how}): {V.target_strip(trace.target_tokens, step)}")
     return step
 
 
@@ -193,7 +208,8 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     alpha = trace.steps[step].alpha or []
     top = max(range(len(alpha)), key=alpha.__getitem__) if alpha else 0
     p_label, p_j = preset_edit(preset)
-    c1, c2, c3 = st.columns([3, 2, 1])
+    c1 = st.container()
+    c2, c3, c4 = st.columns([2, 2, 1])
     # Defaults (the preset's edit, else the most attended word) only where no value is set yet: a value set by
     # a preset's callback and a default together would draw Streamlit's "set twice" warning.
     kw = {} if "ex_edit" in ss else {"index": EDITS.index(p_label)}
@@ -207,20 +223,31 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     j = c2.selectbox("Source word", j_opts, key="ex_j", bind=BIND, format_func=lambda k: f"{k}: {src[k]}",
                      disabled=kind not in ("zero", "onehot"),
                      help="The word to zero or to put all of α on (default: the most attended one).", **kw)
+    n = len(trace.steps)
+    kw = {} if "ex_from" in ss else {"index": step - 1 if step > 0 else min(1, n - 1)}  # the previous word's α
+    from_step = c3.selectbox("From step", list(range(n)), key="ex_from", bind=BIND, disabled=kind != "copy",
+                             format_func=lambda k: f"{k}: {trace.steps[k].token}",
+                             help="Whose α the copy edit puts at this step (default: the previous word's).", **kw)
     # A select box, not a number input: a URL may hold any number, and number inputs fail on some (1e309).
-    seed = c3.selectbox("Seed", SEEDS, key="ex_seed", bind=BIND, disabled=kind != "shuffle",
+    seed = c4.selectbox("Seed", SEEDS, key="ex_seed", bind=BIND, disabled=kind != "shuffle",
                         help="Which random order the shuffle uses.")
-    st.caption(f"{label}: {S.EDIT_HELP[label]}. Then the model decodes on greedily from its new state.")
+    ref = tuple(s.token_id for s in trace.steps) if trace.method == "forced" else ()
+    after = f", after your translation's first {step} word{'s' * (step != 1)} (forced)" if ref and step else ""
+    st.caption(f"{label}: {S.EDIT_HELP[label]}. Then the model decodes on greedily from its new state{after}.")
     try:
         with st.spinner("Decoding with the edited α…"):
-            res, forced_lp, what = surgery(str(ckpt.path), ckpt.mtime, text, step, kind,
-                                           int(j if j is not None else top), int(seed or 0))
+            res, forced_lp, what, ref_lp = surgery(str(ckpt.path), ckpt.mtime, text, step, kind,
+                                                   int(j if j is not None else top), int(seed or 0), ref,
+                                                   int(from_step or 0))
     except InputError as err:
         W.input_error(err)
         return
     orig, edited = res.original.target_tokens, res.trace.target_tokens
     delta = forced_lp[step] - res.original.steps[step].logprob if step < len(forced_lp) else None
     st.markdown(S.surgery_summary(orig, edited, step, what, delta))
+    if ref_lp is not None and step < len(ref_lp) and res.original.steps[step].token_id != trace.steps[step].token_id:
+        # the model's own word there differs from yours: say what the edit does to yours too
+        st.markdown(S.reference_cost(trace.steps[step].token, step, trace.steps[step].logprob, ref_lp[step]))
     left, right = st.columns(2)
     with left, st.container(border=True):
         st.markdown(f"**Original:** {md(res.original.translation) or '(empty)'}")
@@ -267,18 +294,22 @@ def debate_tab(ckpt: models.CheckpointInfo, trace: DecodeTrace, step: int, stem:
         return
     with st.spinner("Shuffling α and searching for an adversarial α…"):
         res = debate(str(ckpt.path), ckpt.mtime, tuple(trace.src_tokens), ids)
-    word = trace.steps[step].token
+    rec = trace.steps[step]
+    word, best = rec.token, rec.topk[0][0] if rec.topk else rec.token  # the same word unless forced
     src = source_labels(trace)
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Permutation test at step {step}**")
-        st.markdown(S.permutation_reading(res.flipped[step], res.tvd[step], word))
+        if best != word:
+            st.caption(f"Here the model's most likely word is “{md(best)}”, not your “{md(word)}”: a shuffle "
+                       "“changes the word” when that most likely word changes.")
+        st.markdown(S.permutation_reading(res.flipped[step], res.tvd[step], best))
         chart = S.tvd_chart(S.tvd_frame(res.tvd[step], res.flipped[step]))
         if chart is not None:
             W.show_chart(chart, key="ex_tvd")
     with right:
         st.markdown(f"**Adversarial α at step {step}**")
-        st.markdown(S.adversarial_reading(res.adv_jsd[step], res.prob[step], res.adv_prob[step], word, EPS))
+        st.markdown(S.adversarial_reading(res.adv_jsd[step], res.prob[step], res.adv_prob[step], word, EPS, best))
         adv = S.adversarial_chart(S.adversarial_frame(src, res.alpha[step], res.adv_alpha[step]), src)
         if adv is not None:
             W.show_chart(adv, key="ex_adv")
@@ -303,17 +334,25 @@ def main() -> None:
     if why is not None:
         st.info(md(why), icon=":material/info:")
         return
-    if W.load_lm(ckpt) is None:
+    lm = W.load_lm(ckpt)
+    if lm is None:
         return
     text, preset = sentence()
+    ref = reference(lm)
     if not text:
         st.info("Type an English sentence to explain.")
         return
     try:
-        trace = W.decode(W.job_for(ckpt, "greedy"), [text])[0]
+        trace = (W.decode(W.job_for(ckpt, "forced"), [text], [ref]) if ref else
+                 W.decode(W.job_for(ckpt, "greedy"), [text]))[0]
     except InputError as err:
         W.input_error(err)
         return
+    unknown_ref = [w for w in lm.tgt_tok.tokenize(ref) if w not in lm.tgt_vocab.stoi] if ref else []
+    if unknown_ref:
+        lang = LANGUAGES.get(lm.tgt_tok.lang, lm.tgt_tok.lang)
+        st.info(f"Not in the model's {lang} vocabulary: {md(', '.join(unknown_ref))}. The model is forced to "
+                f"write {md('<unk>')} there.")
     if not trace.steps:
         st.info("The model wrote nothing for this sentence: there is no word to explain.")
         return

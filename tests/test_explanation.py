@@ -22,6 +22,7 @@ from ui.views.common import chart_png, readable
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "explanation.py")
 TIMEOUT = 120
+REF_TEXT, REF = "A man is riding a bike.", "Un chien fait du vélo ."  # the tiny model writes "Un homme …"
 
 
 def _att(alpha: list[list[float]], scores: dict[str, list[list[float]]], src: list[str] | None = None,
@@ -214,6 +215,10 @@ def test_adversarial_reading() -> None:
                    "p = 0.945 instead of 0.951. A very different attention gives the same output, so α alone does "
                    "not explain this word.")
     assert "mildly different" in S.adversarial_reading(0.1, 0.9, 0.9, "x")
+    forced = plain(S.adversarial_reading(0.5, 0.002, 0.011, "chiens", best="courent"))
+    assert forced.startswith("An α 0.50 nats away from the model's (JSD; at most ln 2 ≈ 0.69) still ranks “courent” "
+                             "first and gives your “chiens” p = 0.011 instead of 0.002. ")
+    assert plain(S.adversarial_reading(0.5, 0.951, 0.945, "pomme", best="pomme")) == far
 
 
 def test_debate_summary_and_charts() -> None:
@@ -298,6 +303,23 @@ def test_surgery_shows_the_edited_translation(env: Path) -> None:
     assert "uniform α" in markdown(at)
 
 
+def test_surgery_copies_another_steps_alpha(env: Path) -> None:
+    from nmt import checkpoint
+    from nmt.surgery import Edit, decode_with_surgery
+
+    at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="2", ex_edit="copy")
+    assert at.selectbox(key="ex_from").value == 1 and not at.selectbox(key="ex_from").disabled  # the previous word
+    assert at.selectbox(key="ex_from").proto.query_param_key == "ex_from"
+    at.selectbox(key="ex_from").set_value(0).run()
+    lm = checkpoint.load(env / "tiny-en-fr-rnnsearch.pt")
+    res = decode_with_surgery(lm, REF_TEXT, {2: Edit("copy", step=0)})
+    assert res.trace.steps[2].alpha == pytest.approx(res.original.steps[0].alpha)  # the library agrees: α of step 0
+    text = markdown(at)
+    assert "α was changed: α copied from step 0." in text and f"**Edited:** {res.trace.translation}" in text
+    at.radio(key="ex_edit").set_value("zero").run()
+    assert at.selectbox(key="ex_from").disabled
+
+
 def test_whole_sentence_and_debate_tests(env: Path) -> None:
     at = run(ex_tab="Whole sentence", ex_method="integrated gradients")
     assert at.radio(key="ex_method").value == "ig" and at.radio(key="ex_method").proto.query_param_key == "ex_method"
@@ -312,6 +334,57 @@ def test_whole_sentence_and_debate_tests(env: Path) -> None:
     assert "Shuffling α changed the word in " in text and " of 20 trials" in text
     assert "Over the whole sentence" in "\n".join(i.value for i in at.info)
     assert len(at.get("vega_lite_chart")) == 2
+
+
+def _ref_step(env: Path) -> tuple[int, Any, Any]:
+    """A step where the tiny model's greedy translation and the reference differ (so a cache keyed
+    by the source alone would show the wrong word's numbers), with both traces."""
+    from nmt import checkpoint
+    from nmt.decoding import forced, greedy
+
+    lm = checkpoint.load(env / "tiny-en-fr-rnnsearch.pt")
+    g = greedy(lm, [REF_TEXT], topk=1)[0]
+    f = forced(lm, [REF_TEXT], [REF], topk=1)[0]
+    step = next(i for i, s in enumerate(f.steps) if i >= len(g.steps) or g.steps[i].token_id != s.token_id)
+    return step, lm, f
+
+
+def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> None:
+    step, lm, f = _ref_step(env)
+    assert step == 1 and [s.token for s in f.steps] == ["Un", "chien", "fait", "du", "vélo", ".", "</s>"]
+    # the greedy translation first, so that the shared store holds its numbers for this source
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step=str(step))
+    assert "(greedy)" in markdown(at)
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF, ex_step=str(step))
+    assert at.text_input(key="ex_ref").proto.query_param_key == "ex_ref"
+    text = markdown(at)
+    assert "**Translation** (yours, forced):" in text
+    assert f"(log p = {f.steps[step].logprob:.3f})" in text  # the reference's word, not the greedy one's
+    assert at.slider(key="ex_step").max == 6
+
+    from nmt.surgery import Edit, decode_with_surgery
+
+    ids = [s.token_id for s in f.steps]
+    for i in (1, 2):  # the model's own word after "Un" is "homme", not "chien"; after "Un chien" it is "fait"
+        at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF, ex_step=str(i),
+                 ex_edit="one-hot", ex_j="0: A")
+        edited = decode_with_surgery(lm, REF_TEXT, {i: Edit("onehot", j=0)}, target=ids).trace.steps[i].logprob
+        mine = decode_with_surgery(lm, REF_TEXT, {i: Edit("onehot", j=0)}, prefix=ids[:i]).trace
+        text = markdown(at)
+        assert f"**Edited:** {mine.translation}" in text and mine.target_tokens[:i] == ["Un", "chien"][:i]
+        line = (f"Your word “{f.steps[i].token}” at step {i}: log p {f.steps[i].logprob:.3f} with the model's α, "
+                f"{edited:.3f} with the edit ({edited - f.steps[i].logprob:+.3f} nats")
+        assert (line in text) == (i == 1), text  # said only where the model's own word differs from yours
+        words = "1 word" if i == 1 else "2 words"
+        assert f"after your translation's first {words} (forced)" in "\n".join(c.value for c in at.caption)
+    at = run(ex_tab="Debate tests", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF, ex_step="1")
+    at.button(key="ex_tests").click().run()
+    best = f.steps[1].topk[0][0]  # the model's own most likely word there: what a shuffle can change
+    assert not at.exception and best != "chien"
+    assert f"the model's most likely word is “{best}”, not your “chien”" in "\n".join(c.value for c in at.caption)
+    assert "Shuffling α changed the word in " in markdown(at) and f"“{best}”" in markdown(at)
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref="Un zorglub fait du vélo .")
+    assert any("Not in the model's French vocabulary: zorglub" in plain(i.value) for i in at.info)
 
 
 def test_a_preset_loads_its_step_and_edit(env: Path) -> None:

@@ -29,7 +29,7 @@ def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
     lm = models.load(ckpt)
     src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
     tgt_ids = [s.token_id for s in trace.steps]
-    keys = [("attr", str(ckpt.path), ckpt.mtime, text, IG_STEPS, BASELINE, i) for i in steps]
+    keys = [("attr", str(ckpt.path), ckpt.mtime, text, tuple(tgt_ids), IG_STEPS, BASELINE, i) for i in steps]
 
     def compute(part: list[int]) -> list[dict[str, Any]]:
         att = attribute(lm, src_ids, tgt_ids, steps=[steps[p] for p in part], ig_steps=IG_STEPS, baseline=BASELINE,
@@ -41,17 +41,29 @@ def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | None,
-            seed: int) -> tuple[SurgeryResult, list[float], str]:
-    """The edited decoding, log p of the original words under the same edit (forced), and the edit in words."""
+def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | None, seed: int,
+            reference: tuple[int, ...] = (), from_step: int = 0,
+            ) -> tuple[SurgeryResult, list[float], str, list[float] | None]:
+    """The edited decoding, log p of the original words under the same edit (forced), the edit in
+    words, and, for a ``reference`` translation (ids, ``</s>`` last), log p of its words under the edit.
+    ``kind`` "copy" puts the unedited decoding's α of step ``from_step`` at ``step``.
+
+    With a reference, both decodings are forced on its first ``step`` words and go on greedily
+    from there (the original with the model's own α)."""
     lm = models.load_model(path, mtime)
     freeze = kind == "freeze"
-    edits = None if freeze else {step: Edit(kind, j=j if kind in ("zero", "onehot") else None, seed=seed)}
-    res = decode_with_surgery(lm, text, edits, freeze_from=step if freeze else None)
-    scored = decode_with_surgery(lm, text, edits, freeze_from=step if freeze else None,
+    edits = None if freeze else {step: Edit(kind, j=j if kind in ("zero", "onehot") else None, seed=seed,
+                                            step=from_step if kind == "copy" else None)}
+    freeze_from = step if freeze else None
+    res = decode_with_surgery(lm, text, edits, freeze_from=freeze_from, prefix=list(reference[:step]))
+    scored = decode_with_surgery(lm, text, edits, freeze_from=freeze_from,
                                  target=[s.token_id for s in res.original.steps])
+    ref_lp = None
+    if reference:
+        ref_scored = decode_with_surgery(lm, text, edits, freeze_from=freeze_from, target=list(reference))
+        ref_lp = [s.logprob for s in ref_scored.trace.steps]
     what = f"α held from step {step} on" if freeze else edits[step].describe(res.trace.src_tokens)  # type: ignore[index]
-    return res, [s.logprob for s in scored.trace.steps], what
+    return res, [s.logprob for s in scored.trace.steps], what, ref_lp
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

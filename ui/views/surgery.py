@@ -24,6 +24,7 @@ EDIT_LABELS: dict[str, str] = {  # what the surgery radio shows → nmt.surgery.
     "one-hot": "onehot",
     "uniform": "uniform",
     "shuffle": "shuffle",
+    "copy": "copy",
     "freeze": "freeze",
 }
 EDIT_HELP = {
@@ -31,6 +32,7 @@ EDIT_HELP = {
     "one-hot": "put all of α on one source word",
     "uniform": "spread α evenly over every source token (1/Tx each)",
     "shuffle": "permute α over the source tokens (a seeded random order)",
+    "copy": "use the α of another step (From step) of the unedited decoding",
     "freeze": "hold this step's α at every later step too",
 }
 
@@ -113,6 +115,12 @@ def surgery_summary(
     return head + f"The translation changes {where}: {e} instead of {o}." + cost
 
 
+def reference_cost(word: str, step: int, logprob: float, edited: float) -> str:
+    """One sentence on what an edit does to the log p of the given translation's word at ``step``."""
+    return (f"Your word “{md(word)}” at step {step}: log p {logprob:.3f} with the model's α, {edited:.3f} with the "
+            f"edit ({edited - logprob:+.3f} nats, p × {math.exp(edited - logprob):.3g}).")
+
+
 def surgery_alpha_chart(
     src: Sequence[str], tokens: Sequence[str], alpha: Sequence[Sequence[float] | None], edited_steps: Sequence[int],
     title: str, max_width: int = 420,
@@ -168,14 +176,18 @@ def permutation_reading(flipped: Sequence[bool], tvd: Sequence[float], word: str
     return head + f"α matters only in part: most shuffles still write “{md(word)}”."
 
 
-def adversarial_reading(jsd: float, prob: float, adv_prob: float, word: str, eps: float = 0.01) -> str:
-    """A plain sentence about one step's adversarial α (JSD in nats, at most ln 2 ≈ 0.69)."""
+def adversarial_reading(jsd: float, prob: float, adv_prob: float, word: str, eps: float = 0.01,
+                        best: str | None = None) -> str:
+    """A plain sentence about one step's adversarial α (JSD in nats, at most ln 2 ≈ 0.69). ``best``:
+    the model's most likely word where it is not ``word`` (a forced translation)."""
     if not math.isfinite(jsd) or jsd <= 1e-6:
         return (f"No different α was found that keeps “{md(word)}” within ε = {eps:g} of its probability: "
                 "at this step the model's α is hard to replace.")
     far = jsd >= 0.25 * LN2
-    head = (f"An α {jsd:.2f} nats away from the model's (JSD; at most ln 2 ≈ 0.69) still writes “{md(word)}”, "
-            f"with p = {adv_prob:.3f} instead of {prob:.3f}. ")
+    keeps = (f"still ranks “{md(best)}” first and gives your “{md(word)}”" if best and best != word else
+             f"still writes “{md(word)}”, with")
+    head = (f"An α {jsd:.2f} nats away from the model's (JSD; at most ln 2 ≈ 0.69) {keeps} p = {adv_prob:.3f} "
+            f"instead of {prob:.3f}. ")
     if far:
         return head + "A very different attention gives the same output, so α alone does not explain this word."
     return head + "Only a mildly different α keeps the word, so α is close to the one that works."
