@@ -101,7 +101,7 @@ def reference(lm: LoadedModel) -> str:
 
 
 def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
-    """The target-word slider over the greedy translation, the chosen word highlighted above it."""
+    """The target-word slider over the translation (greedy, or the forced one), the chosen word highlighted."""
     n = len(trace.steps)
     default = min(preset.step if preset is not None else 0, n - 1)
     if isinstance(ss.get("ex_step"), int) and ss["ex_step"] > n - 1:

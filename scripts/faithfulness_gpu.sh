@@ -14,6 +14,7 @@
 #   scripts/faithfulness_gpu.sh probe         # 48 sentences with 1 and with 4 workers -> $OUT/probe-w*.json
 #   WORKERS=4 scripts/faithfulness_gpu.sh m30k        # all 1,000 sentences + --time-panel -> $OUT/m30k.json
 #   WORKERS=4 scripts/faithfulness_gpu.sh europarl    # 1,000 newstest2014 sentences (stash europarl-… first)
+#   DEVICE=cpu WORKERS=16 scripts/faithfulness_gpu.sh m30k   # the same on the device's 16 CPU cores alone
 # Each run writes its log beside its JSON. Copy the numbers into bench/faithfulness-*.json and the
 # README's "Is attention an explanation?" section.
 set -euo pipefail
@@ -72,5 +73,5 @@ europarl)
   faith europarl checkpoints/europarl-en-fr-rnnsearch-50.pt "$DATA/wmt" newstest2014-fren --limit 1000 \
     --workers "$WORKERS" ${EXTRA:-} ;;
 *)
-  sed -n '2,20p' "$0"; exit 2 ;;
+  sed -n '/^set -euo/q;2,$p' "$0"; exit 2 ;;
 esac
