@@ -92,11 +92,13 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
 def reference(lm: LoadedModel) -> str:
     """The optional translation to explain instead of the model's own (forced decoding)."""
     lang = LANGUAGES.get(lm.tgt_tok.lang, lm.tgt_tok.lang)
-    text = st.text_input(f"Translation to explain ({lang}, optional)", key="ex_ref", bind=BIND,
-                         max_chars=600, placeholder="Empty: the model's own greedy translation",
-                         help="Type a translation, e.g. a reference, to explain p(your word | your previous words): "
-                              "the model is force-decoded on it, and α, the attributions, the surgery (from your "
-                              "words up to the chosen one) and the tests are all about your words.")
+    shown = bool(ss.get("ex_ref") or st.query_params.get("ex_ref"))  # a shared link opens it
+    with st.expander("Explain a translation of your own (e.g. a reference)", expanded=shown):
+        text = st.text_input(f"Translation to explain ({lang})", key="ex_ref", bind=BIND, max_chars=600,
+                             placeholder="Empty: the model's own greedy translation",
+                             help="The model is force-decoded on your translation, so α, the attributions, the "
+                                  "surgery (from your words up to the chosen one) and the tests explain p(your word "
+                                  "| your previous words).")
     return (text or "").strip()
 
 
@@ -217,6 +219,10 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
                      help=" · ".join(f"{k}: {v}" for k, v in S.EDIT_HELP.items()), **kw)
     label = label if label in S.EDIT_LABELS else EDITS[0]
     kind = S.EDIT_LABELS[label]
+    every = c1.toggle("…and the same edit at every later step", key="ex_every", bind=BIND,
+                      disabled=kind in ("copy", "freeze"),
+                      help="Apply the edit at this step and at every step after it, e.g. zero a word for the rest "
+                           "of the sentence: the model can never look at it again.") and kind not in ("copy", "freeze")
     j_opts = list(range(len(src)))
     j_default = p_j if p_j is not None and p_j < len(j_opts) else min(top, len(j_opts) - 1)
     kw = {} if "ex_j" in ss else {"index": j_default}
@@ -233,12 +239,13 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
                         help="Which random order the shuffle uses.")
     ref = tuple(s.token_id for s in trace.steps) if trace.method == "forced" else ()
     after = f", after your translation's first {step} word{'s' * (step != 1)} (forced)" if ref and step else ""
-    st.caption(f"{label}: {S.EDIT_HELP[label]}. Then the model decodes on greedily from its new state{after}.")
+    again = ", here and at every later step" if every else ""
+    st.caption(f"{label}: {S.EDIT_HELP[label]}{again}. Then the model decodes on greedily from its new state{after}.")
     try:
         with st.spinner("Decoding with the edited α…"):
             res, forced_lp, what, ref_lp = surgery(str(ckpt.path), ckpt.mtime, text, step, kind,
                                                    int(j if j is not None else top), int(seed or 0), ref,
-                                                   int(from_step or 0))
+                                                   int(from_step or 0), bool(every))
     except InputError as err:
         W.input_error(err)
         return
@@ -269,7 +276,7 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     h1, h2 = st.columns(2)
     charts = [S.surgery_alpha_chart(src, orig, [s.alpha for s in res.original.steps], [], "α, original"),
               S.surgery_alpha_chart(src, edited, [s.alpha for s in res.trace.steps], res.edited_steps,
-                                    "α, edited (✎ the edited step)")]
+                                    f"α, edited (✎ the edited step{'s' * (len(res.edited_steps) > 1)})")]
     for col, chart, name in zip((h1, h2), charts, ("original", "edited")):
         with col:
             if chart is not None:

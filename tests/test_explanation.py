@@ -320,6 +320,28 @@ def test_surgery_copies_another_steps_alpha(env: Path) -> None:
     assert at.selectbox(key="ex_from").disabled
 
 
+def test_surgery_at_every_later_step(env: Path) -> None:
+    from nmt import checkpoint
+    from nmt.surgery import Edit, decode_with_surgery
+
+    at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="1", ex_edit="zero",
+             ex_j="1: man", ex_every="true")
+    assert at.toggle(key="ex_every").value is True and at.toggle(key="ex_every").proto.query_param_key == "ex_every"
+    lm = checkpoint.load(env / "tiny-en-fr-rnnsearch.pt")
+    res = decode_with_surgery(lm, REF_TEXT, {k: Edit("zero", j=1) for k in range(1, 60)})
+    assert all(s.alpha[1] == 0.0 for s in res.trace.steps[1:])  # the library: 'man' never attended again
+    text = markdown(at)
+    assert "α was changed: zero 'man' (j=1), renormalised, at every step from 1 on." in text
+    assert f"**Edited:** {res.trace.translation}" in text
+    notes = at.dataframe[0].value["note"].tolist()
+    assert [i for i, n in enumerate(notes) if "α edited" in n] == list(range(1, len(res.trace.steps)))
+    at.toggle(key="ex_every").set_value(False).run()
+    notes = at.dataframe[0].value["note"].tolist()
+    assert [i for i, n in enumerate(notes) if "α edited" in n] == [1]
+    at.radio(key="ex_edit").set_value("copy").run()
+    assert at.toggle(key="ex_every").disabled
+
+
 def test_whole_sentence_and_debate_tests(env: Path) -> None:
     at = run(ex_tab="Whole sentence", ex_method="integrated gradients")
     assert at.radio(key="ex_method").value == "ig" and at.radio(key="ex_method").proto.query_param_key == "ex_method"
@@ -355,8 +377,12 @@ def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> N
     # the greedy translation first, so that the shared store holds its numbers for this source
     at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step=str(step))
     assert "(greedy)" in markdown(at)
+    box = next(e for e in at.expander if e.label.startswith("Explain a translation of your own"))
+    assert not box.proto.expanded
     at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF, ex_step=str(step))
     assert at.text_input(key="ex_ref").proto.query_param_key == "ex_ref"
+    box = next(e for e in at.expander if e.label.startswith("Explain a translation of your own"))
+    assert box.proto.expanded  # a shared link with a translation shows it
     text = markdown(at)
     assert "**Translation** (yours, forced):" in text
     assert f"(log p = {f.steps[step].logprob:.3f})" in text  # the reference's word, not the greedy one's

@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from nmt.attribution import Attributions, attribute
+from nmt.decoding import MAX_SOURCE_TOKENS, max_target_len
 from nmt.faithfulness import debate_tests
 from nmt.surgery import Edit, SurgeryResult, decode_with_surgery
 from nmt.trace import DecodeTrace
@@ -21,6 +22,7 @@ from ui.views import surgery as S
 
 IG_STEPS, BASELINE = 20, "zero"  # the library's defaults
 N_PERM, SEED, EPS = 20, 0, 0.01
+MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decoding
 
 
 def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int],
@@ -42,18 +44,22 @@ def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | None, seed: int,
-            reference: tuple[int, ...] = (), from_step: int = 0,
+            reference: tuple[int, ...] = (), from_step: int = 0, every: bool = False,
             ) -> tuple[SurgeryResult, list[float], str, list[float] | None]:
     """The edited decoding, log p of the original words under the same edit (forced), the edit in
     words, and, for a ``reference`` translation (ids, ``</s>`` last), log p of its words under the edit.
-    ``kind`` "copy" puts the unedited decoding's α of step ``from_step`` at ``step``.
+    ``kind`` "copy" puts the unedited decoding's α of step ``from_step`` at ``step``; ``every``
+    applies the edit at ``step`` and at every later step (not for "copy" or "freeze").
 
     With a reference, both decodings are forced on its first ``step`` words and go on greedily
     from there (the original with the model's own α)."""
     lm = models.load_model(path, mtime)
     freeze = kind == "freeze"
-    edits = None if freeze else {step: Edit(kind, j=j if kind in ("zero", "onehot") else None, seed=seed,
-                                            step=from_step if kind == "copy" else None)}
+    edit = None if freeze else Edit(kind, j=j if kind in ("zero", "onehot") else None, seed=seed,
+                                    step=from_step if kind == "copy" else None)
+    every = every and kind not in ("copy", "freeze")
+    last = max(MAX_TARGET_LEN, len(reference)) if every else step  # no decoding runs past either
+    edits = None if edit is None else dict.fromkeys(range(step, last + 1), edit)
     freeze_from = step if freeze else None
     res = decode_with_surgery(lm, text, edits, freeze_from=freeze_from, prefix=list(reference[:step]))
     scored = decode_with_surgery(lm, text, edits, freeze_from=freeze_from,
@@ -62,7 +68,10 @@ def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | N
     if reference:
         ref_scored = decode_with_surgery(lm, text, edits, freeze_from=freeze_from, target=list(reference))
         ref_lp = [s.logprob for s in ref_scored.trace.steps]
-    what = f"α held from step {step} on" if freeze else edits[step].describe(res.trace.src_tokens)  # type: ignore[index]
+    if edit is None:
+        what = f"α held from step {step} on"
+    else:
+        what = edit.describe(res.trace.src_tokens) + (f", at every step from {step} on" if every else "")
     return res, [s.logprob for s in scored.trace.steps], what, ref_lp
 
 
