@@ -318,3 +318,14 @@ def test_shipped_presets_claims_hold(shipped, preset) -> None:
 def test_shipped_adversarial_alpha(shipped) -> None:
     js = _check_adversarial(shipped, "A little girl is eating an apple.", eps=0.01)
     assert float(js.mean()) > 0.1
+
+
+@needs_shipped
+def test_shipped_zeroing_a_word_for_good_leaves_it_written(shipped) -> None:
+    """The README's example: 'dogs' (j=1) zeroed at step 1 and every later step, yet 'chiens' is written,
+    with its p roughly halved: the neighbouring annotations carry the word (bidirectional encoder)."""
+    text = "Two dogs are running in the snow."
+    r = decode_with_surgery(shipped, text, {k: Edit("zero", j=1) for k in range(1, 30)})
+    assert r.trace.translation == r.original.translation == "Deux chiens courent dans la neige."
+    assert all(s.alpha[1] == 0.0 for s in r.trace.steps[1:]) and r.edited_steps == list(range(1, 8))
+    assert r.original.steps[1].prob > 0.97 and 0.45 < r.trace.steps[1].prob < 0.55  # 0.98 → 0.50
