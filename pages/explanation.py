@@ -27,7 +27,7 @@ from nmt.surgery import (
 from nmt.trace import DecodeTrace
 from ui import models, shell
 from ui import widgets as W
-from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery
+from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
 from ui.views import explanation as V
 from ui.views import surgery as S
 from ui.views.common import md, source_labels
@@ -61,13 +61,19 @@ def unusable(ckpt: models.CheckpointInfo) -> str | None:
             "which the attribution and surgery library does not support." + hint)
 
 
+def clear_translation() -> None:
+    """A new source sentence: the user's translation of the old one no longer applies."""
+    ss["ex_ref"] = ""
+
+
 def on_preset() -> None:
-    """A preset loads its step and its edit (the URL follows)."""
+    """A preset loads its step and its edit (the URL follows); a translation typed for the old sentence goes."""
+    clear_translation()
     p = BY_NAME.get(ss.get("ex_preset"))
     if p is None:
         return
     ss["ex_step"] = p.step
-    ss["ex_edit"], j = preset_edit(p)
+    ss["ex_edit"], j = S.preset_edit(p)
     if j is not None:
         ss["ex_j"] = j
 
@@ -82,7 +88,7 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
     with c2:
         if preset is None:
             text = st.text_area("Source sentence (English)", BY_NAME[PRESETS[0].name].text, key="ex_text", bind=BIND,
-                                max_chars=600, height=68)
+                                max_chars=600, height=68, on_change=clear_translation)
             return (text or "").strip(), None
         st.markdown(f"**Source:** {md(preset.text)}")
         st.caption(f"**Watch:** {md(preset.watch)}")
@@ -92,13 +98,15 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
 def reference(lm: LoadedModel) -> str:
     """The optional translation to explain instead of the model's own (forced decoding)."""
     lang = LANGUAGES.get(lm.tgt_tok.lang, lm.tgt_tok.lang)
-    shown = bool(ss.get("ex_ref") or st.query_params.get("ex_ref"))  # a shared link opens it
+    if ss.get("ex_ref") or st.query_params.get("ex_ref"):  # typed here, or a shared link holds one
+        ss["ex_ref_used"] = True  # and the box stays open once it has held a translation
+    shown = bool(ss.get("ex_ref_used"))
     with st.expander("Explain a translation of your own (e.g. a reference)", expanded=shown):
         text = st.text_input(f"Translation to explain ({lang})", key="ex_ref", bind=BIND, max_chars=600,
                              placeholder="Empty: the model's own greedy translation",
-                             help="The model is force-decoded on your translation, so α, the attributions, the "
-                                  "surgery (from your words up to the chosen one) and the tests explain p(your word "
-                                  "| your previous words).")
+                             help="Up to 600 characters. The model is force-decoded on your translation, so α, the "
+                                  "attributions, the surgery (from your words up to the chosen one) and the tests "
+                                  "explain p(your word | your previous words). A new source sentence clears it.")
     return (text or "").strip()
 
 
@@ -132,7 +140,7 @@ def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     att = attributions(ckpt, text, trace, [step], f"Explaining “{trace.steps[step].token}”")
     agree = V.agreement_frame(att, 0)
     word = trace.steps[step].token
-    st.markdown(V.agreement_reading(agree, word, agree.iloc[0]["top word"]))
+    st.markdown(V.agreement_reading(agree, word, agree.iloc[0]["top word"], forced=trace.method == "forced"))
     left, right = st.columns([1, 1])
     with left:
         chart = V.bars_chart(V.bars_frame(att, 0), source_labels(trace))
@@ -191,25 +199,13 @@ def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
                             f"explain-{stem}-all.json", "application/json")], key="ex_dl_all")
 
 
-def preset_edit(preset: SurgeryPreset | None) -> tuple[str, int | None]:
-    """The surgery radio's label and the source position of a preset's edit (("zero", None) without one)."""
-    if preset is None:
-        return EDITS[0], None
-    if preset.freeze:
-        return "freeze", None
-    if not preset.edits:  # a preset about the attributions: the surgery tab starts from its usual default
-        return EDITS[0], None
-    edit = preset.edits[0]
-    return next((k for k, v in S.EDIT_LABELS.items() if v == edit.kind), EDITS[0]), edit.j
-
-
 def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str,
                 preset: SurgeryPreset | None) -> None:
     """Edit α at the chosen step and decode on: the two translations word by word and both α heatmaps."""
     src = source_labels(trace)
     alpha = trace.steps[step].alpha or []
     top = max(range(len(alpha)), key=alpha.__getitem__) if alpha else 0
-    p_label, p_j = preset_edit(preset)
+    p_label, p_j = S.preset_edit(preset)
     c1 = st.container()
     c2, c3, c4 = st.columns([2, 2, 1])
     # Defaults (the preset's edit, else the most attended word) only where no value is set yet: a value set by
@@ -229,16 +225,22 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     j = c2.selectbox("Source word", j_opts, key="ex_j", bind=BIND, format_func=lambda k: f"{k}: {src[k]}",
                      disabled=kind not in ("zero", "onehot"),
                      help="The word to zero or to put all of α on (default: the most attended one).", **kw)
-    n = len(trace.steps)
+    ref = tuple(s.token_id for s in trace.steps) if trace.method == "forced" else ()
+    # copy takes α from the unedited decoding: the greedy translation, or your first words and the model's own after
+    own = unedited(str(ckpt.path), ckpt.mtime, text, ref[:step]) if ref else trace.target_tokens
+    n = len(own)
+    if isinstance(ss.get("ex_from"), int) and ss["ex_from"] > n - 1:
+        ss["ex_from"] = n - 1  # a shorter decoding than the one the menu was set on
     kw = {} if "ex_from" in ss else {"index": step - 1 if step > 0 else min(1, n - 1)}  # the previous word's α
     from_step = c3.selectbox("From step", list(range(n)), key="ex_from", bind=BIND, disabled=kind != "copy",
-                             format_func=lambda k: f"{k}: {trace.steps[k].token}",
-                             help="Whose α the copy edit puts at this step (default: the previous word's).", **kw)
+                             format_func=lambda k: f"{k}: {own[k]}",
+                             help="Whose α the copy edit puts at this step (default: the previous word's), from "
+                                  "the unedited decoding.", **kw)
     # A select box, not a number input: a URL may hold any number, and number inputs fail on some (1e309).
     seed = c4.selectbox("Seed", SEEDS, key="ex_seed", bind=BIND, disabled=kind != "shuffle",
                         help="Which random order the shuffle uses.")
-    ref = tuple(s.token_id for s in trace.steps) if trace.method == "forced" else ()
-    after = f", after your translation's first {step} word{'s' * (step != 1)} (forced)" if ref and step else ""
+    first = "first word" if step == 1 else f"first {step} words"
+    after = f", after your translation's {first} (forced)" if ref and step else ""
     again = ", here and at every later step" if every else ""
     st.caption(f"{label}: {S.EDIT_HELP[label]}{again}. Then the model decodes on greedily from its new state{after}.")
     try:
@@ -257,7 +259,8 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
         st.markdown(S.reference_cost(trace.steps[step].token, step, trace.steps[step].logprob, ref_lp[step]))
     left, right = st.columns(2)
     with left, st.container(border=True):
-        st.markdown(f"**Original:** {md(res.original.translation) or '(empty)'}")
+        mine = " (your first words, then the model's own)" if ref and step else ""
+        st.markdown(f"**Original{mine}:** {md(res.original.translation) or '(empty)'}")
     with right, st.container(border=True):
         st.markdown(f"**Edited:** {md(res.trace.translation) or '(empty)'}")
     m1, m2, m3 = st.columns(3)
@@ -355,7 +358,7 @@ def main() -> None:
     except InputError as err:
         W.input_error(err)
         return
-    unknown_ref = [w for w in lm.tgt_tok.tokenize(ref) if w not in lm.tgt_vocab.stoi] if ref else []
+    unknown_ref = list(dict.fromkeys(w for w in lm.tgt_tok.tokenize(ref) if w not in lm.tgt_vocab.stoi)) if ref else []
     if unknown_ref:
         lang = LANGUAGES.get(lm.tgt_tok.lang, lm.tgt_tok.lang)
         st.info(f"Not in the model's {lang} vocabulary: {md(', '.join(unknown_ref))}. The model is forced to "
@@ -370,7 +373,7 @@ def main() -> None:
     if trace.truncated:
         st.info("The sentence was longer than the model reads; it was cut.")
     step = step_picker(trace, preset)
-    stem = W.safe_stem(text)
+    stem = W.safe_stem(text) + ("-yours" if ref else "")
     tabs = st.tabs(TABS, key="ex_tab", bind=BIND)
     with tabs[0]:
         if tabs[0].open is not False:

@@ -102,7 +102,9 @@ def test_agreement_table_against_hand_computed_values() -> None:
     assert df.loc["gradient × input", "top-1"] == 1.0
     assert df.loc["α (attention)", "top word"] == "a"
     reading = plain(V.agreement_reading(df.reset_index(), "chien", "a"))
-    assert reading == "Writing “chien”, α looks most at “a”. 1 of 2 methods rank it first too (gradient × input)."
+    assert reading == "Writing “chien”, α looks most at “a”. 1 of 2 methods ranks it first too (gradient × input)."
+    forced = plain(V.agreement_reading(df.reset_index(), "chien", "a", forced=True))
+    assert forced.startswith("For your word “chien”, α looks most at “a”. ")
 
 
 def test_sentence_agreement_averages_steps_and_skips_undefined_tau() -> None:
@@ -207,6 +209,19 @@ def test_permutation_reading() -> None:
         "really uses" in S.permutation_reading([True, False] * 10, [0.5] * 20, "x")  # half counts as using it
 
 
+def test_preset_edit_names_the_radio_label_and_word() -> None:
+    from nmt.surgery import Edit, SurgeryPreset
+
+    def preset(edits: tuple[Edit, ...] = (), freeze: bool = False) -> SurgeryPreset:
+        return SurgeryPreset("p", "A dog runs.", 1, edits, "watch", freeze=freeze)
+
+    assert S.preset_edit(None) == ("zero", None)
+    assert S.preset_edit(preset()) == ("zero", None)  # a preset about the attributions
+    assert S.preset_edit(preset(freeze=True)) == ("freeze", None)
+    assert S.preset_edit(preset((Edit("onehot", j=2),))) == ("one-hot", 2)
+    assert S.preset_edit(preset((Edit("uniform"), Edit("zero", j=1)))) == ("uniform", None)  # the first edit
+
+
 def test_adversarial_reading() -> None:
     assert plain(S.adversarial_reading(0.0, 0.9, 0.9, "chien")).startswith(
         "No different α was found that keeps “chien” within ε = 0.01")
@@ -219,6 +234,9 @@ def test_adversarial_reading() -> None:
     assert forced.startswith("An α 0.50 nats away from the model's (JSD; at most ln 2 ≈ 0.69) still ranks “courent” "
                              "first and gives your “chiens” p = 0.011 instead of 0.002. ")
     assert plain(S.adversarial_reading(0.5, 0.951, 0.945, "pomme", best="pomme")) == far
+    tiny = plain(S.adversarial_reading(0.5, 4.2e-6, 3.9e-6, "gros", best="chiens"))
+    assert "gives your “gros” p = 3.9e-06 instead of 4.2e-06. That p is below ε = 0.01" in tiny
+    assert [S.prob_text(p) for p in (0.0123, 0.001, 0.00042, 0.0)] == ["0.012", "0.001", "4.2e-04", "0.000"]
 
 
 def test_debate_summary_and_charts() -> None:
@@ -401,7 +419,7 @@ def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> N
         line = (f"Your word “{f.steps[i].token}” at step {i}: log p {f.steps[i].logprob:.3f} with the model's α, "
                 f"{edited:.3f} with the edit ({edited - f.steps[i].logprob:+.3f} nats")
         assert (line in text) == (i == 1), text  # said only where the model's own word differs from yours
-        words = "1 word" if i == 1 else "2 words"
+        words = "word" if i == 1 else "2 words"
         assert f"after your translation's first {words} (forced)" in "\n".join(c.value for c in at.caption)
     at = run(ex_tab="Debate tests", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF, ex_step="1")
     at.button(key="ex_tests").click().run()
@@ -409,8 +427,33 @@ def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> N
     assert not at.exception and best != "chien"
     assert f"the model's most likely word is “{best}”, not your “chien”" in "\n".join(c.value for c in at.caption)
     assert "Shuffling α changed the word in " in markdown(at) and f"“{best}”" in markdown(at)
-    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref="Un zorglub fait du vélo .")
-    assert any("Not in the model's French vocabulary: zorglub" in plain(i.value) for i in at.info)
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref="Un zorglub fait du zorglub .")
+    assert any("Not in the model's French vocabulary: zorglub. The model" in plain(i.value) for i in at.info)
+
+
+def test_copy_menu_with_a_reference_lists_the_unedited_decoding(env: Path) -> None:
+    """With your translation, copy takes α from your first words and then the model's own continuation."""
+    from nmt.surgery import decode_with_surgery
+
+    _, lm, f = _ref_step(env)
+    at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref="Un chien fait du vélo rouge .",
+             ex_step="1", ex_edit="copy")
+    own = decode_with_surgery(lm, REF_TEXT, None, prefix=[f.steps[0].token_id]).original.target_tokens
+    assert own[0] == "Un" and len(own) != 8  # the model's continuation, not the 8 words of the typed translation
+    assert at.selectbox(key="ex_from").options == [f"{k}: {w}" for k, w in enumerate(own)]
+    assert "**Original (your first words, then the model's own):**" in markdown(at)
+
+
+def test_a_new_source_clears_the_translation_but_keeps_its_box_open(env: Path) -> None:
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF)
+    assert "(yours, forced)" in markdown(at)
+    at.text_area(key="ex_text").input("A dog is sleeping on the bench.").run()
+    assert at.text_input(key="ex_ref").value == "" and "(greedy)" in markdown(at)
+    box = next(e for e in at.expander if e.label.startswith("Explain a translation of your own"))
+    assert box.proto.expanded  # still open for the next translation
+    at.text_input(key="ex_ref").input(REF).run()
+    at.selectbox(key="ex_preset").set_value("Point α elsewhere").run()
+    assert at.text_input(key="ex_ref").value == "" and "(greedy)" in markdown(at) and not at.warning
 
 
 def test_a_preset_loads_its_step_and_edit(env: Path) -> None:

@@ -75,6 +75,13 @@ def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | N
     return res, [s.logprob for s in scored.trace.steps], what, ref_lp
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def unedited(path: str, mtime: float, text: str, prefix: tuple[int, ...]) -> list[str]:
+    """The words of the model's own decoding after a forced ``prefix``: the steps a copy edit can take α from."""
+    res = decode_with_surgery(models.load_model(path, mtime), text, None, prefix=list(prefix))
+    return res.original.target_tokens
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def debate(path: str, mtime: float, src_tokens: tuple[str, ...], ids: tuple[int, ...]) -> S.Debate:
     """The permutation test (N shuffles per step) and the adversarial α of every step of a translation."""

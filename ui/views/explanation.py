@@ -199,19 +199,22 @@ def sentence_agreement_frame(att: Attributions) -> pd.DataFrame:
     return pd.DataFrame(out, columns=["method", "mean Kendall τ", "top-1 rate", "mean JSD (nats)"])
 
 
-def agreement_reading(frame: pd.DataFrame, word: str, alpha_word: str) -> str:
-    """One plain sentence about which methods point where α points (rows of :func:`agreement_frame`)."""
+def agreement_reading(frame: pd.DataFrame, word: str, alpha_word: str, forced: bool = False) -> str:
+    """One plain sentence about which methods point where α points (rows of :func:`agreement_frame`);
+    ``forced``: the word is the user's (force-decoded), not necessarily one the model would write."""
     others = frame.iloc[1:]
     same = [str(m) for m, t in zip(others["method"], others["top-1"]) if t == 1.0]
     n = len(others)
     if not n:
         return ""
-    head = f"Writing “{md(word)}”, α looks most at “{md(alpha_word)}”. "
+    head = (f"For your word “{md(word)}”" if forced else f"Writing “{md(word)}”") + \
+        f", α looks most at “{md(alpha_word)}”. "
     if len(same) == n:
         return head + f"All {n} attribution methods agree that this word matters most."
     if not same:
         return head + f"None of the {n} attribution methods ranks it first: here α and the gradients disagree."
-    return head + f"{len(same)} of {n} methods rank it first too ({md('; '.join(same))})."
+    verb = "ranks" if len(same) == 1 else "rank"
+    return head + f"{len(same)} of {n} methods {verb} it first too ({md('; '.join(same))})."
 
 
 def target_strip(tokens: Sequence[str], step: int) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import altair as alt
 import numpy as np
@@ -18,6 +18,9 @@ import pandas as pd
 
 from ui.views.common import label_expr, md
 from ui.views.heatmaps import alpha_chart
+
+if TYPE_CHECKING:  # a type only: the builders never touch the model
+    from nmt.surgery import SurgeryPreset
 
 EDIT_LABELS: dict[str, str] = {  # what the surgery radio shows → nmt.surgery.Edit kind ("freeze": freeze_from)
     "zero": "zero",
@@ -35,6 +38,20 @@ EDIT_HELP = {
     "copy": "use the α of another step (From step) of the unedited decoding",
     "freeze": "hold this step's α at every later step too",
 }
+
+
+
+
+def preset_edit(preset: SurgeryPreset | None) -> tuple[str, int | None]:
+    """The surgery radio's label and the source position of a preset's edit (the first label and
+    None without one; "freeze" for a preset that freezes α)."""
+    first = next(iter(EDIT_LABELS))
+    if preset is None or (not preset.freeze and not preset.edits):  # no preset, or one about the attributions
+        return first, None
+    if preset.freeze:
+        return "freeze", None
+    edit = preset.edits[0]
+    return next((k for k, v in EDIT_LABELS.items() if v == edit.kind), first), edit.j
 
 
 # ----------------------------------------------------------------------------------------------
@@ -186,11 +203,19 @@ def adversarial_reading(jsd: float, prob: float, adv_prob: float, word: str, eps
     far = jsd >= 0.25 * LN2
     keeps = (f"still ranks “{md(best)}” first and gives your “{md(word)}”" if best and best != word else
              f"still writes “{md(word)}”, with")
-    head = (f"An α {jsd:.2f} nats away from the model's (JSD; at most ln 2 ≈ 0.69) {keeps} p = {adv_prob:.3f} "
-            f"instead of {prob:.3f}. ")
+    head = (f"An α {jsd:.2f} nats away from the model's (JSD; at most ln 2 ≈ 0.69) {keeps} p = {prob_text(adv_prob)} "
+            f"instead of {prob_text(prob)}. ")
+    if prob < eps:
+        head += (f"That p is below ε = {eps:g}, so keeping it within ε asks almost nothing: what had to stay is the "
+                 "most likely word. ")
     if far:
         return head + "A very different attention gives the same output, so α alone does not explain this word."
     return head + "Only a mildly different α keeps the word, so α is close to the one that works."
+
+
+def prob_text(p: float) -> str:
+    """A probability for a sentence: three decimals, or two significant figures below 0.001."""
+    return f"{p:.3f}" if p >= 1e-3 or p == 0 else f"{p:.1e}"
 
 
 def debate_summary(debate: Debate) -> str:
