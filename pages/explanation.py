@@ -274,8 +274,9 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     st.dataframe(S.surgery_style(frame), hide_index=True, key="ex_surgery_table",
                  column_config={"note": st.column_config.TextColumn(width="medium")})
     st.caption("Word by word: blue rows are the steps whose α was edited, orange ones words that changed (bold: "
-               "the first). Δ log p (original word) is what the edit costs the original translation's word at each "
-               "position when that translation is forced.")
+               "the first; orange wins on a row that is both; the note column says which). Δ log p (original "
+               "word) is what the edit costs the original translation's word at each position when that "
+               "translation is forced.")
     h1, h2 = st.columns(2)
     charts = [S.surgery_alpha_chart(src, orig, [s.alpha for s in res.original.steps], [], "α, original"),
               S.surgery_alpha_chart(src, edited, [s.alpha for s in res.trace.steps], res.edited_steps,
