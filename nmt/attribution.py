@@ -39,6 +39,12 @@ from nmt.trace import DecodeTrace
 from nmt.vocab import BOS_ID, UNK_ID
 
 METHODS: tuple[str, ...] = ("saliency", "x_grad", "ig", "loo_embed", "loo_alpha")
+# Gradient methods run on chunks of target steps of at most this many units, a unit being one source
+# position of one decoder step of one Captum row: Σ (step + 1) · Tx · ig_steps. Autograd keeps about
+# 3 KB a unit (measured, Europarl RNNsearch-50 on the CPU), so a chunk holds about 1 GB. newstest2014
+# sentence 250, which that model translates into 120 words from 55 tokens, needed 26 GB in one batch
+# (the corpus CLI was killed) and peaks at +1.9 GB in chunks. Short sentences stay one chunk.
+GRAD_UNITS = 300_000
 BASELINES = ("zero", "unk")
 MEASURES = ("kendall_tau", "top1", "jsd")
 
@@ -133,13 +139,14 @@ class Attributions:
 def attribute(
     lm: LoadedModel, src_ids: Sequence[int], tgt_ids: Sequence[int], *, steps: Sequence[int] | None = None,
     methods: Sequence[str] = METHODS, ig_steps: int = 20, baseline: str = "zero", src_len: int | None = None,
-    src_tokens: Sequence[str] | None = None,
+    src_tokens: Sequence[str] | None = None, grad_units: int = GRAD_UNITS,
 ) -> Attributions:
     """Scores of every method for target positions ``steps`` (default all) of ``tgt_ids``.
 
     ``src_ids`` end with ``</s>`` and may carry padding after ``src_len`` real tokens; ``tgt_ids``
     is y_1 … y_Ty as decoded (the model reads <s> y_1 … y_{Ty−1}). One batch row per explained
-    step, so each Captum call explains every step at once (rows never mix)."""
+    step, so each Captum call explains many steps at once (rows never mix), in chunks of at most
+    ``grad_units`` (:data:`GRAD_UNITS`)."""
     model = require_rnnsearch(lm)
     if baseline not in BASELINES:
         raise ValueError(f"baseline must be one of {BASELINES}")
@@ -166,25 +173,19 @@ def attribute(
         run = teacher_forced(model, enc, tgt_in[:1])
     lp = run.log_probs[0, step_t, tgt_out[0, step_t]]
 
-    def f(inp: torch.Tensor, *rest: torch.Tensor) -> torch.Tensor:
-        return target_log_prob(model, inp, *rest)
-
-    xs = x.expand(K, -1, -1).contiguous().requires_grad_(True)
-    args = (lens, tgt_in, tgt_out, step_t)
     out = Attributions(list(src_tokens or []), [lm.tgt_vocab.itos[t] for t in tgt_ids], steps, n_src,
                        run.alpha[0, step_t].cpu().numpy(), logprob=lp.cpu().numpy(), ig_steps=ig_steps,
                        baseline=baseline)
-    if "saliency" in methods or "x_grad" in methods:
-        # One gradient serves both: Captum's InputXGradient is x ⊙ Saliency(abs=False) (tests check it).
-        g = Saliency(f).attribute(xs, additional_forward_args=args, abs=False).detach()
-        out.scores["saliency"] = g.norm(dim=-1).cpu().numpy()  # ‖∂F/∂x_j‖₂ over the embedding dimension
-        out.scores["x_grad"] = (xs.detach() * g).sum(-1).cpu().numpy()  # Σ_d x_jd ∂F/∂x_jd
-    if "ig" in methods:
-        g, delta = IntegratedGradients(f).attribute(
-            xs, baselines=x_base.expand(K, -1, -1).contiguous(), additional_forward_args=args, n_steps=ig_steps,
-            return_convergence_delta=True)
-        out.scores["ig"] = g.sum(-1).detach().cpu().numpy()
-        out.ig_delta = delta.detach().cpu().numpy()
+    grads: dict[str, list[np.ndarray]] = {}
+    for part in step_chunks(steps, Tx, ig_steps if "ig" in methods else 1, grad_units):
+        for name, rows in _gradients(model, x, x_base, (lens[: len(part)], tgt_in[: len(part)],
+                                     tgt_out[: len(part)], step_t[part]), methods, ig_steps).items():
+            grads.setdefault(name, []).append(rows)
+    for name, rows in grads.items():
+        if name == "ig_delta":
+            out.ig_delta = np.concatenate(rows)
+        else:
+            out.scores[name] = np.concatenate(rows)
     with torch.no_grad():
         if "loo_embed" in methods:
             out.scores["loo_embed"] = _loo_embed(model, x, x_base, n_src, tgt_in[:1], tgt_out[0], step_t).cpu().numpy()
@@ -192,6 +193,48 @@ def attribute(
             out.scores["loo_alpha"] = _loo_alpha(model, run, enc.annotations[0], tgt_out[0], step_t,
                                                  n_src).cpu().numpy()
     out.scores = {m: out.scores[m] for m in METHODS if m in methods}
+    return out
+
+
+def step_chunks(steps: Sequence[int], tx: int, points: int, units: int = GRAD_UNITS) -> list[list[int]]:
+    """Consecutive groups of row indices into ``steps`` whose Σ (step + 1) · ``tx`` · ``points`` stays
+    within ``units`` (a single step over the limit is a group of its own)."""
+    chunks: list[list[int]] = []
+    cost = 0
+    for r, i in enumerate(steps):
+        c = (i + 1) * tx * points
+        if not chunks or cost + c > units:
+            chunks.append([])
+            cost = 0
+        chunks[-1].append(r)
+        cost += c
+    return chunks
+
+
+def _gradients(
+    model: RNNSearch, x: torch.Tensor, x_base: torch.Tensor, args: tuple[torch.Tensor, ...], methods: Sequence[str],
+    ig_steps: int,
+) -> dict[str, np.ndarray]:
+    """Saliency, gradient × input and IG (with its completeness gap ``ig_delta``) of one chunk of steps;
+    ``args`` = (lengths, target in, target out, steps), one row per step."""
+    k = len(args[-1])
+
+    def f(inp: torch.Tensor, *rest: torch.Tensor) -> torch.Tensor:
+        return target_log_prob(model, inp, *rest)
+
+    xs = x.expand(k, -1, -1).contiguous().requires_grad_(True)
+    out: dict[str, np.ndarray] = {}
+    if "saliency" in methods or "x_grad" in methods:
+        # One gradient serves both: Captum's InputXGradient is x ⊙ Saliency(abs=False) (tests check it).
+        g = Saliency(f).attribute(xs, additional_forward_args=args, abs=False).detach()
+        out["saliency"] = g.norm(dim=-1).cpu().numpy()  # ‖∂F/∂x_j‖₂ over the embedding dimension
+        out["x_grad"] = (xs.detach() * g).sum(-1).cpu().numpy()  # Σ_d x_jd ∂F/∂x_jd
+    if "ig" in methods:
+        g, delta = IntegratedGradients(f).attribute(
+            xs, baselines=x_base.expand(k, -1, -1).contiguous(), additional_forward_args=args, n_steps=ig_steps,
+            return_convergence_delta=True)
+        out["ig"] = g.sum(-1).detach().cpu().numpy()
+        out["ig_delta"] = delta.detach().cpu().numpy()
     return out
 
 

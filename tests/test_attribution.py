@@ -25,6 +25,7 @@ from nmt.attribution import (
     explain_trace,
     js_divergence,
     kendall_tau,
+    step_chunks,
     target_log_prob,
     top1,
 )
@@ -296,3 +297,23 @@ def test_shipped_presets_where_alpha_and_attributions_disagree(preset) -> None:
         assert src[int(att.scores[method][0, :-1].argmax())] == word, (method, preset.name)
         assert alpha_top != word
     assert f"'{alpha_top}'" in preset.watch  # the watch line names α's word
+
+
+def test_step_chunks_by_hand() -> None:
+    # costs (step + 1) · tx · points = 2, 4, 6, 8 against a limit of 6
+    assert step_chunks([0, 1, 2, 3], tx=2, points=1, units=6) == [[0, 1], [2], [3]]
+    assert step_chunks([3, 0], tx=2, points=1, units=6) == [[0], [1]]  # over the limit alone: its own chunk
+    assert step_chunks([0, 1, 2], tx=1, points=1, units=100) == [[0, 1, 2]]
+    assert step_chunks([], tx=5, points=20) == []
+
+
+def test_attributions_in_chunks_equal_one_batch(lm, traced) -> None:
+    """A long translation is explained a few steps at a time (bounded memory); the rows must not change."""
+    trace, whole = traced
+    src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
+    tgt = [s.token_id for s in trace.steps]
+    parts = attribute(lm, src_ids, tgt, methods=["saliency", "x_grad", "ig"], grad_units=1)  # a step a chunk
+    assert len(step_chunks(range(len(tgt)), len(src_ids), 20, 1)) == len(tgt) > 2
+    for m in ("saliency", "x_grad", "ig"):
+        assert np.allclose(parts.scores[m], whole.scores[m], atol=1e-5), m
+    assert np.allclose(parts.ig_delta, whole.ig_delta, atol=1e-5)
