@@ -45,6 +45,7 @@ METHODS: tuple[str, ...] = ("saliency", "x_grad", "ig", "loo_embed", "loo_alpha"
 # sentence 250, which that model translates into 120 words from 55 tokens, needed 26 GB in one batch
 # (the corpus CLI was killed) and peaks at +1.9 GB in chunks. Short sentences stay one chunk.
 GRAD_UNITS = 300_000
+READOUT_ELEMS = 8_000_000  # leave-one-out reads out (1 + Tx) variants × steps × K_y logits: ≤ 32 MB at a time
 BASELINES = ("zero", "unk")
 MEASURES = ("kendall_tau", "top1", "jsd")
 
@@ -250,16 +251,27 @@ def _loo_embed(
     last = int(steps.max()) + 1
     run = teacher_forced(model, encode_embeddings(model, variants, lens), tgt_in[:, :last].expand(Tx + 1, -1),
                          readout=False)
-    logits = model.decoder.readout(run.s_prev[:, steps], run.y_emb[:, steps], run.context[:, steps])
-    lp = torch.log_softmax(logits.float(), dim=-1)  # (1 + Tx, K, K_y)
-    lp = lp.gather(-1, tgt_out[steps].view(1, -1, 1).expand(Tx + 1, -1, 1)).squeeze(-1)  # (1 + Tx, K)
+    parts = []
+    for sl in torch.split(steps, _readout_steps(model, Tx + 1)):  # a few steps at a time: bounded memory
+        logits = model.decoder.readout(run.s_prev[:, sl], run.y_emb[:, sl], run.context[:, sl])
+        lp = torch.log_softmax(logits.float(), dim=-1)  # (1 + Tx, k, K_y)
+        parts.append(lp.gather(-1, tgt_out[sl].view(1, -1, 1).expand(Tx + 1, -1, 1)).squeeze(-1))  # (1 + Tx, k)
+    lp = torch.cat(parts, dim=1)  # (1 + Tx, K)
     return (lp[0:1] - lp[1:]).T  # (K, Tx)
+
+
+def _readout_steps(model: RNNSearch, rows: int) -> int:
+    """How many target steps of ``rows`` variants to read out at once (:data:`READOUT_ELEMS`)."""
+    return max(1, READOUT_ELEMS // (rows * model.decoder.W_o.out_features))
 
 
 def _loo_alpha(
     model: RNNSearch, run: Forced, annotations: torch.Tensor, tgt_out: torch.Tensor, steps: torch.Tensor, n_src: int,
 ) -> torch.Tensor:
     """Δ log p (K, Tx) when h_j is masked out of step i's α only (softmax over k ≠ j, eq. 6)."""
+    per = _readout_steps(model, run.energies.shape[-1] + 1)
+    if len(steps) > per:  # a few steps at a time: bounded memory
+        return torch.cat([_loo_alpha(model, run, annotations, tgt_out, sl, n_src) for sl in torch.split(steps, per)])
     e = run.energies[0, steps]  # (K, Tx)
     K, Tx = e.shape
     keep = torch.arange(Tx, device=e.device) < n_src  # the model's own mask

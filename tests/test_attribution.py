@@ -307,13 +307,17 @@ def test_step_chunks_by_hand() -> None:
     assert step_chunks([], tx=5, points=20) == []
 
 
-def test_attributions_in_chunks_equal_one_batch(lm, traced) -> None:
+def test_attributions_in_chunks_equal_one_batch(lm, traced, monkeypatch) -> None:
     """A long translation is explained a few steps at a time (bounded memory); the rows must not change."""
+    import nmt.attribution as A
+
     trace, whole = traced
     src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
     tgt = [s.token_id for s in trace.steps]
-    parts = attribute(lm, src_ids, tgt, methods=["saliency", "x_grad", "ig"], grad_units=1)  # a step a chunk
+    monkeypatch.setattr(A, "READOUT_ELEMS", 1)  # leave-one-out reads out one step at a time
+    parts = attribute(lm, src_ids, tgt, grad_units=1)  # and the gradients run a step a chunk
     assert len(step_chunks(range(len(tgt)), len(src_ids), 20, 1)) == len(tgt) > 2
-    for m in ("saliency", "x_grad", "ig"):
+    assert A._readout_steps(lm.model, len(src_ids) + 1) == 1
+    for m in METHODS:
         assert np.allclose(parts.scores[m], whole.scores[m], atol=1e-5), m
     assert np.allclose(parts.ig_delta, whole.ig_delta, atol=1e-5)
