@@ -178,7 +178,8 @@ def attribute(
                        run.alpha[0, step_t].cpu().numpy(), logprob=lp.cpu().numpy(), ig_steps=ig_steps,
                        baseline=baseline)
     grads: dict[str, list[np.ndarray]] = {}
-    for part in step_chunks(steps, Tx, ig_steps if "ig" in methods else 1, grad_units):
+    gradient_methods = {"saliency", "x_grad", "ig"} & set(methods)
+    for part in step_chunks(steps, Tx, ig_steps if "ig" in methods else 1, grad_units) if gradient_methods else []:
         for name, rows in _gradients(model, x, x_base, (lens[: len(part)], tgt_in[: len(part)],
                                      tgt_out[: len(part)], step_t[part]), methods, ig_steps).items():
             grads.setdefault(name, []).append(rows)
