@@ -14,6 +14,10 @@ from streamlit.testing.v1 import AppTest
 
 import train
 from nmt.attribution import METHODS, Attributions
+from nmt.checkpoint import LoadedModel
+from nmt.decoding import forced, greedy
+from nmt.surgery import Edit, SurgeryPreset, decode_with_surgery
+from nmt.trace import DecodeTrace
 from tests.conftest import TINY_DATA, plain
 from ui.views import explanation as V
 from ui.views import surgery as S
@@ -210,8 +214,6 @@ def test_permutation_reading() -> None:
 
 
 def test_preset_edit_names_the_radio_label_and_word() -> None:
-    from nmt.surgery import Edit, SurgeryPreset
-
     def preset(edits: tuple[Edit, ...] = (), freeze: bool = False) -> SurgeryPreset:
         return SurgeryPreset("p", "A dog runs.", 1, edits, "watch", freeze=freeze)
 
@@ -321,15 +323,12 @@ def test_surgery_shows_the_edited_translation(env: Path) -> None:
     assert "uniform α" in markdown(at)
 
 
-def test_surgery_copies_another_steps_alpha(env: Path) -> None:
-    from nmt import checkpoint
-    from nmt.surgery import Edit, decode_with_surgery
-
+def test_surgery_copies_another_steps_alpha(env: Path, tiny_lm: LoadedModel) -> None:
+    lm = tiny_lm
     at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="2", ex_edit="copy")
     assert at.selectbox(key="ex_from").value == 1 and not at.selectbox(key="ex_from").disabled  # the previous word
     assert at.selectbox(key="ex_from").proto.query_param_key == "ex_from"
     at.selectbox(key="ex_from").set_value(0).run()
-    lm = checkpoint.load(env / "tiny-en-fr-rnnsearch.pt")
     res = decode_with_surgery(lm, REF_TEXT, {2: Edit("copy", step=0)})
     assert res.trace.steps[2].alpha == pytest.approx(res.original.steps[0].alpha)  # the library agrees: α of step 0
     text = markdown(at)
@@ -338,14 +337,11 @@ def test_surgery_copies_another_steps_alpha(env: Path) -> None:
     assert at.selectbox(key="ex_from").disabled
 
 
-def test_surgery_at_every_later_step(env: Path) -> None:
-    from nmt import checkpoint
-    from nmt.surgery import Edit, decode_with_surgery
-
+def test_surgery_at_every_later_step(env: Path, tiny_lm: LoadedModel) -> None:
+    lm = tiny_lm
     at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="1", ex_edit="zero",
              ex_j="1: man", ex_every="true")
     assert at.toggle(key="ex_every").value is True and at.toggle(key="ex_every").proto.query_param_key == "ex_every"
-    lm = checkpoint.load(env / "tiny-en-fr-rnnsearch.pt")
     res = decode_with_surgery(lm, REF_TEXT, {k: Edit("zero", j=1) for k in range(1, 60)})
     assert all(s.alpha[1] == 0.0 for s in res.trace.steps[1:])  # the library: 'man' never attended again
     text = markdown(at)
@@ -376,21 +372,18 @@ def test_whole_sentence_and_debate_tests(env: Path) -> None:
     assert len(at.get("vega_lite_chart")) == 2
 
 
-def _ref_step(env: Path) -> tuple[int, Any, Any]:
+def _ref_step(lm: LoadedModel) -> tuple[int, DecodeTrace]:
     """A step where the tiny model's greedy translation and the reference differ (so a cache keyed
-    by the source alone would show the wrong word's numbers), with both traces."""
-    from nmt import checkpoint
-    from nmt.decoding import forced, greedy
-
-    lm = checkpoint.load(env / "tiny-en-fr-rnnsearch.pt")
+    by the source alone would show the wrong word's numbers), with the forced trace."""
     g = greedy(lm, [REF_TEXT], topk=1)[0]
     f = forced(lm, [REF_TEXT], [REF], topk=1)[0]
     step = next(i for i, s in enumerate(f.steps) if i >= len(g.steps) or g.steps[i].token_id != s.token_id)
-    return step, lm, f
+    return step, f
 
 
-def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> None:
-    step, lm, f = _ref_step(env)
+def test_a_reference_translation_is_explained_by_forced_decoding(env: Path, tiny_lm: LoadedModel) -> None:
+    lm = tiny_lm
+    step, f = _ref_step(lm)
     assert step == 1 and [s.token for s in f.steps] == ["Un", "chien", "fait", "du", "vélo", ".", "</s>"]
     # the greedy translation first, so that the shared store holds its numbers for this source
     at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step=str(step))
@@ -405,8 +398,6 @@ def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> N
     assert "**Translation** (yours, forced):" in text
     assert f"(log p = {f.steps[step].logprob:.3f})" in text  # the reference's word, not the greedy one's
     assert at.slider(key="ex_step").max == 6
-
-    from nmt.surgery import Edit, decode_with_surgery
 
     ids = [s.token_id for s in f.steps]
     for i in (1, 2):  # the model's own word after "Un" is "homme", not "chien"; after "Un chien" it is "fait"
@@ -431,11 +422,10 @@ def test_a_reference_translation_is_explained_by_forced_decoding(env: Path) -> N
     assert any("Not in the model's French vocabulary: zorglub. The model" in plain(i.value) for i in at.info)
 
 
-def test_copy_menu_with_a_reference_lists_the_unedited_decoding(env: Path) -> None:
+def test_copy_menu_with_a_reference_lists_the_unedited_decoding(env: Path, tiny_lm: LoadedModel) -> None:
     """With your translation, copy takes α from your first words and then the model's own continuation."""
-    from nmt.surgery import decode_with_surgery
-
-    _, lm, f = _ref_step(env)
+    lm = tiny_lm
+    _, f = _ref_step(lm)
     at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref="Un chien fait du vélo rouge .",
              ex_step="1", ex_edit="copy")
     own = decode_with_surgery(lm, REF_TEXT, None, prefix=[f.steps[0].token_id]).original.target_tokens
