@@ -216,9 +216,9 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     label = label if label in S.EDIT_LABELS else EDITS[0]
     kind = S.EDIT_LABELS[label]
     every = c1.toggle("…and the same edit at every later step", key="ex_every", bind=BIND,
-                      disabled=kind in ("copy", "freeze"),
+                      disabled=kind in S.ONCE_ONLY,
                       help="Apply the edit at this step and at every step after it, e.g. zero a word for the rest "
-                           "of the sentence: the model can never look at it again.") and kind not in ("copy", "freeze")
+                           "of the sentence: the model can never look at it again.") and kind not in S.ONCE_ONLY
     j_opts = list(range(len(src)))
     j_default = p_j if p_j is not None and p_j < len(j_opts) else min(top, len(j_opts) - 1)
     kw = {} if "ex_j" in ss else {"index": j_default}

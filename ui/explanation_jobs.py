@@ -57,7 +57,7 @@ def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | N
     freeze = kind == "freeze"
     edit = None if freeze else Edit(kind, j=j if kind in ("zero", "onehot") else None, seed=seed,
                                     step=from_step if kind == "copy" else None)
-    every = every and kind not in ("copy", "freeze")
+    every = every and kind not in S.ONCE_ONLY
     last = max(MAX_TARGET_LEN, len(reference)) if every else step  # no decoding runs past either
     edits = None if edit is None else dict.fromkeys(range(step, last + 1), edit)
     freeze_from = step if freeze else None

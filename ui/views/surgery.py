@@ -30,6 +30,7 @@ EDIT_LABELS: dict[str, str] = {  # what the surgery radio shows → nmt.surgery.
     "copy": "copy",
     "freeze": "freeze",
 }
+ONCE_ONLY = frozenset({"copy", "freeze"})  # kinds that cannot be repeated at every later step
 EDIT_HELP = {
     "zero": "set α_ij of one source word to 0 and renormalise the rest",
     "one-hot": "put all of α on one source word",
