@@ -12,9 +12,12 @@
 # On the device (one `run` each, carry [".whl", ".gpu-data/multi30k", ".gpu-data/wmt",
 # ".gpu-data/alignment"], the command starting with `export DATA=.gpu-data OUT=$OUT;`):
 #   scripts/faithfulness_gpu.sh probe         # 48 sentences with 1 and with 4 workers -> $OUT/probe-w*.json
-#   WORKERS=4 scripts/faithfulness_gpu.sh m30k        # all 1,000 sentences + --time-panel -> $OUT/m30k.json
-#   WORKERS=4 scripts/faithfulness_gpu.sh europarl    # 1,000 newstest2014 sentences (stash europarl-… first)
-#   DEVICE=cpu WORKERS=16 scripts/faithfulness_gpu.sh m30k   # the same on the device's 16 CPU cores alone
+#   WORKERS=8 scripts/faithfulness_gpu.sh m30k        # all 1,000 sentences + --time-panel -> $OUT/m30k.json
+#                                                     # (H100, 2026-11-22: 143.5 s)
+#   WORKERS=10 scripts/faithfulness_gpu.sh europarl   # 1,000 newstest2014 sentences (stash europarl-… first;
+#                                                     # 276.4 s)
+#   DEVICE=cpu WORKERS=16 scripts/faithfulness_gpu.sh m30k   # the same on the device's 16 CPU cores alone (258.6 s)
+# One worker is bound by kernel launches on its CPU thread (48 sentences: 29 s), so run several.
 # Each run writes its log beside its JSON. Copy the numbers into bench/faithfulness-*.json and the
 # README's "Is attention an explanation?" section.
 set -euo pipefail
