@@ -186,7 +186,7 @@ def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
     for col, chart, m in zip(st.columns(2), charts, (V.ALPHA, method)):
         with col:
             if chart is not None:
-                W.show_chart(chart, key=f"ex_matrix_{m}")
+                W.show_chart(chart, key=f"ex_matrix_{m}", fit=True)  # side by side: never wider than the column
     st.markdown("**Mean agreement with α over the sentence**")
     means = V.sentence_agreement_frame(att)
     st.dataframe(means, hide_index=True, key="ex_agree_all",
@@ -207,7 +207,7 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     top = max(range(len(alpha)), key=alpha.__getitem__) if alpha else 0
     p_label, p_j = S.preset_edit(preset)
     c1 = st.container()
-    c2, c3, c4 = st.columns([2, 2, 1])
+    c2, c3, c4 = st.columns([3, 2, 1], vertical_alignment="bottom")
     # Defaults (the preset's edit, else the most attended word) only where no value is set yet: a value set by
     # a preset's callback and a default together would draw Streamlit's "set twice" warning.
     kw = {} if "ex_edit" in ss else {"index": EDITS.index(p_label)}
@@ -215,16 +215,18 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
                      help=" · ".join(f"{k}: {v}" for k, v in S.EDIT_HELP.items()), **kw)
     label = label if label in S.EDIT_LABELS else EDITS[0]
     kind = S.EDIT_LABELS[label]
-    every = c1.toggle("…and the same edit at every later step", key="ex_every", bind=BIND,
+    every = c2.toggle("…and the same edit at every later step", key="ex_every", bind=BIND,
                       disabled=kind in S.ONCE_ONLY,
                       help="Apply the edit at this step and at every step after it, e.g. zero a word for the rest "
                            "of the sentence: the model can never look at it again.") and kind not in S.ONCE_ONLY
     j_opts = list(range(len(src)))
     j_default = p_j if p_j is not None and p_j < len(j_opts) else min(top, len(j_opts) - 1)
-    kw = {} if "ex_j" in ss else {"index": j_default}
-    j = c2.selectbox("Source word", j_opts, key="ex_j", bind=BIND, format_func=lambda k: f"{k}: {src[k]}",
-                     disabled=kind not in ("zero", "onehot"),
-                     help="The word to zero or to put all of α on (default: the most attended one).", **kw)
+    kw = {} if "ex_j" in ss else {"default": j_default}
+    # Pills, so that a source word is clicked (the "click a source word"); "k: word" keeps a repeated
+    # word apart and is what the URL holds. required: clicking the chosen word again keeps it.
+    j = c1.pills("Source word: click the one to zero or to put all of α on", j_opts, key="ex_j", bind=BIND,
+                 format_func=lambda k: f"{k}: {src[k]}", required=True, disabled=kind not in ("zero", "onehot"),
+                 help="Default: the word α looks at most at this step.", **kw)
     ref = tuple(s.token_id for s in trace.steps) if trace.method == "forced" else ()
     # copy takes α from the unedited decoding: the greedy translation, or your first words and the model's own after
     own = unedited(str(ckpt.path), ckpt.mtime, text, ref[:step]) if ref else trace.target_tokens
@@ -284,7 +286,7 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     for col, chart, name in zip((h1, h2), charts, ("original", "edited")):
         with col:
             if chart is not None:
-                W.show_chart(chart, key=f"ex_surgery_{name}")
+                W.show_chart(chart, key=f"ex_surgery_{name}", fit=True)
     W.downloads([W.Download("Table CSV", frame.to_csv(index=False), f"surgery-{stem}-step{step}.csv", "text/csv"),
                  W.Download("JSON", lambda: json.dumps({**res.to_dict(), "forced_logprob": forced_lp,
                                                         "edit": what, "step": step}, ensure_ascii=False, indent=1),

@@ -308,7 +308,7 @@ def test_page_shows_alpha_against_attributions(env: Path) -> None:
 def test_surgery_shows_the_edited_translation(env: Path) -> None:
     at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text="A man is riding a bike.", ex_step="1",
              ex_edit="one-hot", ex_j="0: A")
-    assert at.radio(key="ex_edit").value == "one-hot" and at.selectbox(key="ex_j").value == 0
+    assert at.radio(key="ex_edit").value == "one-hot" and at.pills(key="ex_j").value == 0
     text = markdown(at)
     assert "**Original:**" in text and "**Edited:**" in text
     assert "At step 1 (" in text and "α was changed: one-hot on 'A' (j=0)." in text
@@ -316,11 +316,15 @@ def test_surgery_shows_the_edited_translation(env: Path) -> None:
     assert table.loc[1, "note"].startswith("α edited")
     assert downloads(at) == ["Table CSV", "JSON", "PNG", "SVG"]
     assert len(at.get("vega_lite_chart")) == 2
-    for w in (at.radio(key="ex_edit"), at.selectbox(key="ex_j"), at.selectbox(key="ex_seed")):
+    for w in (at.radio(key="ex_edit"), at.pills(key="ex_j"), at.selectbox(key="ex_seed")):
         assert w.proto.query_param_key == w.key
+    pills = at.pills(key="ex_j")
+    assert pills.options == ["0: A", "1: man", "2: is", "3: riding", "4: a", "5: bike", "6: .", "7: </s>"]
+    pills.set_value(3).run()  # a click on "riding"
+    assert "α was changed: one-hot on 'riding' (j=3)." in markdown(at)
     at.radio(key="ex_edit").set_value("uniform").run()
     assert not at.exception
-    assert "uniform α" in markdown(at)
+    assert "uniform α" in markdown(at) and at.pills(key="ex_j").disabled
 
 
 def test_surgery_copies_another_steps_alpha(env: Path, tiny_lm: LoadedModel) -> None:
@@ -453,7 +457,7 @@ def test_a_preset_loads_its_step_and_edit(env: Path) -> None:
     assert at.slider(key="ex_step").value == 3 and at.radio(key="ex_edit").value == "uniform"
     at.selectbox(key="ex_preset").set_value("Zero the aligned word, lose the word").run()
     assert not at.exception and not at.warning
-    assert at.radio(key="ex_edit").value == "zero" and at.selectbox(key="ex_j").value == 6
+    assert at.radio(key="ex_edit").value == "zero" and at.pills(key="ex_j").value == 6
 
 
 def test_bad_input_gets_a_plain_message(env: Path) -> None:
@@ -472,7 +476,7 @@ def test_numbers_no_widget_can_hold_fall_back_to_defaults(env: Path) -> None:
     at = run(ex_tab="Surgery", ex_step="999", ex_edit="scalpel", ex_j="1e309", ex_seed="1e309", ex_preset="nope")
     assert at.selectbox(key="ex_preset").value == "Point α elsewhere"
     assert at.slider(key="ex_step").value == 5 and at.radio(key="ex_edit").value == "one-hot"
-    assert at.selectbox(key="ex_j").value == 2 and at.selectbox(key="ex_seed").value == 0
+    assert at.pills(key="ex_j").value == 2 and at.selectbox(key="ex_seed").value == 0
     assert "**Edited:**" in markdown(at)
 
 
