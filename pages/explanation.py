@@ -361,7 +361,7 @@ def main() -> None:
     except InputError as err:
         W.input_error(err)
         return
-    unknown_ref = list(dict.fromkeys(w for w in lm.tgt_tok.tokenize(ref) if w not in lm.tgt_vocab.stoi)) if ref else []
+    unknown_ref = list(dict.fromkeys(w for w in lm.tgt_tok.tokenize(ref) if w not in lm.tgt_vocab)) if ref else []
     if unknown_ref:
         lang = LANGUAGES.get(lm.tgt_tok.lang, lm.tgt_tok.lang)
         st.info(f"Not in the model's {lang} vocabulary: {md(', '.join(unknown_ref))}. The model is forced to "

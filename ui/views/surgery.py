@@ -41,8 +41,6 @@ EDIT_HELP = {
 }
 
 
-
-
 def preset_edit(preset: SurgeryPreset | None) -> tuple[str, int | None]:
     """The surgery radio's label and the source position of a preset's edit (the first label and
     None without one; "freeze" for a preset that freezes α)."""
