@@ -13,24 +13,27 @@ and the decoding state, and :mod:`ui.views.stepper` builds every chart and snipp
 
 from __future__ import annotations
 
-import time
+from ui import shell
 
-import streamlit as st
+with shell.page("Step through decoding"):  # setup and navigation first: a failing import shows the boundary
+    import time
 
-from nmt.checkpoint import CheckpointError, LoadedModel
-from nmt.corpora import shown
-from nmt.decoding import InputError
-from nmt.trace import DecodeTrace, StepRecord
-from ui import models, shell
-from ui import stepper_controller as ctl
-from ui import stepper_url as url
-from ui.presets import BY_NAME
-from ui.stepper_panels import context_panel, export_section, topk_panel
-from ui.views import stepper as sv
-from ui.views import stepper_charts as sc
-from ui.views import stepper_html as sh
-from ui.views import stepper_state as vs
-from ui.views.common import NORM_LABELS, md
+    import streamlit as st
+
+    from nmt.checkpoint import CheckpointError, LoadedModel
+    from nmt.corpora import shown
+    from nmt.decoding import InputError
+    from nmt.trace import DecodeTrace, StepRecord
+    from ui import models
+    from ui import stepper_controller as ctl
+    from ui import stepper_url as url
+    from ui.presets import BY_NAME
+    from ui.stepper_panels import context_panel, export_section, topk_panel
+    from ui.views import stepper as sv
+    from ui.views import stepper_charts as sc
+    from ui.views import stepper_html as sh
+    from ui.views import stepper_state as vs
+    from ui.views.common import NORM_LABELS, md
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
@@ -302,6 +305,8 @@ def main() -> None:
     st.fragment(run_every=ss["_timer"])(decoding_view)(lm, choice, text, group)
 
 
-with shell.page("Step through decoding", sidebar="collapsed" if url.presenting() else "auto"):
+with shell.error_boundary("Step through decoding"):
+    if url.presenting():
+        shell.collapse_sidebar()
     main()
     url.sync_once()

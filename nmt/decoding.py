@@ -468,15 +468,18 @@ def translate(
 def translate_traces(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",
+    max_src_tokens: int = MAX_SOURCE_TOKENS,
 ) -> list[DecodeTrace | None]:
     """Lean traces (top-1 only, no beam record) of :func:`translate`; None for empty lines."""
     idx = [i for i, s in enumerate(sentences) if s.strip()]
     todo = [sentences[i] for i in idx]
     if beam <= 1:
-        traces = greedy(lm, todo, context=context, unk_replace=unk_replace, batch_size=batch_size, topk=1)
+        traces = greedy(lm, todo, context=context, unk_replace=unk_replace, batch_size=batch_size, topk=1,
+                        max_src_tokens=max_src_tokens)
     else:
         traces = beam_search(lm, todo, beam=beam, context=context, unk_replace=unk_replace, topk=1,
-                             record_beam=False, batch_size=max(1, batch_size // 2), length_norm=length_norm)
+                             record_beam=False, batch_size=max(1, batch_size // 2), length_norm=length_norm,
+                             max_src_tokens=max_src_tokens)
     out: list[DecodeTrace | None] = [None] * len(sentences)
     for i, t in zip(idx, traces, strict=True):
         out[i] = t

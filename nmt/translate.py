@@ -1,43 +1,78 @@
-"""Translate raw sentences from stdin, one per line, to stdout (batched).
+"""Translate raw sentences from stdin, one per line, to stdout (batched, written as it goes).
 
     echo "A man rides a bike." | python -m nmt.translate --checkpoint checkpoints/m30k-en-fr-rnnsearch.pt --beam 5
 
-Empty input lines give empty output lines; sources over ``--max-src-tokens`` are truncated (a note
-goes to stderr), so line i of the output is always the translation of line i of the input.
+Empty input lines give empty output lines; sources over --max-src-tokens tokens are truncated (a
+note goes to stderr), so line i of the output is always the translation of line i of the input.
+Input is read and translated --chunk lines at a time, each chunk written before the next is read,
+so a long file streams in bounded memory.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from collections.abc import Iterable, Iterator
+from typing import TextIO
 
 import torch
 
 from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
 
+CHUNK = 1000  # lines translated, then written, at a time
 
-def main(argv: list[str] | None = None) -> int:
+
+def chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
+    """Consecutive lists of ``size`` lines (the last may be shorter), newline removed, read lazily."""
+    it = (line.rstrip("\n") for line in lines)
+    while batch := list(itertools.islice(it, size)):
+        yield batch
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line; every option named in the description above is one of these."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True)
+    p.add_argument("--checkpoint", required=True, help="a checkpoint file (.pt) written by train.py")
     p.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
-    p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length")
+    p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length",
+                   help="beam score normalisation (default: length)")
     p.add_argument("--context", choices=("attention", "fixed", "mean"), default=None,
                    help="override the model's context mode (an untrained ablation)")
     p.add_argument("--unk-replace", action="store_true", help="copy the most-attended source word for <unk>")
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--max-src-tokens", type=int, default=MAX_SOURCE_TOKENS,
+                   help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
+    p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
+    p.add_argument("--chunk", type=int, default=CHUNK, help=f"lines read and written at a time (default: {CHUNK})")
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    return p
+
+
+def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: TextIO,
+                     args: argparse.Namespace) -> None:
+    """Translate ``src`` to ``out`` chunk by chunk; notes on truncated lines go to ``err``."""
+    done = 0
+    for lines in chunks(src, args.chunk):
+        traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace, context=args.context,
+                                  batch_size=args.batch_size, length_norm=args.length_norm,
+                                  max_src_tokens=args.max_src_tokens)
+        for n, t in enumerate(traces, done + 1):
+            if t is not None and t.truncated:
+                print(f"line {n}: source longer than {args.max_src_tokens} tokens, truncated", file=err)
+        out.write("".join(("" if t is None else t.translation) + "\n" for t in traces))
+        out.flush()
+        done += len(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = parser()
     args = p.parse_args(argv)
+    if args.max_src_tokens < 1 or args.chunk < 1 or args.batch_size < 1:
+        p.error("--max-src-tokens, --chunk and --batch-size must be at least 1")
     if args.threads:
         torch.set_num_threads(args.threads)
-    lm = checkpoint.load(args.checkpoint)
-    lines = [line.rstrip("\n") for line in sys.stdin]
-    traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace, context=args.context,
-                              batch_size=args.batch_size, length_norm=args.length_norm)
-    for n, t in enumerate(traces, 1):
-        if t is not None and t.truncated:
-            print(f"line {n}: source longer than {MAX_SOURCE_TOKENS} tokens, truncated", file=sys.stderr)
-    sys.stdout.write("".join(("" if t is None else t.translation) + "\n" for t in traces))
+    translate_stream(checkpoint.load(args.checkpoint), sys.stdin, sys.stdout, sys.stderr, args)
     return 0
 
 

@@ -13,35 +13,38 @@ a URL). The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.wi
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-from typing import Any
+from ui import shell
 
-import pandas as pd
-import streamlit as st
+with shell.page("Alignment browser"):  # setup and navigation first: a failing import shows the boundary
+    import json
+    from dataclasses import dataclass, field
+    from typing import Any
 
-from nmt.align import Links
-from nmt.decoding import InputError
-from nmt.tokenize import Tokenizer
-from nmt.trace import DecodeTrace
-from ui import models, shell
-from ui import widgets as W
-from ui.views.alignment import (
-    browser_frame,
-    domain_note,
-    filter_pairs,
-    forced_facts,
-    links_corpus_aer,
-    links_table,
-    own_facts,
-    recorded_aer_rows,
-    selected_row,
-    table_row,
-)
-from ui.views.common import FONT, FONT_MAIN, finite, md
-from ui.views.heatmaps import trace_chart
-from ui.views.length import load_results
-from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
+    import pandas as pd
+    import streamlit as st
+
+    from nmt.align import Links
+    from nmt.decoding import InputError
+    from nmt.tokenize import Tokenizer
+    from nmt.trace import DecodeTrace
+    from ui import models
+    from ui import widgets as W
+    from ui.views.alignment import (
+        browser_frame,
+        domain_note,
+        filter_pairs,
+        forced_facts,
+        links_corpus_aer,
+        links_table,
+        own_facts,
+        recorded_aer_rows,
+        selected_row,
+        table_row,
+    )
+    from ui.views.common import FONT, FONT_MAIN, finite, md
+    from ui.views.heatmaps import trace_chart
+    from ui.views.length import load_results
+    from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
 
 BIND = W.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
@@ -329,5 +332,5 @@ def main() -> None:
         aer_section(data, forced_job, ckpt)
 
 
-with shell.page("Alignment browser"):
+with shell.error_boundary("Alignment browser"):
     main()

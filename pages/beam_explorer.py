@@ -11,28 +11,30 @@ The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.widgets`).
 
 from __future__ import annotations
 
-import streamlit as st
-
-from nmt.decoding import LENGTH_NORMS, InputError
-from nmt.trace import DecodeTrace
 from ui import shell
-from ui import widgets as W
-from ui.views.beam import (
-    DEFAULT_SENTENCE,
-    Divergence,
-    beam_all_frame,
-    beam_nodes,
-    beam_step_frame,
-    beam_tree_chart,
-    divergence,
-    nbest_alpha_chart,
-    nbest_cells,
-    nbest_frame,
-    rerank_chart,
-    rerank_frame,
-    winners,
-)
-from ui.views.common import FONT_MAIN, NORM_LABELS, md
+
+with shell.page("Beam search explorer"):  # setup and navigation first: a failing import shows the boundary
+    import streamlit as st
+
+    from nmt.decoding import LENGTH_NORMS, InputError
+    from nmt.trace import DecodeTrace
+    from ui import widgets as W
+    from ui.views.beam import (
+        DEFAULT_SENTENCE,
+        Divergence,
+        beam_all_frame,
+        beam_nodes,
+        beam_step_frame,
+        beam_tree_chart,
+        divergence,
+        nbest_alpha_chart,
+        nbest_cells,
+        nbest_frame,
+        rerank_chart,
+        rerank_frame,
+        winners,
+    )
+    from ui.views.common import FONT_MAIN, NORM_LABELS, md
 
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
@@ -227,5 +229,5 @@ def main() -> None:
             norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem)
 
 
-with shell.page("Beam search explorer"):
+with shell.error_boundary("Beam search explorer"):
     main()

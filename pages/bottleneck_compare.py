@@ -14,28 +14,31 @@ Controls are bound to URL query parameters (``bn_*``). The page only reads trace
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from ui import shell
 
-import pandas as pd
-import streamlit as st
+with shell.page("Bottleneck side by side"):  # setup and navigation first: a failing import shows the boundary
+    import json
+    from dataclasses import dataclass
 
-from nmt.decoding import InputError
-from nmt.trace import DecodeTrace
-from ui import models, shell
-from ui import widgets as W
-from ui.presets import long_sentence
-from ui.views.bottleneck import (
-    comparison_row,
-    lengths_of,
-    logp_chart,
-    pick_by_length,
-    sweep_chart,
-    sweep_frame,
-    sweep_sample,
-)
-from ui.views.common import FONT_MAIN, finite, md
-from ui.views.heatmaps import trace_chart
+    import pandas as pd
+    import streamlit as st
+
+    from nmt.decoding import InputError
+    from nmt.trace import DecodeTrace
+    from ui import models
+    from ui import widgets as W
+    from ui.presets import long_sentence
+    from ui.views.bottleneck import (
+        comparison_row,
+        lengths_of,
+        logp_chart,
+        pick_by_length,
+        sweep_chart,
+        sweep_frame,
+        sweep_sample,
+    )
+    from ui.views.common import FONT_MAIN, finite, md
+    from ui.views.heatmaps import trace_chart
 
 BIND = W.BIND
 FROM = ("typed", "corpus by length")
@@ -268,5 +271,5 @@ def main() -> None:
     sweep(cols, sources, refs)
 
 
-with shell.page("Bottleneck side by side"):
+with shell.error_boundary("Bottleneck side by side"):
     main()

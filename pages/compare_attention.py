@@ -10,18 +10,21 @@ a reference and sentence BLEU. Controls are bound to URL query parameters (``cmp
 
 from __future__ import annotations
 
-import json
+from ui import shell
 
-import pandas as pd
-import streamlit as st
+with shell.page("Compare attention"):  # setup and navigation first: a failing import shows the boundary
+    import json
 
-from nmt.decoding import InputError
-from ui import models, shell
-from ui import widgets as W
-from ui.presets import PRESETS
-from ui.views.bottleneck import comparison_row
-from ui.views.common import md
-from ui.views.compare import compare_chart, model_label, summary_frame
+    import pandas as pd
+    import streamlit as st
+
+    from nmt.decoding import InputError
+    from ui import models
+    from ui import widgets as W
+    from ui.presets import PRESETS
+    from ui.views.bottleneck import comparison_row
+    from ui.views.common import md
+    from ui.views.compare import compare_chart, model_label, summary_frame
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -105,5 +108,5 @@ def main() -> None:
                             "compare-attention.json", "application/json")], key="cmp_dl_summary")
 
 
-with shell.page("Compare attention"):
+with shell.error_boundary("Compare attention"):
     main()

@@ -13,24 +13,27 @@ checkpoint file, its mtime, the sentence and the step); surgeries and tests are 
 
 from __future__ import annotations
 
-import json
+from ui import shell
 
-import streamlit as st
+with shell.page("Is attention an explanation?"):  # setup and navigation first: a failing import shows the boundary
+    import json
 
-from nmt.attribution import METHODS
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import InputError
-from nmt.surgery import (
-    PRESETS,
-    SurgeryPreset,
-)
-from nmt.trace import DecodeTrace
-from ui import models, shell
-from ui import widgets as W
-from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
-from ui.views import explanation as V
-from ui.views import surgery as S
-from ui.views.common import md, source_labels
+    import streamlit as st
+
+    from nmt.attribution import METHODS
+    from nmt.checkpoint import LoadedModel
+    from nmt.decoding import InputError
+    from nmt.surgery import (
+        PRESETS,
+        SurgeryPreset,
+    )
+    from nmt.trace import DecodeTrace
+    from ui import models
+    from ui import widgets as W
+    from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
+    from ui.views import explanation as V
+    from ui.views import surgery as S
+    from ui.views.common import md, source_labels
 
 BIND = W.BIND
 ss = st.session_state
@@ -392,5 +395,5 @@ def main() -> None:
             debate_tab(ckpt, trace, step, stem)
 
 
-with shell.page("Is attention an explanation?"):
+with shell.error_boundary("Is attention an explanation?"):
     main()

@@ -12,27 +12,31 @@ Every control is bound to a URL query parameter (``lq_*``); the button is not.
 
 from __future__ import annotations
 
-from typing import Any
+from ui import shell
 
-import pandas as pd
-import streamlit as st
+with shell.page("Length vs quality"):  # setup and navigation first: a failing import shows the boundary
+    from typing import Any
 
-from nmt.corpora import Split, by_label
-from nmt.data import read_parallel
-from nmt.experiment import score_test_set
-from ui import models, shell
-from ui import widgets as W
-from ui.views.common import md
-from ui.views.length import (
-    curve_figure,
-    curve_rows,
-    length_figure,
-    length_rows,
-    load_results,
-    results_test_name,
-    table1_frame,
-    table1_note,
-)
+    import pandas as pd
+    import streamlit as st
+
+    from nmt.corpora import Split, by_label
+    from nmt.data import read_parallel
+    from nmt.experiment import score_test_set
+    from ui import models
+    from ui import widgets as W
+    from ui.views.common import md
+    from ui.views.length import (
+        curve_figure,
+        curve_rows,
+        empty_bucket_note,
+        length_figure,
+        length_rows,
+        load_results,
+        results_test_name,
+        table1_frame,
+        table1_note,
+    )
 
 BIND = W.BIND
 LIMITS = (0, 500, 1000, 3003)  # sentences scored by Recompute (0 = the whole split)
@@ -78,6 +82,8 @@ def results_section(name: str, results: dict[str, Any], recomputed: dict[str, An
         view = rows[(rows["test"] == test) & (rows["decoding"] == dec)]
         fig = length_figure(view, f"BLEU by source length · {test} · {dec}")
         st.plotly_chart(fig, width="stretch", key="lq_length_fig", theme=None)  # keep its 14-px text
+        if note := empty_bucket_note(view):
+            st.caption(md(note))
         if view["model"].str.endswith("(recomputed)").any():
             st.caption("Lines marked “recomputed” were scored on this server with Recompute below.")
         c1, c2 = st.columns(2)
@@ -184,5 +190,5 @@ def main() -> None:
             results_section(name, all_results.get(name, {}), recomputed)
 
 
-with shell.page("Length vs quality"):
+with shell.error_boundary("Length vs quality"):
     main()

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import sacrebleu
 
 from nmt import decoding, evaluate
+from nmt import translate as translate_cli
 from nmt.tokenize import Tokenizer
 from tests.conftest import ROOT, TINY_DATA
 
@@ -66,3 +70,33 @@ def test_evaluate_cli_writes_json(tiny_lm, tiny_ckpt: Path, tmp_path: Path, caps
         idx = [k for k, n in enumerate(TEST_SRC_LENGTHS) if b["lo"] <= n < b["hi"]]
         assert b["score"] == pytest.approx(_sacrebleu([hyps[k] for k in idx], [ref[k] for k in idx]), abs=0.005)
     assert "nrefs:1|case:mixed" in capsys.readouterr().out
+
+
+def test_translate_help_names_only_real_options() -> None:
+    """Every --option the description mentions exists (it once named a --max-src-tokens that did not)."""
+    p = translate_cli.parser()
+    named = set(re.findall(r"--[a-z][a-z-]+", p.description or ""))
+    real = {o for a in p._actions for o in a.option_strings}
+    assert named == {"--checkpoint", "--beam", "--max-src-tokens", "--chunk"} and named <= real
+
+
+def test_translate_truncates_at_max_src_tokens_and_streams(tiny_lm: object) -> None:
+    """Three lines in chunks of two: the first chunk is written before the third line is read;
+    ``--max-src-tokens 3`` keeps 3 of line 2's 5 tokens, noted on stderr with its line number."""
+    out, err = io.StringIO(), io.StringIO()
+    read: list[str] = []
+
+    def stdin() -> Iterator[str]:
+        for line in ["a dog .\n", "two dogs run on grass\n", "\n"]:
+            if len(read) == 2:  # the first chunk's two translations are out already
+                assert out.getvalue().count("\n") == 2
+            read.append(line)
+            yield line
+
+    args = translate_cli.parser().parse_args(["--checkpoint", "x", "--max-src-tokens", "3", "--chunk", "2"])
+    translate_cli.translate_stream(tiny_lm, stdin(), out, err, args)
+    lines = out.getvalue().split("\n")
+    assert len(lines) == 4 and lines[2] == "" and lines[3] == ""
+    assert err.getvalue() == "line 2: source longer than 3 tokens, truncated\n"
+    short = decoding.translate(tiny_lm, ["two dogs run"])[0]  # the same three tokens, given whole
+    assert lines[1] == short

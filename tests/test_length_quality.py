@@ -16,6 +16,7 @@ from tests.conftest import FIXTURES, ROOT, plain
 from ui.views.length import (
     curve_figure,
     curve_rows,
+    empty_bucket_note,
     length_figure,
     length_rows,
     results_test_name,
@@ -69,6 +70,30 @@ def test_length_figure_has_a_line_per_model_with_hover_sizes() -> None:
     assert len(fig.data) == 1 and list(fig.data[0].y) == [60.0, 50.0]
     assert "sentences in bucket" in fig.data[0].hovertemplate
     assert [c[0] for c in fig.data[0].customdata] == [5, 3]
+
+
+GAPPED = {"models": {m: {"tests": {"europarl/test": {"beam": 1, "all": {"score": 30.0}, "by_length": [
+    {"lo": 80, "hi": 90, "n": 34, "score": 20.0}, {"lo": 90, "hi": 100, "n": 3, "score": 15.0},
+    *([] if m == "B" else [{"lo": 100, "hi": 110, "n": 1, "score": 9.0}]),
+    {"lo": 110, "hi": 120, "n": 2, "score": 10.0}]}}} for m in ("A", "B")}}
+
+
+def test_empty_length_bucket_is_named_not_skipped() -> None:
+    """test2000q4's 100-109 bucket holds no sentence for B: it is a row with n 0, a gap in B's line
+    and a note, and the x axis keeps every bucket in order."""
+    rows = length_rows(GAPPED)
+    b = rows[rows["model"] == "B"]
+    assert b["bucket"].tolist() == ["80–89", "90–99", "100–109", "110–119"]
+    assert b["n"].tolist() == [34, 3, 0, 2]
+    fig = length_figure(rows)
+    line_b = next(t for t in fig.data if t.name == "B")
+    assert list(line_b.x) == ["80–89", "90–99", "100–109", "110–119"]
+    assert line_b.y[2] is None or line_b.y[2] != line_b.y[2]  # None or NaN: a gap, not a point
+    assert [a.text for a in fig.layout.annotations] == ["no sentences"] and fig.layout.annotations[0].x == "100–109"
+    assert list(fig.layout.xaxis.categoryarray) == ["80–89", "90–99", "100–109", "110–119"]
+    assert empty_bucket_note(rows) == ("No test sentence is 100–109 words long (B only): that bucket is shown empty, "
+                                       "not skipped.")
+    assert empty_bucket_note(length_rows(EXPORT_SHAPE)) == ""
 
 
 def test_table1_puts_paper_numbers_beside_ours() -> None:

@@ -7,8 +7,19 @@ Streamlit's automatic menu is hidden (``client.showSidebarNavigation = false``) 
 :func:`navigation`, which names the pages in words. Every page file is::
 
     from ui import shell
-    with shell.page("Alignment browser"):
+
+    with shell.page("Alignment browser"):  # page setup and navigation first, then the page's imports
+        import streamlit as st
+        from ui import widgets as W
+
+    def main() -> None:
         ...  # the page's layout
+
+    with shell.error_boundary("Alignment browser"):
+        main()
+
+so that a failure anywhere, an import included (a package missing on a new machine), shows the
+boundary's short message below the navigation instead of Streamlit's own error box.
 """
 
 from __future__ import annotations
@@ -17,11 +28,15 @@ import logging
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 LOG = logging.getLogger("rnnsearch_explorer")
+# The tab icon is a file the server sends itself: a ``:material/…:`` icon would be fetched from a
+# font CDN, which an offline classroom cannot reach.
+ICON = Path(__file__).resolve().parent / "icon.png"
 PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
     ("app.py", "Step through decoding", ":material/footprint:"),
     ("pages/beam_explorer.py", "Beam search explorer", ":material/account_tree:"),
@@ -49,6 +64,20 @@ def navigation() -> None:
         st.divider()
 
 
+def report(where: str, err: Exception) -> None:
+    """Show ``err`` as the boundary's short message and log its traceback on the server only."""
+    ref = secrets.token_hex(4)
+    LOG.error("page %r failed (reference %s)", where, ref, exc_info=err)
+    if isinstance(err, ImportError):  # a module name, never user text
+        st.error(f"This page cannot start: the server lacks the Python module “{err.name or '?'}”. Install the "
+                 f"project's requirements (pip install -r requirements.txt) and restart it. Reference {ref}.",
+                 icon=":material/error:")
+        return
+    st.error(f"Something went wrong while drawing this page ({type(err).__name__}). The details were "
+             f"logged on the server under reference {ref}. Try other settings or another sentence, "
+             "or reload the page.", icon=":material/error:")
+
+
 @contextmanager
 def error_boundary(where: str) -> Iterator[None]:
     """Show any error of a page as a short message, and log its traceback on the server only.
@@ -58,18 +87,26 @@ def error_boundary(where: str) -> Iterator[None]:
     try:
         yield
     except Exception as err:
-        ref = secrets.token_hex(4)
-        LOG.error("page %r failed (reference %s)", where, ref, exc_info=err)
-        st.error(f"Something went wrong while drawing this page ({type(err).__name__}). The details were "
-                 f"logged on the server under reference {ref}. Try other settings or another sentence, "
-                 "or reload the page.", icon=":material/error:")
+        report(where, err)
 
 
 @contextmanager
 def page(title: str, sidebar: str = "auto") -> Iterator[None]:
-    """Set up a page (title, wide layout, navigation) and run its body inside the error boundary."""
-    st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=":material/translate:",
+    """Set up a page (title, icon, wide layout, navigation), then run the block inside the boundary.
+
+    The block holds the page's imports: if one fails, the message shows below the navigation and the
+    run stops there, so nothing of the page runs half set up.
+    """
+    st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=str(ICON),
                        layout="wide", initial_sidebar_state=sidebar)
     navigation()
-    with error_boundary(title):
+    try:
         yield
+    except Exception as err:
+        report(title, err)
+        st.stop()
+
+
+def collapse_sidebar() -> None:
+    """Start this page with the sidebar collapsed (presentation mode); the other settings stay."""
+    st.set_page_config(initial_sidebar_state="collapsed")

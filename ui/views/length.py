@@ -48,22 +48,56 @@ def _bucket_rows(model: str, test: str, decoding: str, buckets: list[dict[str, A
             for b in buckets]
 
 
+def with_empty_buckets(buckets: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The buckets with the empty ones between them put back (``n`` 0, no score).
+
+    ``nmt.metrics.bleu_by_length`` leaves out a bucket no sentence falls in; a chart that skipped it
+    would join its neighbours as if the lengths were consecutive, so each gap is named instead.
+    """
+    if len(buckets) < 2:
+        return list(buckets)
+    widths = [b["hi"] - b["lo"] for b in buckets]
+    width = max(set(widths), key=widths.count)
+    have = {b["lo"]: b for b in buckets}
+    lo, last = min(have), max(have)
+    out = []
+    while lo <= last:
+        out.append(have.get(lo) or {"lo": lo, "hi": lo + width, "n": 0, "score": None})
+        lo = have[lo]["hi"] if lo in have else lo + width
+    return out
+
+
 def length_rows(results: dict[str, Any]) -> pd.DataFrame:
-    """One row per model × test set × decoding × source-length bucket."""
+    """One row per model × test set × decoding × source-length bucket, empty buckets included (``n`` 0)."""
     rows: list[dict[str, Any]] = []
     for name, m in (results.get("models") or {}).items():
         for test, by_dec in (m.get("scores") or {}).items():  # nmt.export shape
             for dec, res in by_dec.items():
-                rows += _bucket_rows(name, test, dec, res.get("by_length", []))
+                rows += _bucket_rows(name, test, dec, with_empty_buckets(res.get("by_length", [])))
         for test, res in experiment_tests(m):  # nmt.experiment shape
             dec = "greedy" if res.get("beam", 1) == 1 else f"beam{res['beam']}"
-            rows += _bucket_rows(name, test, dec, res.get("by_length", []))
+            rows += _bucket_rows(name, test, dec, with_empty_buckets(res.get("by_length", [])))
     return pd.DataFrame(rows, columns=LENGTH_COLUMNS)
+
+
+def empty_bucket_note(rows: pd.DataFrame) -> str:
+    """One sentence naming the buckets no sentence falls in (per model where they differ), or ''."""
+    empty = rows[rows["n"].eq(0)]
+    if empty.empty:
+        return ""
+    models = rows["model"].nunique()
+    parts = []
+    for bucket, g in empty.sort_values("lo").groupby("bucket", sort=False):
+        who = "" if g["model"].nunique() == models else f" ({', '.join(sorted(map(str, g['model'].unique())))} only)"
+        parts.append(f"{bucket} words long{who}")
+    which = "that bucket is" if len(parts) == 1 else "those buckets are"
+    return f"No test sentence is {'; '.join(parts)}: {which} shown empty, not skipped."
 
 
 def length_figure(rows: pd.DataFrame, title: str = "BLEU by source sentence length") -> go.Figure:
     """BLEU per source-length bucket, one line per model, with CI bars and bucket sizes on hover."""
     fig = go.Figure()
+    order = rows.sort_values("lo").drop_duplicates("bucket")["bucket"].tolist()
     for model, g in rows.sort_values("lo").groupby("model", sort=False):
         ci = g["ci95"].astype(float) if g["ci95"].notna().any() else None
         fig.add_trace(go.Scatter(
@@ -74,8 +108,12 @@ def length_figure(rows: pd.DataFrame, title: str = "BLEU by source sentence leng
                            "<br>sentences in bucket: %{customdata[0]}<br>95%% CI ± %{customdata[1]}"
                            "<br>%{customdata[2]} · %{customdata[3]}<extra></extra>"),
         ))
+    for bucket in rows.loc[rows["n"].eq(0), "bucket"].unique():
+        fig.add_annotation(x=bucket, yref="paper", y=0.02, text="no sentences", showarrow=False, textangle=-90,
+                           yanchor="bottom", font=_TEXT)
     fig.update_layout(title=title, xaxis_title="source sentence length (Moses tokens)", yaxis_title="BLEU",
                       hovermode="closest", legend_title="model", margin={"t": 50}, **READABLE)
+    fig.update_xaxes(categoryorder="array", categoryarray=order)
     return fig
 
 

@@ -1,0 +1,80 @@
+"""In Chromium against a real server: a page whose import fails keeps the navigation and shows the
+boundary's message; visitors see no Deploy button or developer menu; the tab icon comes from the app.
+
+The failing import is real: the server starts with a ``scipy`` earlier on its path that refuses to
+import, as on a machine where scipy is missing (it once was, and the explanation page broke whole).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from scripts import app_server
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+if not Path(CHROMIUM).exists():
+    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
+
+NO_SCIPY = 'raise ModuleNotFoundError("No module named \'scipy\'", name="scipy")\n'
+
+
+@pytest.fixture(scope="module")
+def app_without_scipy(tiny_checkpoint_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app with the tiny checkpoints and a ``scipy`` that cannot be imported; yields its URL."""
+    shadow = tmp_path_factory.mktemp("shadow")
+    (shadow / "scipy").mkdir()
+    (shadow / "scipy" / "__init__.py").write_text(NO_SCIPY)
+    path = os.pathsep.join([str(shadow), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    ARTIFACTS.mkdir(exist_ok=True)
+    env = {"RNNSEARCH_CHECKPOINTS": str(tiny_checkpoint_dir), "PYTHONPATH": path}
+    with app_server.running_app(env=env, log_dir=ARTIFACTS) as app:
+        yield app.url
+
+
+@pytest.fixture(scope="module")
+def page(app_without_scipy: str) -> Iterator[object]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield b.new_page(viewport={"width": 1280, "height": 720})
+        finally:
+            b.close()
+
+
+def test_missing_package_keeps_the_navigation(app_without_scipy: str, page: object) -> None:
+    page.goto(f"{app_without_scipy}/explanation")
+    alert = page.get_by_test_id("stAlertContentError")
+    alert.wait_for(timeout=60_000)
+    assert "“scipy”" in alert.inner_text() and "pip install -r requirements.txt" in alert.inner_text()
+    assert not page.get_by_test_id("stException").count()  # Streamlit's own error box
+    nav = page.get_by_test_id("stSidebar").get_by_role("link")
+    labels = " | ".join(nav.all_inner_texts())
+    assert "Step through decoding" in labels and "Length vs quality" in labels, labels
+    page.screenshot(path=str(ARTIFACTS / "shell-missing-package.png"))
+    # the other pages still work on that server: the navigation leads to the stepper
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Step through decoding").click()
+    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    assert not page.get_by_test_id("stAlertContentError").count()
+
+
+def test_classroom_chrome(app_without_scipy: str, page: object) -> None:
+    page.goto(app_without_scipy)
+    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    assert not page.get_by_test_id("stAppDeployButton").count()
+    assert not page.get_by_role("button", name="Deploy").count()
+    icon = page.locator("link[rel~='icon']").first.get_attribute("href") or ""
+    assert icon.startswith(("/", app_without_scipy)) and "gstatic" not in icon and "googleapis" not in icon, icon
+    response = page.request.get(icon if icon.startswith("http") else app_without_scipy + icon)
+    assert response.ok and response.headers["content-type"].startswith("image/png")
