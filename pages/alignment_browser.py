@@ -41,7 +41,7 @@ with shell.page("Alignment browser"):  # setup and navigation first: a failing i
         selected_row,
         table_row,
     )
-    from ui.views.common import FONT, FONT_MAIN, finite, md
+    from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
     from ui.views.length import load_results
     from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
@@ -311,7 +311,7 @@ def main() -> None:
         st.info("This model (RNNencdec) reads one fixed summary c for every word: it has no α, so its "
                 "pictures show that summary instead of a heatmap, and its entropy and AER are empty.")
     df = table(data, idx, own, forced)
-    W.downloads([W.Download("Table CSV", df.to_csv(index=False), "sentences.csv", "text/csv")], key="al_dl_table")
+    W.downloads([W.Download("Table CSV", csv_text(df), "sentences.csv", "text/csv")], key="al_dl_table")
 
     st.subheader("One pair")
     if ss.get("_al_pick_for", data.name) != data.name or ("al_pick" in ss and ss["al_pick"] not in idx):

@@ -34,7 +34,7 @@ with shell.page("Beam search explorer"):  # setup and navigation first: a failin
         rerank_frame,
         winners,
     )
-    from ui.views.common import FONT_MAIN, NORM_LABELS, md
+    from ui.views.common import FONT_MAIN, NORM_LABELS, csv_text, md
 
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
@@ -112,7 +112,7 @@ def tree_tab(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence, stem: str
                "finished ones, grey crosses pruned expansions; the dashed red path is the greedy output.")
     W.show_chart(chart, fit=True, size=FONT_MAIN)
     W.downloads([*W.chart_downloads(chart, f"beam-tree-{stem}"),
-                 W.Download("Nodes CSV", nodes.to_csv(index=False), f"beam-tree-{stem}.csv", "text/csv"),
+                 W.Download("Nodes CSV", csv_text(nodes), f"beam-tree-{stem}.csv", "text/csv"),
                  W.Download("Trace JSON", trace.to_json(indent=1), f"beam-{stem}.json", "application/json")],
                 key="bx_dl_tree")
 
@@ -135,8 +135,8 @@ def step_tab(trace: DecodeTrace, stem: str) -> None:
     st.dataframe(df, hide_index=True, key="bx_step_table", column_config={
         "log p": st.column_config.NumberColumn("log p (cumulative)", format="%.3f"),
         "score": st.column_config.NumberColumn("normalised score", format="%.3f")})
-    W.downloads([W.Download("This step CSV", df.to_csv(index=False), f"beam-step{step}-{stem}.csv", "text/csv"),
-                 W.Download("All steps CSV", beam_all_frame(trace).to_csv(index=False),
+    W.downloads([W.Download("This step CSV", csv_text(df), f"beam-step{step}-{stem}.csv", "text/csv"),
+                 W.Download("All steps CSV", csv_text(beam_all_frame(trace)),
                             f"beam-steps-{stem}.csv", "text/csv")], key="bx_dl_step")
 
 
@@ -159,9 +159,9 @@ def nbest_tab(trace: DecodeTrace, stem: str) -> None:
     if chart is not None:
         W.show_chart(chart, size=FONT_MAIN)
     W.downloads([*W.chart_downloads(chart, f"beam-alpha{rank}-{stem}"),
-                 W.Download("α CSV", nbest_cells(trace, rank).to_csv(index=False),
+                 W.Download("α CSV", csv_text(nbest_cells(trace, rank)),
                             f"beam-alpha{rank}-{stem}.csv", "text/csv"),
-                 W.Download("N-best CSV", df.to_csv(index=False), f"nbest-{stem}.csv", "text/csv")],
+                 W.Download("N-best CSV", csv_text(df), f"nbest-{stem}.csv", "text/csv")],
                 key="bx_dl_nbest")
 
 
@@ -184,7 +184,7 @@ def norm_tab(trace: DecodeTrace, alpha: float, stem: str) -> None:
                  column_config={c: st.column_config.NumberColumn(format="%.3f")
                                 for c in df.columns if c.startswith("score") or c == "log p"})
     W.downloads([*W.chart_downloads(chart, f"beam-ranking-{stem}"),
-                 W.Download("Ranking CSV", df.to_csv(index=False), f"beam-ranking-{stem}.csv", "text/csv")],
+                 W.Download("Ranking CSV", csv_text(df), f"beam-ranking-{stem}.csv", "text/csv")],
                 key="bx_dl_norm")
 
 

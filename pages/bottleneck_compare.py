@@ -37,7 +37,7 @@ with shell.page("Bottleneck side by side"):  # setup and navigation first: a fai
         sweep_frame,
         sweep_sample,
     )
-    from ui.views.common import FONT_MAIN, finite, md
+    from ui.views.common import FONT_MAIN, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
 
 BIND = W.BIND
@@ -209,7 +209,7 @@ def sweep(cols: list[Column], sources: list[str], refs: list[str]) -> None:
                "of the reference under each model. Buckets with few sentences are noisy.")
     st.dataframe(df, hide_index=True, key="bn_sweep_table")
     W.downloads([*W.chart_downloads(bleu_chart, "bottleneck-sweep-bleu"),
-                 W.Download("Sweep CSV", df.to_csv(index=False), "bottleneck-sweep.csv", "text/csv")],
+                 W.Download("Sweep CSV", csv_text(df), "bottleneck-sweep.csv", "text/csv")],
                 key="bn_dl_sweep")
 
 
@@ -266,7 +266,7 @@ def main() -> None:
         W.show_chart(lp.properties(width=520), key="bn_logp")
     elif not ref:
         st.caption("Give a reference translation to compare how likely each model finds it.")
-    W.downloads([W.Download("Summary CSV", df.to_csv(index=False), "bottleneck-summary.csv", "text/csv"),
+    W.downloads([W.Download("Summary CSV", csv_text(df), "bottleneck-summary.csv", "text/csv"),
                  *W.chart_downloads(lp, "bottleneck-logp")], key="bn_dl_summary")
     sweep(cols, sources, refs)
 

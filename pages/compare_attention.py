@@ -23,7 +23,7 @@ with shell.page("Compare attention"):  # setup and navigation first: a failing i
     from ui import widgets as W
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
-    from ui.views.common import md
+    from ui.views.common import csv_text, md
     from ui.views.compare import compare_chart, model_label, summary_frame
 
 BIND = W.BIND
@@ -103,7 +103,7 @@ def main() -> None:
     st.dataframe(df, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if c.startswith("log p")
         or c in ("BLEU", "chrF")})
-    W.downloads([W.Download("Summary CSV", df.to_csv(index=False), "compare-attention.csv", "text/csv"),
+    W.downloads([W.Download("Summary CSV", csv_text(df), "compare-attention.csv", "text/csv"),
                  W.Download("Summary JSON", json.dumps(rows, ensure_ascii=False, indent=1, default=str),
                             "compare-attention.json", "application/json")], key="cmp_dl_summary")
 

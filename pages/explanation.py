@@ -33,7 +33,7 @@ with shell.page("Is attention an explanation?"):  # setup and navigation first: 
     from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
     from ui.views import explanation as V
     from ui.views import surgery as S
-    from ui.views.common import md, source_labels
+    from ui.views.common import csv_text, md, source_labels
 
 BIND = W.BIND
 ss = st.session_state
@@ -167,9 +167,9 @@ def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
                    f"{att.ig_delta[0]:+.4f}.")
     table = V.attribution_frame(att, 0)
     W.downloads([*W.chart_downloads(chart, f"explain-{stem}-step{step}"),
-                 W.Download("Attributions CSV", table.to_csv(index=False), f"explain-{stem}-step{step}.csv",
+                 W.Download("Attributions CSV", csv_text(table), f"explain-{stem}-step{step}.csv",
                             "text/csv"),
-                 W.Download("Agreement CSV", agree.to_csv(index=False), f"agreement-{stem}-step{step}.csv",
+                 W.Download("Agreement CSV", csv_text(agree), f"agreement-{stem}-step{step}.csv",
                             "text/csv"),
                  W.Download("JSON", lambda: json.dumps(att.to_dict(), ensure_ascii=False, indent=1),
                             f"explain-{stem}-step{step}.json", "application/json")], key="ex_dl_step")
@@ -195,9 +195,9 @@ def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
     st.dataframe(means, hide_index=True, key="ex_agree_all",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in means.columns[1:]})
     W.downloads([*W.chart_downloads(charts[1], f"explain-{stem}-{method}"),
-                 W.Download("Cells CSV", lambda: V.matrix_cells_frame(att).to_csv(index=False),
+                 W.Download("Cells CSV", lambda: csv_text(V.matrix_cells_frame(att)),
                             f"explain-{stem}-all.csv", "text/csv"),
-                 W.Download("Agreement CSV", means.to_csv(index=False), f"agreement-{stem}-all.csv", "text/csv"),
+                 W.Download("Agreement CSV", csv_text(means), f"agreement-{stem}-all.csv", "text/csv"),
                  W.Download("JSON", lambda: json.dumps(att.to_dict(), ensure_ascii=False, indent=1),
                             f"explain-{stem}-all.json", "application/json")], key="ex_dl_all")
 
@@ -290,7 +290,7 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
         with col:
             if chart is not None:
                 W.show_chart(chart, key=f"ex_surgery_{name}", fit=True)
-    W.downloads([W.Download("Table CSV", frame.to_csv(index=False), f"surgery-{stem}-step{step}.csv", "text/csv"),
+    W.downloads([W.Download("Table CSV", csv_text(frame), f"surgery-{stem}-step{step}.csv", "text/csv"),
                  W.Download("JSON", lambda: json.dumps({**res.to_dict(), "forced_logprob": forced_lp,
                                                         "edit": what, "step": step}, ensure_ascii=False, indent=1),
                             f"surgery-{stem}-step{step}.json", "application/json"),

@@ -25,7 +25,7 @@ with shell.page("Length vs quality"):  # setup and navigation first: a failing i
     from nmt.experiment import score_test_set
     from ui import models
     from ui import widgets as W
-    from ui.views.common import md
+    from ui.views.common import csv_text, md
     from ui.views.length import (
         curve_figure,
         curve_rows,
@@ -88,7 +88,7 @@ def results_section(name: str, results: dict[str, Any], recomputed: dict[str, An
             st.caption("Lines marked “recomputed” were scored on this server with Recompute below.")
         c1, c2 = st.columns(2)
         stem = f"length-{test.replace('/', '_')}"
-        c1.download_button("Download data (CSV)", view.to_csv(index=False), f"{stem}.csv", "text/csv",
+        c1.download_button("Download data (CSV)", csv_text(view), f"{stem}.csv", "text/csv",
                            key="dl_lq_csv", on_click="ignore")
         c2.download_button("Download figure (HTML)", fig.to_html(include_plotlyjs="cdn"), f"{stem}.html",
                            "text/html", key="dl_lq_html", on_click="ignore")

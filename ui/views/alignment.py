@@ -12,6 +12,7 @@ from nmt.align import Links, alignment_error, argmax_links
 from nmt.metrics import sentence_scores
 from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
+from ui.views.common import csv_text
 from ui.views.heatmaps import alpha_stats
 
 
@@ -105,7 +106,7 @@ def links_corpus_aer(links: Sequence[Links | None], sure: Sequence[Links], possi
 def links_table(links: Sequence[Links | None], indices: Sequence[int]) -> str:
     """Predicted links per sentence in the gold files' ``j-i`` format, as CSV."""
     rows = [{"#": k, "links": " ".join(f"{j}-{i}" for j, i in sorted(a or ()))} for k, a in zip(indices, links)]
-    return pd.DataFrame(rows, columns=["#", "links"]).to_csv(index=False)
+    return csv_text(pd.DataFrame(rows, columns=["#", "links"]))
 
 
 IN_DOMAIN_FOR_HANSARDS = ("europarl", "hansard")  # parliamentary proceedings, like the Hansards gold set

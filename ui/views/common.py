@@ -12,12 +12,28 @@ import re
 from collections.abc import Sequence
 
 import altair as alt
+import pandas as pd
 import vl_convert as vlc
 
 from nmt.decoding import LENGTH_NORMS
 from nmt.trace import DecodeTrace
 
 EOS = "</s>"
+# A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(…), =cmd|…, @SUM(…)).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A text cell that a spreadsheet would run as a formula, prefixed with ' so it stays text; other values as is."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV for a download, with user text (sentences, words, file names) defused:
+    every CSV export of the app goes through here (OWASP's CSV-injection advice)."""
+    return frame.map(csv_cell).to_csv(index=False)
 
 
 def source_labels(trace: DecodeTrace) -> list[str]:

@@ -28,7 +28,7 @@ import pandas as pd
 
 from nmt.trace import DecodeTrace, StepRecord
 from nmt.vocab import UNK
-from ui.views.common import EOS, md
+from ui.views.common import EOS, csv_text, md
 from ui.views.stepper_charts import alignment_frame
 
 # ----------------------------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def trace_csv(trace: DecodeTrace) -> str:
         ctx = {s.i: s.context_norm for s in trace.steps}
         df["context_norm"] = [ctx[i] for i in df["i"]]
     df.insert(0, "context_mode", trace.context)
-    return df.to_csv(index=False)
+    return csv_text(df)
 
 
 def trace_json(trace: DecodeTrace) -> str:
