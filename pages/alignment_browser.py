@@ -293,7 +293,7 @@ def main() -> None:
 
     f1, f2, f3 = st.columns([2, 2, 1])
     lo, hi = f1.slider("Source length (words)", 1, LEN_MAX, (1, LEN_MAX), key="al_len", bind=BIND)
-    query = f2.text_input("Search (source or reference)", key="al_q", bind=BIND)
+    query = f2.text_input("Search (source or reference)", key="al_q", bind=BIND, max_chars=200)
     n_max = f3.select_slider("Decode the first N", N_CHOICES, value=50, key="al_n", bind=BIND,
                              help="Only the first N matching pairs are decoded (kept for every visitor).")
     matching = filter_pairs(data.pairs, (lo, hi if hi < LEN_MAX else 10**6), query or "")

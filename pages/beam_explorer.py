@@ -34,7 +34,7 @@ with shell.page("Beam search explorer"):  # setup and navigation first: a failin
         rerank_frame,
         winners,
     )
-    from ui.views.common import FONT_MAIN, NORM_LABELS, csv_text, md
+    from ui.views.common import FONT_MAIN, MAX_SOURCE_CHARS, NORM_LABELS, csv_text, md
 
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
@@ -199,8 +199,8 @@ def main() -> None:
     if ckpt is None or W.load_lm(ckpt) is None:
         return
     beam, norm, alpha, nbest = controls()
-    text = st.text_area("Source sentence (English)", DEFAULT_SENTENCE, key="bx_text", bind=BIND, max_chars=2000,
-                        height=80)
+    text = st.text_area("Source sentence (English)", DEFAULT_SENTENCE, key="bx_text", bind=BIND,
+                        max_chars=MAX_SOURCE_CHARS, height=80)
     if not (text or "").strip():
         st.info("Type a sentence to translate.")
         return

@@ -37,7 +37,7 @@ with shell.page("Bottleneck side by side"):  # setup and navigation first: a fai
         sweep_frame,
         sweep_sample,
     )
-    from ui.views.common import FONT_MAIN, csv_text, finite, md
+    from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
 
 BIND = W.BIND
@@ -94,9 +94,9 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
             ss["bn_text"] = default  # an untouched example follows the model pair (Multi30k or Europarl)
         ss["_bn_default"] = default
         text = st.text_area("Source sentence (English)", None if follow else default, key="bn_text", bind=BIND,
-                            max_chars=2000, height=90)
+                            max_chars=MAX_SOURCE_CHARS, height=90)
         ref = st.text_input("Reference translation (optional: enables log p(reference) and BLEU)", key="bn_ref",
-                            bind=BIND)
+                            bind=BIND, max_chars=MAX_REFERENCE_CHARS)
         if not (text or "").strip():
             st.info("Type a sentence to compare the models on.")
             return None

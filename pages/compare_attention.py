@@ -23,7 +23,7 @@ with shell.page("Compare attention"):  # setup and navigation first: a failing i
     from ui import widgets as W
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
-    from ui.views.common import csv_text, md
+    from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md
     from ui.views.compare import compare_chart, model_label, summary_frame
 
 BIND = W.BIND
@@ -57,10 +57,10 @@ def main() -> None:
                             max_selections=MAX_COLUMNS,
                             help="Attention models in the checkpoint folder, named by what they are.")
     chosen = [c for c in chosen if c in found] or labels[:1]
-    text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND, max_chars=2000,
-                        height=80)
+    text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND,
+                        max_chars=MAX_SOURCE_CHARS, height=80)
     ref = (st.text_input("Reference translation (optional: log p(reference) and BLEU)", key="cmp_ref",
-                         bind=BIND) or "").strip()
+                         bind=BIND, max_chars=MAX_REFERENCE_CHARS) or "").strip()
     if not (text or "").strip():
         st.info("Type a sentence to compare the models on.")
         return

@@ -33,7 +33,7 @@ with shell.page("Is attention an explanation?"):  # setup and navigation first: 
     from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
     from ui.views import explanation as V
     from ui.views import surgery as S
-    from ui.views.common import csv_text, md, source_labels
+    from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
 
 BIND = W.BIND
 ss = st.session_state
@@ -105,7 +105,7 @@ def reference(lm: LoadedModel) -> str:
         ss["ex_ref_used"] = True  # and the box stays open once it has held a translation
     shown = bool(ss.get("ex_ref_used"))
     with st.expander("Explain a translation of your own (e.g. a reference)", expanded=shown):
-        text = st.text_input(f"Translation to explain ({lang})", key="ex_ref", bind=BIND, max_chars=600,
+        text = st.text_input(f"Translation to explain ({lang})", key="ex_ref", bind=BIND, max_chars=MAX_REFERENCE_CHARS,
                              placeholder="Empty: the model's own greedy translation",
                              help="Up to 600 characters. The model is force-decoded on your translation, so α, the "
                                   "attributions, the surgery (from your words up to the chosen one) and the tests "

@@ -310,3 +310,16 @@ def test_command_line_tools_run_on_one_thread_unless_told(monkeypatch: pytest.Mo
         assert cli.run(bad_input) == 2
     finally:
         torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("page,key,cap", [
+    ("compare_attention.py", "cmp_ref", 600), ("bottleneck_compare.py", "bn_ref", 600),
+    ("compare_attention.py", "cmp_text", 2000), ("bottleneck_compare.py", "bn_text", 2000),
+    ("beam_explorer.py", "bx_text", 2000), ("alignment_browser.py", "al_q", 200),
+])
+def test_a_url_carries_no_more_text_than_its_box(app_env: Path, page: str, key: str, cap: int) -> None:
+    """An 8,000-word reference in a URL once cost 104 s of server CPU: each box's cap holds for its URL too."""
+    at = run_page(page, **{key: "chien " * 8000})
+    assert not at.exception
+    widgets = [w for kind in ("text_input", "text_area") for w in getattr(at, kind) if w.key == key]
+    assert len(widgets) == 1 and widgets[0].value == ("chien " * 8000)[:cap]

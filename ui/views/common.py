@@ -19,6 +19,11 @@ from nmt.decoding import LENGTH_NORMS
 from nmt.trace import DecodeTrace
 
 EOS = "</s>"
+# What one text box (or the URL parameter bound to it) can carry: the model reads at most 100 source
+# tokens anyway, and a forced reference of 600 characters (~120 words) decodes in well under a second,
+# where an uncapped 8,000-word reference in a URL cost 104 s of server CPU.
+MAX_SOURCE_CHARS = 2000
+MAX_REFERENCE_CHARS = 600
 # A spreadsheet runs a cell that starts with one of these as a formula (=HYPERLINK(…), =cmd|…, @SUM(…)).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
