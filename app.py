@@ -302,7 +302,8 @@ def main() -> None:
         st.warning(f"The sentence is long: only its first {ctl.MAX_SRC_TOKENS} tokens are translated "
                    f"(it has {len(lm.src_tok.tokenize(text))}).")
     ss["_timer"] = ss["w_speed"] if ss.get("playing") else None
-    st.fragment(run_every=ss["_timer"])(decoding_view)(lm, choice, text, group)
+    # guarded: the fragment's own reruns (each Step, the play timer) run outside the page's boundary
+    st.fragment(run_every=ss["_timer"])(shell.guarded("Step through decoding", decoding_view))(lm, choice, text, group)
 
 
 with shell.error_boundary("Step through decoding"):

@@ -87,3 +87,21 @@ def test_page_imports_sit_inside_the_boundary(page: str) -> None:
     first_with = next(n for n in tree.body if isinstance(n, ast.With))
     assert ast.unparse(first_with.items[0].context_expr).startswith("shell.page(")
     assert all(isinstance(n, ast.Import | ast.ImportFrom) for n in first_with.body)
+
+
+def test_guarded_function_shows_the_boundary() -> None:
+    """What a fragment's own rerun runs (the guarded view alone) still ends in the boundary's message."""
+    script = ('import streamlit as st\nfrom ui import shell\n\ndef view(n: int) -> None:\n'
+              '    st.write(f"drawn {n}")\n    raise KeyError(n)\n\nshell.guarded("Frag", view)(3)\n'
+              'st.write("after the fragment")\n')
+    at = AppTest.from_string(script, default_timeout=30).run()
+    assert not at.exception
+    errors = _texts(at.error)
+    assert len(errors) == 1 and "(KeyError)" in errors[0]
+    assert _texts(at.markdown) == ["drawn 3", "after the fragment"]
+
+
+def test_the_stepper_fragment_is_guarded() -> None:
+    calls = [n for n in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8")))
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Call) and ast.unparse(n.func.func) == "st.fragment"]
+    assert calls and all(ast.unparse(c.args[0]).startswith("shell.guarded(") for c in calls)

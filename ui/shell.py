@@ -24,16 +24,19 @@ boundary's short message below the navigation instead of Streamlit's own error b
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import ParamSpec
 
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 LOG = logging.getLogger("rnnsearch_explorer")
+P = ParamSpec("P")
 # The tab icon is a file the server sends itself: a ``:material/…:`` icon would be fetched from a
 # font CDN, which an offline classroom cannot reach.
 ICON = Path(__file__).resolve().parent / "icon.png"
@@ -88,6 +91,21 @@ def error_boundary(where: str) -> Iterator[None]:
         yield
     except Exception as err:
         report(where, err)
+
+
+def guarded(where: str, fn: Callable[P, None]) -> Callable[P, None]:
+    """``fn`` run inside the error boundary.
+
+    For a fragment (``st.fragment(guarded("…", view))``): a fragment's own reruns (a click inside it,
+    a play timer) run the fragment alone, outside the page's ``with`` block and its boundary.
+    """
+
+    @functools.wraps(fn)
+    def run(*args: P.args, **kwargs: P.kwargs) -> None:
+        with error_boundary(where):
+            fn(*args, **kwargs)
+
+    return run
 
 
 @contextmanager
