@@ -63,6 +63,14 @@ def test_relative_links_lead_to_files() -> None:
     assert [t for t in targets if not (ROOT / t).exists()] == []
 
 
+def test_anchor_links_lead_to_headings() -> None:
+    """``(#name)`` links match a heading's GitHub anchor (lowercase, punctuation dropped, spaces to -)."""
+    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+             for h in re.findall(r"^#+ (.+)$", TEXT, flags=re.MULTILINE)}
+    anchors = re.findall(r"\]\(#([^)]+)\)", TEXT)
+    assert anchors and [a for a in anchors if a not in slugs] == []
+
+
 def test_multi30k_table_equals_the_results_json_cell_by_cell() -> None:
     block = TEXT.split("<!-- begin: multi30k -->")[1].split("<!-- end: multi30k -->")[0]
     res = json.loads((ROOT / "checkpoints" / "m30k-en-fr.results.json").read_text(encoding="utf-8"))
