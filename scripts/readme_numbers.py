@@ -16,6 +16,7 @@ import difflib
 import json
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "faithfulness": B.faithfulness,
     "speed": B.speed,
 }
+WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
 BLOCK_RE = re.compile(r"<!-- begin: ([\w-]+) -->\n(.*?)<!-- end: ([\w-]+) -->", re.DOTALL)
 
 
@@ -73,13 +75,26 @@ def check_markers(text: str) -> None:
         raise ReadmeError("every <!-- begin: NAME --> needs its own <!-- end: NAME --> after it, unnested")
 
 
+def wrap(markdown: str) -> str:
+    """Generated Markdown with its paragraphs and list items wrapped at ``WIDTH`` (tables kept whole)."""
+    out = []
+    for line in markdown.splitlines():
+        if not line or line.startswith("|"):
+            out.append(line)
+        else:
+            indent = "  " if line.startswith("* ") else ""
+            out.append(textwrap.fill(line, WIDTH, subsequent_indent=indent, break_long_words=False,
+                                     break_on_hyphens=False))
+    return "\n".join(out)
+
+
 def render(text: str, sources: dict[str, Any]) -> str:
     """``text`` with every marked block rewritten from ``sources``."""
     check_markers(text)
 
     def fill(m: re.Match[str]) -> str:
         name = m.group(1)
-        return f"<!-- begin: {name} -->\n{BLOCKS[name](sources).strip()}\n<!-- end: {name} -->"
+        return f"<!-- begin: {name} -->\n{wrap(BLOCKS[name](sources).strip())}\n<!-- end: {name} -->"
 
     return BLOCK_RE.sub(fill, text)
 
