@@ -45,6 +45,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "speed": B.speed,
 }
 WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
+MARKUP_START = re.compile(r"(\d+[.)]|[-+*>#]|#+) ")
 BLOCK_RE = re.compile(r"<!-- begin: ([\w-]+) -->\n(.*?)<!-- end: ([\w-]+) -->", re.DOTALL)
 
 
@@ -76,15 +77,21 @@ def check_markers(text: str) -> None:
 
 
 def wrap(markdown: str) -> str:
-    """Generated Markdown with its paragraphs and list items wrapped at ``WIDTH`` (tables kept whole)."""
+    """Generated Markdown with its paragraphs and list items wrapped at ``WIDTH`` (tables kept whole).
+
+    No wrapped line may start like a Markdown list, quote or heading ("2. ", "- ", "> ", "# ")."""
     out = []
     for line in markdown.splitlines():
         if not line or line.startswith("|"):
             out.append(line)
-        else:
-            indent = "  " if line.startswith("* ") else ""
-            out.append(textwrap.fill(line, WIDTH, subsequent_indent=indent, break_long_words=False,
-                                     break_on_hyphens=False))
+            continue
+        indent = "  " if line.startswith("* ") else ""
+        for width in range(WIDTH, WIDTH // 2, -1):
+            lines = textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
+                                  break_on_hyphens=False)
+            if not any(MARKUP_START.match(x.strip()) for x in lines[1:]):
+                break
+        out.extend(lines)
     return "\n".join(out)
 
 

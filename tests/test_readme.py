@@ -120,6 +120,15 @@ def test_length_buckets_keep_the_large_buckets_only() -> None:
     ]
 
 
+def test_wrapped_prose_never_starts_a_line_like_a_list() -> None:
+    text = "a" * 96 + " bb 2. then more words " + "x " * 30  # at WIDTH, "2. then" would open line 2
+    lines = R.wrap(text).splitlines()
+    assert len(lines) > 1 and all(len(x) <= R.WIDTH for x in lines)
+    assert not any(R.MARKUP_START.match(x) for x in lines[1:])
+    assert " ".join(lines).split() == text.split()
+    assert R.wrap("| a | b |\n* item " + "y " * 60).splitlines()[2].startswith("  y")
+
+
 def test_formatting_helpers() -> None:
     assert (B.num(-0.3024, 3), B.count(10006), B.pct(0.4946), B.device("cpu (1 threads)")) == \
         ("−0.302", "10,006", "49 %", "one CPU thread")
