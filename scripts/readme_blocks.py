@@ -268,6 +268,7 @@ def speed(s: dict[str, Any]) -> str:
     lo, hi = train[0], train[-1]
 
     def setting(r: dict[str, Any]) -> str:
+        """A benchmark row's precision and batch, in words."""
         return f"{'bf16' if r['amp_bf16'] else 'fp32'}, batch {r['batch']}"
 
     return (f"On a small CPU ({c['device']}, `bench/results-cpu.json`) the Multi30k RNNsearch translates "

@@ -100,6 +100,7 @@ def render(text: str, sources: dict[str, Any]) -> str:
     check_markers(text)
 
     def fill(m: re.Match[str]) -> str:
+        """One block, markers kept, content rebuilt."""
         name = m.group(1)
         return f"<!-- begin: {name} -->\n{wrap(BLOCKS[name](sources).strip())}\n<!-- end: {name} -->"
 

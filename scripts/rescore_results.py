@@ -68,6 +68,7 @@ def provenance(argv: list[str]) -> dict[str, Any]:
 def summary(change: dict[str, Any]) -> str:
     """One line for a changed field: its overall score before and after."""
     def score(v: Any) -> str:
+        """A BLEU entry's score, or the size of a bucket list."""
         return str(v["score"]) if isinstance(v, dict) else f"{len(v)} buckets"
     return (f"{change['model']} {change['split']} {change['decoding']} {change['field']}: "
             f"{score(change['old'])} -> {score(change['new'])}")

@@ -10,7 +10,9 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -87,7 +89,7 @@ def test_multi30k_table_equals_the_results_json_cell_by_cell() -> None:
     assert f"RNNsearch {tok:.2f}" in block
 
 
-def hand_made_export(bleu: float, lc: float) -> dict:
+def hand_made_export(bleu: float, lc: float) -> dict[str, Any]:
     """One nmt.export model entry with two splits (the second without beam 5)."""
     r = {"bleu": {"score": bleu}, "bleu_lc": {"score": lc}}
     return {"config": {"context": "attention"}, "scores": {"val": {"greedy": r, "beam5": r}, "test": {"greedy": r}}}
@@ -103,7 +105,8 @@ def test_score_table_on_hand_made_results() -> None:
 
 
 def test_length_buckets_keep_the_large_buckets_only() -> None:
-    def buckets(scores: list[float]) -> list[dict]:
+    def buckets(scores: list[float]) -> list[dict[str, Any]]:
+        """Three buckets, the last too small to show."""
         return [{"lo": lo, "hi": lo + 10, "n": n, "score": x} for lo, n, x in zip((0, 10, 20), (150, 2000, 99), scores,
                                                                                    strict=True)]
     europarl = {"models": {
@@ -143,12 +146,13 @@ def test_formatting_helpers() -> None:
     (lambda t: t + "\n<!-- begin: speed -->\n<!-- end: speed -->\n", "more than once"),
     (lambda t: t + "\n<!-- begin: tables -->\n<!-- end: tables -->\n", "unknown"),
 ])
-def test_broken_markers_are_refused(edit, message: str) -> None:
+def test_broken_markers_are_refused(edit: Callable[[str], str], message: str) -> None:
     with pytest.raises(R.ReadmeError, match=message):
         R.render(edit(TEXT), R.load_sources())
 
 
-def test_check_exits_1_on_an_edited_number_and_0_after_rewriting(tmp_path: Path, capsys) -> None:
+def test_check_exits_1_on_an_edited_number_and_0_after_rewriting(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     block = TEXT.split("<!-- begin: models -->")[1]
     number = re.search(r"\d+\.\d", block).group(0)
     edited = TEXT.replace("<!-- begin: models -->" + block,
