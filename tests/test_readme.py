@@ -1,0 +1,191 @@
+"""README.md against the results files: its numbers are what scripts/readme_numbers.py writes.
+
+The generator is checked three ways: the committed README must equal its output; the builders are
+run on hand-made results whose Markdown is written out here by hand; and the Multi30k table of the
+README is parsed back and compared cell by cell with the results JSON, read directly.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scripts import readme_blocks as B
+from scripts import readme_numbers as R
+
+ROOT = Path(__file__).resolve().parents[1]
+TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
+VENV = "python3 -m venv .venv && . .venv/bin/activate"
+APP = "pip install -r requirements.txt && streamlit run app.py"
+TESTS = "pip install -r requirements.txt -r requirements-dev.txt && python -m pytest -q"
+# Measured-looking numbers: decimals, percentages, thousands separators.
+MEASURED = re.compile(r"(?<![\w.])(\d+\.\d+|\d+ ?%|\d{1,3}(?:,\d{3})+)(?![\w.])")
+# Numbers outside the blocks that are not measurements: the Python version, a licence, a corpus excerpt.
+NOT_MEASURED = {"3.11", "2.0", "3,000"}
+
+
+def test_readme_is_what_the_generator_writes() -> None:
+    new = R.render(TEXT, R.load_sources())
+    diff = "".join(difflib.unified_diff(TEXT.splitlines(True), new.splitlines(True), "README.md", "generated"))
+    assert new == TEXT, "README.md differs from the results files; run python -m scripts.readme_numbers\n" + diff
+
+
+def test_setup_commands_appear_verbatim() -> None:
+    lines = [line.strip() for line in TEXT.splitlines()]
+    for command in (VENV, APP, TESTS):
+        assert command in lines, command
+    # the commands and what to try first come before the results
+    assert TEXT.index(TESTS) < TEXT.index("## The pages") < TEXT.index("## Results")
+    # .ci/run runs the same command (pip may be told to be quiet there)
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    ci_commands = [re.sub(r"pip install (-q+|--quiet) ", "pip install ", line.strip()) for line in ci]
+    assert TESTS in ci_commands, ".ci/run must run the README's test command"
+
+
+def test_no_measured_number_outside_the_generated_blocks() -> None:
+    found = [m.group(1) for m in MEASURED.finditer(R.outside_blocks(TEXT))]
+    assert [n for n in found if n not in NOT_MEASURED] == []
+
+
+def test_the_measured_number_check_catches_prose() -> None:
+    text = TEXT.replace("## The pages", "RNNsearch reaches 55.6 BLEU, 15 % more.\n\n## The pages")
+    found = {m.group(1) for m in MEASURED.finditer(R.outside_blocks(text))} - NOT_MEASURED
+    assert found == {"55.6", "15 %"}
+
+
+def test_relative_links_lead_to_files() -> None:
+    targets = re.findall(r"\]\(((?!https?:|#)[^)\s]+)\)", TEXT)
+    assert targets, "the README links its screenshots"
+    assert [t for t in targets if not (ROOT / t).exists()] == []
+
+
+def test_anchor_links_lead_to_headings() -> None:
+    """``(#name)`` links match a heading's GitHub anchor (lowercase, punctuation dropped, spaces to -)."""
+    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+             for h in re.findall(r"^#+ (.+)$", TEXT, flags=re.MULTILINE)}
+    anchors = re.findall(r"\]\(#([^)]+)\)", TEXT)
+    assert anchors and [a for a in anchors if a not in slugs] == []
+
+
+def test_multi30k_table_equals_the_results_json_cell_by_cell() -> None:
+    block = TEXT.split("<!-- begin: multi30k -->")[1].split("<!-- end: multi30k -->")[0]
+    res = json.loads((ROOT / "checkpoints" / "m30k-en-fr.results.json").read_text(encoding="utf-8"))
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in block.splitlines() if line.startswith("| RNN")]
+    splits = ["val", "test_2016_flickr", "test_2017_flickr", "test_2017_mscoco"]
+    assert len(rows) == 4
+    for model, dec, *cells in rows:
+        scores = res["models"][model.lower()]["scores"]
+        for split, cell in zip(splits, cells, strict=True):
+            r = scores[split]["beam5" if dec == "beam 5" else dec]
+            shown = [float(x) for x in cell.split(" / ")]
+            assert shown == pytest.approx([r["bleu"]["score"], r["bleu_lc"]["score"]], abs=0.05), (model, dec, split)
+    tok = res["models"]["rnnsearch"]["scores"]["test_2016_flickr"]["beam5"]["bleu_tok_lc"]["score"]
+    assert f"RNNsearch {tok:.2f}" in block
+
+
+def hand_made_export(bleu: float, lc: float) -> dict[str, Any]:
+    """One nmt.export model entry with two splits (the second without beam 5)."""
+    r = {"bleu": {"score": bleu}, "bleu_lc": {"score": lc}}
+    return {"config": {"context": "attention"}, "scores": {"val": {"greedy": r, "beam5": r}, "test": {"greedy": r}}}
+
+
+def test_score_table_on_hand_made_results() -> None:
+    assert B.score_table({"a": hand_made_export(51.849, 52.06)}) == [
+        "| model | decoding | val | test |",
+        "|---|---|---:|---:|",
+        "| RNNsearch | greedy | 51.8 / 52.1 | 51.8 / 52.1 |",
+        "| RNNsearch | beam 5 | 51.8 / 52.1 |  |",
+    ]
+
+
+def test_length_buckets_keep_the_large_buckets_only() -> None:
+    def buckets(scores: list[float]) -> list[dict[str, Any]]:
+        """Three buckets, the last too small to show."""
+        return [{"lo": lo, "hi": lo + 10, "n": n, "score": x} for lo, n, x in zip((0, 10, 20), (150, 2000, 99), scores,
+                                                                                   strict=True)]
+    europarl = {"models": {
+        "RNNencdec-50": {"checkpoint": "e.pt", "tests": {B.EP_TEST: {"by_length": buckets([20.81, 17.85, 3.0])}}},
+        "RNNsearch-50": {"checkpoint": "s.pt", "tests": {B.EP_TEST: {"by_length": buckets([24.24, 24.61, 9.0])}}},
+        "RNNsearch-30": {"checkpoint": None, "tests": {}},
+    }}
+    assert B.length_buckets({"europarl": europarl}).splitlines()[:5] == [
+        "| source words | 0–9 | 10–19 |",
+        "|---|---:|---:|",
+        "| sentences | 150 | 2,000 |",
+        "| RNNsearch-50 | 24.2 | 24.6 |",
+        "| RNNencdec-50 | 20.8 | 17.9 |",
+    ]
+
+
+def test_wrapped_prose_never_starts_a_line_like_a_list() -> None:
+    text = "a" * 96 + " bb 2. then more words " + "x " * 30  # at WIDTH, "2. then" would open line 2
+    lines = R.wrap(text).splitlines()
+    assert len(lines) > 1 and all(len(x) <= R.WIDTH for x in lines)
+    assert not any(R.MARKUP_START.match(x) for x in lines[1:])
+    assert " ".join(lines).split() == text.split()
+    assert R.wrap("| a | b |\n* item " + "y " * 60).splitlines()[2].startswith("  y")
+
+
+def test_formatting_helpers() -> None:
+    assert (B.num(-0.3024, 3), B.count(10006), B.pct(0.4946), B.device("cpu (1 threads)")) == \
+        ("−0.302", "10,006", "49 %", "one CPU thread")
+    assert B.label({"arch": "luong", "attention": "local-p", "window": 10, "score": "general",
+                    "input_feeding": True}) == "Luong local-p (D = 10), general score, input feeding"
+    assert B.label({"context": "fixed"}) == "RNNencdec"
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda t: t.replace("<!-- end: speed -->", ""), "needs its own"),
+    (lambda t: t.replace("<!-- begin: speed -->\n", "").replace("<!-- end: speed -->", ""), "missing"),
+    (lambda t: t + "\n<!-- begin: speed -->\n<!-- end: speed -->\n", "more than once"),
+    (lambda t: t + "\n<!-- begin: tables -->\n<!-- end: tables -->\n", "unknown"),
+])
+def test_broken_markers_are_refused(edit: Callable[[str], str], message: str) -> None:
+    with pytest.raises(R.ReadmeError, match=message):
+        R.render(edit(TEXT), R.load_sources())
+
+
+def test_check_exits_1_on_an_edited_number_and_0_after_rewriting(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    block = TEXT.split("<!-- begin: models -->")[1]
+    number = re.search(r"\d+\.\d", block).group(0)
+    edited = TEXT.replace("<!-- begin: models -->" + block,
+                          "<!-- begin: models -->" + block.replace(number, "99.9", 1))
+    readme = tmp_path / "README.md"
+    readme.write_text(edited, encoding="utf-8")
+    assert R.main(["--check", "--readme", str(readme)]) == 1
+    assert "99.9" in capsys.readouterr().out
+    assert R.main(["--readme", str(readme)]) == 0
+    assert readme.read_text(encoding="utf-8") == TEXT
+    assert R.main(["--check", "--readme", str(readme)]) == 0
+
+
+MULTI30K_RESULTS = {
+    "rnnsearch": "m30k-en-fr.results.json", "rnnencdec": "m30k-en-fr.results.json",
+    "luong-global-general": "m30k-en-fr-luong.results.json", "luong-local-p": "m30k-en-fr-luong.results.json",
+}
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(MULTI30K_RESULTS))
+def test_multi30k_results_are_what_the_evaluation_code_computes_today(real_data: Path, name: str) -> None:
+    """Each shipped Multi30k model, greedy on all of test_2016_flickr: the three BLEU variants that
+    nmt.evaluate computes now equal the results file's (the README is written from it). A stale file
+    fails here, as the tokenised BLEU written before nmt.tokenize protected <unk> would have."""
+    from nmt import checkpoint
+    from nmt.data import read_parallel
+    from nmt.evaluate import evaluate
+
+    entry = json.loads((ROOT / "checkpoints" / MULTI30K_RESULTS[name]).read_text(encoding="utf-8"))["models"][name]
+    recorded = entry["scores"]["test_2016_flickr"]["greedy"]
+    src, ref = read_parallel(real_data / "multi30k", "test_2016_flickr", "en", "fr")
+    got = evaluate(checkpoint.load(ROOT / entry["checkpoint"]), src, ref)
+    for key in ("bleu", "bleu_lc", "bleu_tok_lc"):
+        assert got[key]["score"] == pytest.approx(recorded[key]["score"], abs=0.011), key
