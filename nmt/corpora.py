@@ -7,7 +7,9 @@ comes the *built-in* root ``evalsets/``: small evaluation sets committed with th
 ``evalsets/README.md``), so every page has splits to offer on a fresh clone with no corpus set up.
 The pages list the splits found under those roots and let a user choose one by its *label*; a label
 that names no found split selects nothing. Files and folders reached through a symbolic link that
-leads outside their root are not listed, and the walk is bounded in depth and in folders visited.
+leads outside their root are not listed, nor is a split any of whose files (plain, ``.gz`` or
+``.xz``: a reader opens the first that exists) does so; the walk is bounded in depth and in
+folders visited.
 
 Labels are paths relative to their root (``multi30k/test_2016_flickr``); those of the allow-list's
 roots start with the root's name and a colon (``shared:wmt/newstest2014-fren``). The built-in sets
@@ -109,8 +111,9 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, list[Path]]]:
-    """(folder, its files) under a root, depth-first, bounded; folders outside the root skipped."""
+def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, list[Path], set[str]]]:
+    """(folder, its files, the names in it that lead out of the root) under a root, depth-first,
+    bounded; folders outside the root are skipped."""
     if not root.path.is_dir():
         return []
     out = []
@@ -121,22 +124,23 @@ def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, lis
             entries = sorted(d.iterdir())
         except OSError:
             continue
-        files = []
+        files: list[Path] = []
+        outside: set[str] = set()
         for p in entries:
             if not _inside(p, root.path):
-                continue
-            if p.is_dir():
+                outside.add(p.name)
+            elif p.is_dir():
                 if depth < max_depth and p.name != "orig" and not p.name.startswith("."):
                     stack.append((p, depth + 1))
             elif p.is_file():
                 files.append(p)
-        out.append((d, files))
+        out.append((d, files, outside))
     return out
 
 
-def _has_sure(names: set[str], stem: str, src: str, tgt: str) -> bool:
-    """Whether ``NAME.{src}-{tgt}.sure`` (plain, ``.gz`` or ``.xz``) is among ``names``."""
-    return any(f"{stem}.{src}-{tgt}.sure{s}" in names for s in SUFFIXES)
+def _variants(*bases: str) -> set[str]:
+    """Each name plain, ``.gz`` and ``.xz``: the files a reader may open for it (the first that exists)."""
+    return {b + s for b in bases for s in SUFFIXES}
 
 
 def find_splits(roots: Sequence[DataRoot], src: str, tgt: str, max_depth: int = MAX_DEPTH,
@@ -149,17 +153,20 @@ def find_splits(roots: Sequence[DataRoot], src: str, tgt: str, max_depth: int = 
     """
     out: dict[str, Split] = {}
     for root in roots:
-        for d, files in _walk(root, max_depth, max_dirs):
+        for d, files, outside in _walk(root, max_depth, max_dirs):
             names = {p.name for p in files}
             for p in files:
                 stem = _stem(p.name, src)
-                if stem is None or not any(f"{stem}.{tgt}{s}" in names for s in SUFFIXES):
-                    continue
+                if (stem is None or not _variants(f"{stem}.{tgt}") & names
+                        or _variants(f"{stem}.{src}", f"{stem}.{tgt}") & outside):
+                    continue  # no target side, or a file of it leads out of the root
                 rel = d.relative_to(root.path).as_posix()
                 label = stem if rel == "." else f"{rel}/{stem}"
                 if root.prefixed:
                     label = f"{root.name}:{label}"
-                out.setdefault(label, Split(d, stem, label, gold=_has_sure(names, stem, src, tgt), root=root.name))
+                links = _variants(*(f"{stem}.{src}-{tgt}.{k}" for k in ("sure", "possible")))
+                gold = bool(_variants(f"{stem}.{src}-{tgt}.sure") & names) and not links & outside
+                out.setdefault(label, Split(d, stem, label, gold=gold, root=root.name))
     return sorted(out.values(), key=lambda s: (not s.gold, s.label))
 
 
