@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt import align, corpora
 from nmt.align import read_links
+from nmt.checkpoint import LoadedModel
 from nmt.corpora import DataRoot
 from nmt.data import read_lines, read_parallel
 from nmt.faithfulness import aer_by_method
@@ -154,10 +155,11 @@ def test_align_cli_scores_the_gzipped_builtin_trial_set(tiny_ckpt: Path, tmp_pat
     assert results[0] == results[1]
 
 
-def test_faithfulness_aer_reads_the_gzipped_builtin_gold_set(tiny_lm) -> None:
+def test_faithfulness_aer_reads_the_gzipped_builtin_gold_set(tiny_lm: LoadedModel) -> None:
+    """``nmt.faithfulness --aer`` on the built-in trial set: its first two pairs, 14 + 3 Sure links."""
     res = aer_by_method(tiny_lm, EVALSETS / HANSARDS / "trial", limit=2, ig_steps=2, progress=False)
     assert res["sentences"] == 2
-    assert {m["links_sure"] for k, m in res.items() if isinstance(m, dict)} == {17}  # first 2 lines: 8 + 9
+    assert {m["links_sure"] for m in res.values() if isinstance(m, dict)} == {17}  # first 2 lines: 14 + 3
 
 
 @pytest.fixture
