@@ -5,9 +5,9 @@
 
 Gold files follow ``PREFIX.{src}``, ``PREFIX.{tgt}`` (pre-tokenised, one sentence per line) and
 ``PREFIX.{src}-{tgt}.sure`` / ``.possible`` (space-separated 0-based ``i-j`` links, source index
-first, Possible ⊇ Sure). The model force-decodes each reference *on the given tokens* (no
-re-tokenisation, so indices line up) and links every target word y_i to argmax_j α_ij (Luong et al.
-2015), and with ``--thresholds`` to every source word with α_ij ≥ τ.
+first, Possible ⊇ Sure), each plain, ``.gz`` or ``.xz``. The model force-decodes each reference
+*on the given tokens* (no re-tokenisation, so indices line up) and links every target word y_i to
+argmax_j α_ij (Luong et al. 2015), and with ``--thresholds`` to every source word with α_ij ≥ τ.
 AER(A; S, P) = 1 − (|A∩S| + |A∩P|) / (|A| + |S|) (Och & Ney 2003).
 """
 
@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from nmt import checkpoint, cli
-from nmt.data import read_lines
+from nmt.corpora import link_file
+from nmt.data import corpus_file, read_lines
 from nmt.decoding import forced
 from nmt.trace import DecodeTrace
 
@@ -99,10 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     lm = checkpoint.load(args.checkpoint)
     s_lang, t_lang = lm.src_tok.lang, lm.tgt_tok.lang
     prefix = Path(args.aer)
-    src = read_lines(f"{prefix}.{s_lang}")
-    tgt = read_lines(f"{prefix}.{t_lang}")
-    sure = read_links(f"{prefix}.{s_lang}-{t_lang}.sure")
-    possible = read_links(f"{prefix}.{s_lang}-{t_lang}.possible")
+    src = read_lines(corpus_file(prefix.parent, prefix.name, s_lang))
+    tgt = read_lines(corpus_file(prefix.parent, prefix.name, t_lang))
+    sure = read_links(link_file(prefix, s_lang, t_lang, "sure"))
+    possible = read_links(link_file(prefix, s_lang, t_lang, "possible"))
     if not (len(src) == len(tgt) == len(sure) == len(possible)):
         counts = (len(src), len(tgt), len(sure), len(possible))
         raise SystemExit(f"gold set {prefix}: line counts differ {counts}")

@@ -1,14 +1,25 @@
-"""Where corpora may be read from: the configured data roots and the parallel splits found there.
+"""Where corpora may be read from: the data roots and the parallel splits found there.
 
 The app never opens a path that came from a URL or a text box. An operator names the folders that
 may be read (the *data roots*): ``$RNNSEARCH_DATA`` (default ``data/``, relative paths taken from
-the project folder) plus the ``[[root]]`` entries of ``configs/data_roots.toml``. The pages list
-the splits found under those roots and let a user choose one by its *label*; a label that names no
-found split selects nothing. Files and folders reached through a symbolic link that leads outside
-their root are not listed, and the walk is bounded in depth and in folders visited.
+the project folder) plus the ``[[root]]`` entries of ``configs/data_roots.toml``. Below them, always,
+comes the *built-in* root ``evalsets/``: small evaluation sets committed with the project (see
+``evalsets/README.md``), so every page has splits to offer on a fresh clone with no corpus set up.
+The pages list the splits found under those roots and let a user choose one by its *label*; a label
+that names no found split selects nothing. Files and folders reached through a symbolic link that
+leads outside their root are not listed, nor is a split any of whose files (plain, ``.gz`` or
+``.xz``: a reader opens the first that exists) does so; the walk is bounded in depth and in
+folders visited.
+
+Labels are paths relative to their root (``multi30k/test_2016_flickr``); those of the allow-list's
+roots start with the root's name and a colon (``shared:wmt/newstest2014-fren``). The built-in sets
+keep the bare labels the results files use, so the same label can exist in ``data/`` and in the
+built-in root: the configured copy wins (the built-in one is not listed), and a built-in set fills
+in only the labels that no configured folder has. Labels stay unique.
 
 A split is ``DIR/NAME.{src}`` beside ``DIR/NAME.{tgt}`` (each plain, ``.gz`` or ``.xz``); a gold
-alignment set also has ``NAME.{src}-{tgt}.sure`` (and ``.possible``) beside them.
+alignment set also has ``NAME.{src}-{tgt}.sure`` (and ``.possible``) beside them, each plain,
+``.gz`` or ``.xz`` as well.
 """
 
 from __future__ import annotations
@@ -22,6 +33,8 @@ from pathlib import Path
 ENV_VAR = "RNNSEARCH_DATA"
 PROJECT = Path(__file__).resolve().parent.parent
 CONFIG = PROJECT / "configs" / "data_roots.toml"
+BUILTIN_DIR = "evalsets"  # the committed evaluation sets (in the project folder), always a data root
+BUILTIN_NAME = "built-in"
 SUFFIXES = ("", ".gz", ".xz")
 MAX_DEPTH = 3
 MAX_DIRS = 500
@@ -33,6 +46,7 @@ class DataRoot:
 
     name: str
     path: Path  # absolute, symbolic links resolved
+    prefixed: bool = False  # labels start with "NAME:" (the allow-list's roots; not data/, not the built-in)
 
 
 @dataclass(frozen=True)
@@ -43,6 +57,7 @@ class Split:
     name: str
     label: str  # what users see and the URL holds, e.g. "multi30k/val" (never a path to open)
     gold: bool = False  # has Sure/Possible alignment files (pre-tokenised text)
+    root: str = ""  # the name of the data root it was found under, e.g. "data" or "built-in"
 
 
 def _resolve(value: str, base: Path) -> Path:
@@ -52,11 +67,13 @@ def _resolve(value: str, base: Path) -> Path:
 
 
 def configured_roots(env: Mapping[str, str] | None = None, config: Path | None = None,
-                     project: Path = PROJECT) -> list[DataRoot]:
-    """The data roots: ``$RNNSEARCH_DATA`` or ``data/`` first, then the config file's allow-list.
+                     project: Path = PROJECT, builtin: Path | None = None) -> list[DataRoot]:
+    """The data roots: ``$RNNSEARCH_DATA`` or ``data/`` first, then the config file's allow-list,
+    then the built-in evaluation sets (``builtin``, default ``project/evalsets``), always.
 
-    The config file holds ``[[root]]`` tables with ``name`` and ``path``; a missing file adds none.
-    Roots that do not exist are kept (they list no split); duplicates are dropped.
+    The config file holds ``[[root]]`` tables with ``name`` and ``path``; a missing file adds none,
+    and the name ``built-in`` is reserved. Roots that do not exist are kept (they list no split);
+    a root whose folder or name an earlier one has is dropped.
     """
     env = os.environ if env is None else env
     config = CONFIG if config is None else config
@@ -67,7 +84,10 @@ def configured_roots(env: Mapping[str, str] | None = None, config: Path | None =
         for e in entries:
             if not isinstance(e, dict) or not isinstance(e.get("path"), str) or not str(e.get("name", "")).strip():
                 raise ValueError(f"{config.name}: each [[root]] needs a name and a path")
-            roots.append(DataRoot(str(e["name"]).strip(), _resolve(e["path"], project)))
+            if str(e["name"]).strip() == BUILTIN_NAME:
+                raise ValueError(f"{config.name}: the root name {BUILTIN_NAME!r} is reserved for evalsets/")
+            roots.append(DataRoot(str(e["name"]).strip(), _resolve(e["path"], project), prefixed=True))
+    roots.append(DataRoot(BUILTIN_NAME, (builtin or project / BUILTIN_DIR).resolve()))
     out: list[DataRoot] = []
     for r in roots:
         if all(r.path != o.path and r.name != o.name for o in out):
@@ -91,8 +111,9 @@ def _inside(path: Path, root: Path) -> bool:
         return False
 
 
-def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, list[Path]]]:
-    """(folder, its files) under a root, depth-first, bounded; folders outside the root skipped."""
+def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, list[Path], set[str]]]:
+    """(folder, its files, the names in it that lead out of the root) under a root, depth-first,
+    bounded; folders outside the root are skipped."""
     if not root.path.is_dir():
         return []
     out = []
@@ -103,39 +124,49 @@ def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, lis
             entries = sorted(d.iterdir())
         except OSError:
             continue
-        files = []
+        files: list[Path] = []
+        outside: set[str] = set()
         for p in entries:
             if not _inside(p, root.path):
-                continue
-            if p.is_dir():
+                outside.add(p.name)
+            elif p.is_dir():
                 if depth < max_depth and p.name != "orig" and not p.name.startswith("."):
                     stack.append((p, depth + 1))
             elif p.is_file():
                 files.append(p)
-        out.append((d, files))
+        out.append((d, files, outside))
     return out
+
+
+def _variants(*bases: str) -> set[str]:
+    """Each name plain, ``.gz`` and ``.xz``: the files a reader may open for it (the first that exists)."""
+    return {b + s for b in bases for s in SUFFIXES}
 
 
 def find_splits(roots: Sequence[DataRoot], src: str, tgt: str, max_depth: int = MAX_DEPTH,
                 max_dirs: int = MAX_DIRS) -> list[Split]:
     """Every ``src``→``tgt`` split under the roots: gold alignment sets first, then by label.
 
-    Labels are paths relative to their root; those of every root but the first start with the
-    root's name and a colon (``shared:wmt/newstest2014-fren``).
+    Labels are paths relative to their root, with ``NAME:`` before them for a ``prefixed`` root
+    (``shared:wmt/newstest2014-fren``). Where two roots give the same label, the earlier root's
+    split is kept: a configured folder's copy wins over the built-in one.
     """
     out: dict[str, Split] = {}
-    for n, root in enumerate(roots):
-        for d, files in _walk(root, max_depth, max_dirs):
+    for root in roots:
+        for d, files, outside in _walk(root, max_depth, max_dirs):
             names = {p.name for p in files}
             for p in files:
                 stem = _stem(p.name, src)
-                if stem is None or not any(f"{stem}.{tgt}{s}" in names for s in SUFFIXES):
-                    continue
+                if (stem is None or not _variants(f"{stem}.{tgt}") & names
+                        or _variants(f"{stem}.{src}", f"{stem}.{tgt}") & outside):
+                    continue  # no target side, or a file of it leads out of the root
                 rel = d.relative_to(root.path).as_posix()
                 label = stem if rel == "." else f"{rel}/{stem}"
-                if n:
+                if root.prefixed:
                     label = f"{root.name}:{label}"
-                out.setdefault(label, Split(d, stem, label, gold=f"{stem}.{src}-{tgt}.sure" in names))
+                links = _variants(*(f"{stem}.{src}-{tgt}.{k}" for k in ("sure", "possible")))
+                gold = bool(_variants(f"{stem}.{src}-{tgt}.sure") & names) and not links & outside
+                out.setdefault(label, Split(d, stem, label, gold=gold, root=root.name))
     return sorted(out.values(), key=lambda s: (not s.gold, s.label))
 
 
@@ -144,10 +175,17 @@ def by_label(splits: Sequence[Split], label: str | None) -> Split | None:
     return next((s for s in splits if s.label == label), None)
 
 
+def link_file(prefix: Path, src: str, tgt: str, kind: str) -> Path:
+    """``PREFIX.{src}-{tgt}.{kind}`` (``kind`` = ``sure`` or ``possible``): the plain, ``.gz`` or
+    ``.xz`` file that exists, in that order, else the plain name."""
+    base = prefix.with_name(f"{prefix.name}.{src}-{tgt}.{kind}")
+    return next((c for c in (base.with_name(base.name + s) for s in SUFFIXES) if c.exists()), base)
+
+
 def gold_files(split: Split, src: str, tgt: str) -> tuple[Path, Path]:
-    """The Sure and Possible link files of a gold split."""
-    base = split.directory / f"{split.name}.{src}-{tgt}"
-    return base.with_name(base.name + ".sure"), base.with_name(base.name + ".possible")
+    """The Sure and Possible link files of a gold split (each plain, ``.gz`` or ``.xz``)."""
+    prefix = split.directory / split.name
+    return link_file(prefix, src, tgt, "sure"), link_file(prefix, src, tgt, "possible")
 
 
 def shown(path: Path) -> str:

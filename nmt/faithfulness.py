@@ -40,7 +40,8 @@ from nmt import checkpoint, cli
 from nmt.align import Links, alignment_error, read_links
 from nmt.attribution import BASELINES, MEASURES, METHODS, Attributions, attribute, explain_trace
 from nmt.checkpoint import LoadedModel
-from nmt.data import read_lines, read_parallel
+from nmt.corpora import link_file
+from nmt.data import corpus_file, read_lines, read_parallel
 from nmt.decoding import InputError, forced, greedy
 from nmt.model import RNNSearch
 from nmt.parallel import map_chunks
@@ -291,10 +292,10 @@ def aer_by_method(
     """AER of argmax α and argmax of each attribution on force-decoded gold references
     (``workers`` processes loading ``path``, as :func:`nmt.parallel.map_chunks`)."""
     s_lang, t_lang = lm.src_tok.lang, lm.tgt_tok.lang
-    src = read_lines(f"{prefix}.{s_lang}", limit)
-    tgt = read_lines(f"{prefix}.{t_lang}", limit)
-    sure = read_links(f"{prefix}.{s_lang}-{t_lang}.sure")[: len(src)]
-    possible = read_links(f"{prefix}.{s_lang}-{t_lang}.possible")[: len(src)]
+    src = read_lines(corpus_file(prefix.parent, prefix.name, s_lang), limit)
+    tgt = read_lines(corpus_file(prefix.parent, prefix.name, t_lang), limit)
+    sure = read_links(link_file(prefix, s_lang, t_lang, "sure"))[: len(src)]
+    possible = read_links(link_file(prefix, s_lang, t_lang, "possible"))[: len(src)]
     if not (len(src) == len(tgt) == len(sure) == len(possible)):
         counts = (len(src), len(tgt), len(sure), len(possible))
         raise InputError(f"gold set {prefix}: line counts differ {counts}")

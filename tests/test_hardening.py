@@ -80,9 +80,11 @@ def test_configured_roots_come_from_the_env_and_the_allow_list(tmp_path: Path) -
     config = tmp_path / "roots.toml"
     config.write_text('[[root]]\nname = "extra"\npath = "more"\n', encoding="utf-8")
     roots = corpora.configured_roots({"RNNSEARCH_DATA": "corp"}, config, project=tmp_path)
-    assert roots == [DataRoot("data", tmp_path / "corp"), DataRoot("extra", tmp_path / "more")]
+    builtin = DataRoot("built-in", tmp_path / "evalsets")  # always last, labels bare like data/'s
+    assert roots == [DataRoot("data", tmp_path / "corp"), DataRoot("extra", tmp_path / "more", prefixed=True),
+                     builtin]
     assert corpora.configured_roots({}, tmp_path / "none.toml", project=tmp_path) == [
-        DataRoot("data", tmp_path / "data")]
+        DataRoot("data", tmp_path / "data"), builtin]
     pair(tmp_path / "corp" / "m30k", "val", "a", "b")
     pair(tmp_path / "more" / "wmt", "news", "a", "b")
     assert [s.label for s in corpora.find_splits(roots, "en", "fr")] == ["extra:wmt/news", "m30k/val"]

@@ -199,6 +199,7 @@ def test_recompute_where_no_sentence_is_free_of_unknown_words(experiment_results
         (tmp_path / "unk" / f"test.{lang}").write_text("\n".join(lines) + "\n", encoding="utf-8")
     at = _app(experiment_results, monkeypatch, data=tmp_path).run()
     at.selectbox(key="lq_results").set_value("tiny.results.json").run()
+    at.selectbox(key="lq_rtest").set_value("unk/test").run()  # the built-in sets are offered too
     at.selectbox(key="lq_limit").set_value(0).run()
     at.button(key="lq_go").click().run()
     assert not at.exception

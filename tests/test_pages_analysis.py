@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint, decoding
+from nmt import checkpoint, corpora, decoding
 from nmt.align import alignment_error, argmax_links, read_links
 from nmt.decoding import LENGTH_NORMS
 from tests.conftest import plain
@@ -289,6 +289,7 @@ def test_alignment_page_with_rnnencdec_and_a_bad_data_dir(env: Path, tmp_path: P
     assert at.dataframe[0].value["α entropy"].isna().all()
     assert len(charts(at)) == 2  # the honest fixed-summary pictures
     monkeypatch.setenv("RNNSEARCH_DATA", str(tmp_path / "nowhere"))
+    monkeypatch.setattr(corpora, "BUILTIN_DIR", "no-built-in-sets")  # nothing anywhere (an en–de model, say)
     at = run("alignment_browser.py")
     assert any("No en–fr parallel files" in w.value for w in at.warning)
 

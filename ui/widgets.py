@@ -47,12 +47,19 @@ def corpus_splits(src: str, tgt: str) -> list[Split]:
     return _find_splits(tuple(corpora.configured_roots()), src, tgt)
 
 
+def _root_shown(root: corpora.DataRoot) -> str:
+    """A data root as the pages name it: data/ and the built-in sets by their project-relative folder,
+    the allow-list's roots by their name (their folders may lie outside the project)."""
+    if root.name == corpora.BUILTIN_NAME:
+        return f"{corpora.shown(root.path)} (built-in)"
+    return corpora.shown(root.path) if root.name == "data" else root.name
+
+
 def roots_note() -> str:
     """Where corpora are read from, in words fit to show (no absolute server paths)."""
-    roots = corpora.configured_roots()
-    names = ", ".join(f"{md(corpora.shown(r.path) if r.name == 'data' else r.name)}" for r in roots)
-    return (f"Corpora are read only from the configured data folders ({names}; set by the "
-            f"{corpora.ENV_VAR} variable and configs/data\\_roots.toml). To use other text, upload it.")
+    names = ", ".join(md(_root_shown(r)) for r in corpora.configured_roots())
+    return (f"Corpora are read only from the configured data folders and the built-in evaluation sets ({names}; "
+            f"set by the {corpora.ENV_VAR} variable and configs/data\\_roots.toml). To use other text, upload it.")
 
 
 def load_lm(ckpt: models.CheckpointInfo) -> LoadedModel | None:
@@ -353,8 +360,12 @@ def split_picker(splits: Sequence[Split], key: str, label: str = "Corpus split",
     by_label = {s.label: s for s in splits}
     box = container if container is not None else st
     chosen = box.selectbox(label, labels, index=index, key=key, bind=BIND,
-                           help="Parallel files NAME.src / NAME.tgt found in the configured data folders.")
+                           help="Parallel files NAME.src / NAME.tgt found in the configured data folders, "
+                                "then the built-in evaluation sets (evalsets/) for names those folders lack.")
     split = by_label.get(chosen or labels[index], splits[index])
-    if split.gold:
-        box.caption("A gold alignment set: pre-tokenised text with Sure/Possible links.")
+    notes = ["A gold alignment set: pre-tokenised text with Sure/Possible links."] if split.gold else []
+    if split.root == corpora.BUILTIN_NAME:
+        notes.append("Built-in: shipped in evalsets/ (sources and terms in evalsets/README.md).")
+    if notes:
+        box.caption(" ".join(notes))
     return split
