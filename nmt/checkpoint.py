@@ -27,6 +27,7 @@ from torch.torch_version import TorchVersion
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
+from nmt.truecase import Truecaser
 from nmt.vocab import Vocab
 
 FORMAT = "rnnsearch-explorer/1"
@@ -85,8 +86,12 @@ def make_checkpoint(
     meta: dict[str, Any],
     half: bool = False,
     train_state: dict[str, Any] | None = None,
+    truecase: dict[str, Truecaser] | None = None,
 ) -> dict[str, Any]:
-    """The checkpoint dict of a model; ``half`` stores weights as fp16 (for shipping)."""
+    """The checkpoint dict of a model; ``half`` stores weights as fp16 (for shipping).
+
+    ``truecase`` ({"src": …, "tgt": …}) stores the truecase models of a model trained on truecased
+    text (as plain dicts, under ``ckpt["truecase"]``); checkpoints without it tokenise as before."""
     weights = {k: (v.detach().cpu().half() if half and v.is_floating_point() else v.detach().cpu())
                for k, v in model.state_dict().items()}
     ckpt: dict[str, Any] = {
@@ -102,7 +107,15 @@ def make_checkpoint(
     }
     if train_state is not None:
         ckpt["train_state"] = train_state
+    if truecase:
+        ckpt["truecase"] = {side: tc.to_dict() for side, tc in truecase.items()}
     return ckpt
+
+
+def truecasers(ckpt: dict[str, Any]) -> dict[str, Truecaser | None]:
+    """The source and target truecasers a checkpoint records (``None`` for a side without one)."""
+    stored = ckpt.get("truecase") or {}
+    return {side: Truecaser.from_dict(stored[side]) if side in stored else None for side in ("src", "tgt")}
 
 
 def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None) -> dict[str, Any]:
@@ -177,12 +190,13 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
 
 def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: str = "") -> LoadedModel:
     """A ready-to-decode model from a checkpoint dict already read."""
+    tc = truecasers(ckpt)
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),
         src_vocab=Vocab(ckpt["src_vocab"]),
         tgt_vocab=Vocab(ckpt["tgt_vocab"]),
-        src_tok=Tokenizer(ckpt["src_lang"]),
-        tgt_tok=Tokenizer(ckpt["tgt_lang"]),
+        src_tok=Tokenizer(ckpt["src_lang"], tc["src"]),
+        tgt_tok=Tokenizer(ckpt["tgt_lang"], tc["tgt"]),
         meta=dict(ckpt.get("meta", {})),
         path=path,
     )
