@@ -77,17 +77,10 @@ class Truecaser:
             return tokens
         return [tokens[i] if i in odd else w for i, w in enumerate(out)]
 
-    def detruecase(self, tokens: Sequence[str]) -> list[str]:
-        """Model output with sentence-initial words capitalised (Moses detruecase.perl)."""
-        return detruecase(tokens, self._detrue)
-
-
-def detruecase(tokens: Sequence[str], detrue: MosesDetruecaser | None = None) -> list[str]:
-    """Capitalise the first letter of each sentence-initial word; ``<unk>`` and other specials untouched."""
+    def detruecase(tokens: Sequence[str], detrue: MosesDetruecaser | None = None) -> list[str]:
+    """Capitalise the first letter of each sentence-initial word (``<unk>`` has none to change)."""
     tokens = list(tokens)
     if not tokens:
         return []
     out = (detrue or MosesDetruecaser()).detruecase(" ".join(tokens))
-    if len(out) != len(tokens):
-        return tokens
-    return [t if t in _SPECIALS else w for t, w in zip(tokens, out, strict=True)]
+    return out if len(out) == len(tokens) else tokens
