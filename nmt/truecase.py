@@ -77,7 +77,12 @@ class Truecaser:
             return tokens
         return [tokens[i] if i in odd else w for i, w in enumerate(out)]
 
-    def detruecase(tokens: Sequence[str], detrue: MosesDetruecaser | None = None) -> list[str]:
+    def detruecase(self, tokens: Sequence[str]) -> list[str]:
+        """Model output with sentence-initial words capitalised (Moses detruecase.perl)."""
+        return detruecase(tokens, self._detrue)
+
+
+def detruecase(tokens: Sequence[str], detrue: MosesDetruecaser | None = None) -> list[str]:
     """Capitalise the first letter of each sentence-initial word (``<unk>`` has none to change)."""
     tokens = list(tokens)
     if not tokens:
