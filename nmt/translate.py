@@ -15,6 +15,8 @@ import torch
 
 from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
+from nmt.lexicon import read_lexicon, translations
+from nmt.unk_replace import translation_with_dictionary
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--context", choices=("attention", "fixed", "mean"), default=None,
                    help="override the model's context mode (an untrained ablation)")
     p.add_argument("--unk-replace", action="store_true", help="copy the most-attended source word for <unk>")
+    p.add_argument("--unk-dict", help="lexicon (scripts/build_lexicon.py): an <unk> becomes the dictionary's "
+                   "translation of the most-attended source word, else that word (nmt.unk_replace)")
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--threads", type=int, default=0)
     args = p.parse_args(argv)
@@ -32,8 +36,13 @@ def main(argv: list[str] | None = None) -> int:
         torch.set_num_threads(args.threads)
     lm = checkpoint.load(args.checkpoint)
     lines = [line.rstrip("\n") for line in sys.stdin]
-    traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace, context=args.context,
-                              batch_size=args.batch_size, length_norm=args.length_norm)
+    table = translations(read_lexicon(args.unk_dict)) if args.unk_dict else None
+    traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace and table is None,
+                              context=args.context, batch_size=args.batch_size, length_norm=args.length_norm)
+    if table is not None:
+        for t in traces:
+            if t is not None:
+                t.translation = translation_with_dictionary(lm, t, table)
     for n, t in enumerate(traces, 1):
         if t is not None and t.truncated:
             print(f"line {n}: source longer than {MAX_SOURCE_TOKENS} tokens, truncated", file=sys.stderr)
