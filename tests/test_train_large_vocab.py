@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint
+from nmt import checkpoint, export
 from nmt.data import read_parallel
 from nmt.sampled_softmax import RestrictedLinear, install
 from nmt.tokenize import Tokenizer
@@ -51,3 +51,12 @@ def test_truecased_sampled_softmax_run(tmp_path: Path, monkeypatch: pytest.Monke
     losses = [r["loss"] for r in map(json.loads, (out / "metrics.jsonl").read_text().splitlines())
               if r["type"] == "train"]
     assert len(losses) >= 2 and losses[-1] < losses[0] - 0.5  # it learns from the V′-only softmax
+    # Shipping: nmt.export keeps the truecasers and, with --int8, stores the vocabulary matrices as int8.
+    shipped, results = tmp_path / "shipped.pt", tmp_path / "results.json"
+    assert export.main(["--run", str(out), "--name", "tc", "--data", str(TINY_DATA), "--splits", "val", "--beams",
+                        "1", "--out", str(shipped), "--results", str(results), "--int8", "--device", "cpu"]) == 0
+    raw = torch.load(shipped, weights_only=True)
+    assert raw["truecase"]["src"] == json.loads((tmp_path / "tc.en.json").read_text())
+    assert raw["meta"]["storage"]["int8"] == ["decoder.W_o.weight", "decoder.embed.weight", "encoder.embed.weight"]
+    assert raw["model"]["decoder.W_o.weight"].dtype == torch.int8
+    assert checkpoint.load(shipped).src_tok.tokenize("A man.") == ["a", "man", "."]
