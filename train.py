@@ -38,7 +38,6 @@ from tqdm import tqdm
 from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, read_checkpoint, weights_digest
 from nmt.data import (
     Example,
-    batches,
     corpus_file,
     files_sha256,
     filter_by_length,
@@ -51,9 +50,9 @@ from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES, LuongConfig, b
 from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, ModelConfig, RNNSearch, sequence_loss
 from nmt.resume import refusal, resume_problems, rewind_metrics
-from nmt.sampled_softmax import install, partition_batches, positions
+from nmt.sampled_softmax import epoch_batches, install, positions
 from nmt.tokenize import Tokenizer
-from nmt.truecase import Truecaser
+from nmt.truecase import load_models
 from nmt.vocab import Vocab
 
 DEFAULTS: dict[str, Any] = {
@@ -135,20 +134,12 @@ def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[st
         pairs = [e for e in pairs if e.src != [""] and e.tgt != [""]]
     else:
         pairs = tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt)
-        tcs = load_truecasers(args)
+        tcs = load_models(args.truecase, args.src, args.tgt)
         if tcs:
             pairs = [Example(tcs["src"].truecase(e.src), tcs["tgt"].truecase(e.tgt)) for e in pairs]
     examples = filter_by_length(pairs, args.max_len)
     v_src, v_tgt = read_parallel(args.data, args.valid_split, args.src, args.tgt, args.valid_limit)
     return examples, v_src, v_tgt
-
-
-def load_truecasers(args: argparse.Namespace) -> dict[str, Truecaser]:
-    """``--truecase PREFIX``: the models in PREFIX.{src}.json and PREFIX.{tgt}.json (none without it)."""
-    if not args.truecase:
-        return {}
-    return {side: Truecaser.from_dict(json.loads(Path(f"{args.truecase}.{lang}.json").read_text(encoding="utf-8")))
-            for side, lang in (("src", args.src), ("tgt", args.tgt))}
 
 
 def build_optimizer(args: argparse.Namespace, model: torch.nn.Module) -> torch.optim.Optimizer:
@@ -279,7 +270,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     train_model: torch.nn.Module = model
     if distributed:
         train_model = DistributedDataParallel(model, find_unused_parameters=args.context != "attention")
-    truecase = load_truecasers(args)
+    truecase = load_models(args.truecase, args.src, args.tgt)
     lm = LoadedModel(model, src_vocab, tgt_vocab, Tokenizer(args.src, truecase.get("src")),
                      Tokenizer(args.tgt, truecase.get("tgt")))
 
@@ -326,12 +317,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     win_loss: torch.Tensor | float = 0.0
     done = False
     while not done and st["epoch"] < args.epochs:
-        if args.sampled_vocab:  # minibatches of one partition each, with its V′ (Jean et al. 2015 §3)
-            all_batches = list(partition_batches(examples, src_vocab, tgt_vocab, args.batch_size,
-                                                 args.sampled_vocab, seed=args.seed + st["epoch"]))
-        else:
-            all_batches = [(b, None) for b in batches(examples, src_vocab, tgt_vocab, args.batch_size,
-                                                      shuffle=True, seed=args.seed + st["epoch"])]
+        all_batches = epoch_batches(examples, src_vocab, tgt_vocab, args.batch_size, args.sampled_vocab,
+                                    seed=args.seed + st["epoch"])  # (batch, V′ or None: full softmax)
         mine = all_batches[rank::world]
         bar = tqdm(total=len(mine), initial=st["batch_in_epoch"], desc=f"epoch {st['epoch'] + 1}",
                    disable=not (is_main and args.progress), unit="batch", dynamic_ncols=True)

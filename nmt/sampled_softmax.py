@@ -125,3 +125,12 @@ def partition_batches(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: 
         vocab = torch.tensor(p.vocab, dtype=torch.long)
         for batch in batches(shuffled[p.start : p.end], src_vocab, tgt_vocab, batch_size, seed=seed + k):
             yield batch, vocab
+
+
+def epoch_batches(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: Vocab, batch_size: int, tau: int,
+                  seed: int) -> list[tuple[Batch, torch.Tensor | None]]:
+    """One epoch of (minibatch, V′): :func:`partition_batches` for τ > 0, else :func:`nmt.data.batches`
+    with ``None`` (the full softmax)."""
+    if tau > 0:
+        return list(partition_batches(examples, src_vocab, tgt_vocab, batch_size, tau, seed))
+    return [(b, None) for b in batches(examples, src_vocab, tgt_vocab, batch_size, shuffle=True, seed=seed)]

@@ -13,7 +13,9 @@ spelling is in the model's vocabulary, which changes no word id (see its docstri
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from sacremoses import MosesDetruecaser, MosesTruecaser
@@ -89,3 +91,12 @@ def detruecase(tokens: Sequence[str], detrue: MosesDetruecaser | None = None) ->
         return []
     out = (detrue or MosesDetruecaser()).detruecase(" ".join(tokens))
     return out if len(out) == len(tokens) else tokens
+
+
+def load_models(prefix: str, src: str, tgt: str) -> dict[str, Truecaser]:
+    """``{"src": …, "tgt": …}`` from ``PREFIX.{src}.json`` and ``PREFIX.{tgt}.json`` (written by
+    ``scripts/prep_large_vocab.py``); no models for an empty prefix."""
+    if not prefix:
+        return {}
+    return {side: Truecaser.from_dict(json.loads(Path(f"{prefix}.{lang}.json").read_text(encoding="utf-8")))
+            for side, lang in (("src", src), ("tgt", tgt))}
