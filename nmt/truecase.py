@@ -42,7 +42,7 @@ class Truecaser:
     def train(cls, sentences: Iterable[Sequence[str]]) -> Truecaser:
         """Learn from tokenised sentences (Moses' train-truecaser.perl: sentence starts not counted)."""
         moses = MosesTruecaser()
-        model = moses.train([list(s) for s in sentences], possibly_use_first_token=False)
+        model = moses.train((list(s) for s in sentences), possibly_use_first_token=False)  # streamed
         return cls(dict(model["best"]))
 
     def to_dict(self) -> dict[str, Any]:

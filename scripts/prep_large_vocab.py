@@ -3,8 +3,10 @@
     python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --pairs 20000 --jobs 1  # rehearsal
     nice python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --jobs 2               # all
 
-Reads (README of the data folder, §3, §3a, §5) Europarl ``train`` + ``train_rest`` and Tatoeba
-``train`` (``--pairs`` caps each), Moses-tokenises them (:mod:`nmt.tokenize`, ``--jobs``
+Reads (README of the data folder, §3, §3a, §5) Europarl ``train`` + ``train_rest`` (``--europarl-pairs``
+in all, ``train`` first: 950k pairs make ~55 MiB of xz, what the upload holds) and Tatoeba ``train``
+(``--pairs`` caps each corpus, for rehearsals), drops pairs with a side equal to a dev or test
+sentence used here (§3a), Moses-tokenises them (:mod:`nmt.tokenize`, ``--jobs``
 processes), trains one truecaser per language on all of it (:mod:`nmt.truecase`) and truecases
 it; keeps pairs with 1…``--max-len`` tokens on both sides, drops exact duplicates, and repeats the
 Tatoeba pairs ``--tatoeba-copies`` times (everyday words Europarl lacks). Then it builds the
@@ -13,8 +15,8 @@ Tatoeba pairs ``--tatoeba-copies`` times (everyday words Europarl lacks). Then i
 * ``train.tc.{en,fr}.xz``: the training pairs, one line of space-separated tokens, every word
   outside the vocabulary written as ``<unk>``: ``train.py --pretokenized`` builds the *same*
   vocabularies from them (the kept words keep their counts), and rare words cost no upload bytes;
-* ``lex.tc.{en,fr}.xz``: the first ``--lexicon-pairs`` deduplicated pairs with every word kept,
-  for ``scripts/build_lexicon.py`` (eflomal) and the ``<unk>`` dictionary;
+* ``--lex-out``/``lex.tc.{en,fr}.xz`` (not uploaded): the deduplicated pairs (Tatoeba once) with every
+  word kept, for ``scripts/build_lexicon.py`` (eflomal, on the CPU) and the ``<unk>`` dictionary;
 * ``vocab.{en,fr}.txt``, ``truecase.{en,fr}.json`` (restricted to the vocabulary), raw
   ``valid`` (Tatoeba dev + 500 Europarl dev2000q4) and test sets, and ``summary.json`` (counts,
   bytes, and the OOV rate of each test set with and without truecasing).
@@ -31,6 +33,7 @@ import time
 from collections.abc import Sequence
 from multiprocessing import Pool
 from pathlib import Path
+from sys import intern
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -57,25 +60,42 @@ def _tokenize_chunk(job: tuple[str, list[str]]) -> list[list[str]]:
 def tokenize(lines: Sequence[str], lang: str, jobs: int, chunk: int = 5000) -> list[list[str]]:
     """Moses tokens of every line, in order, on ``jobs`` processes."""
     work = [(lang, list(lines[k : k + chunk])) for k in range(0, len(lines), chunk)]
+    # Interned words: millions of sentences share one string object per distinct word (memory).
     if jobs <= 1:
-        return [s for w in work for s in _tokenize_chunk(w)]
+        return [[intern(w) for w in s] for job in work for s in _tokenize_chunk(job)]
     with Pool(jobs) as pool:
-        return [s for part in pool.imap(_tokenize_chunk, work) for s in part]
+        return [[intern(w) for w in s] for part in pool.imap(_tokenize_chunk, work) for s in part]
 
 
-def read_training(data: Path, limit: int | None, jobs: int) -> dict[str, tuple[list[list[str]], list[list[str]]]]:
-    """Tokenised (not yet truecased) sides of each training corpus."""
-    out = {}
+def held_out(data: Path) -> set[str]:
+    """Every sentence (either language) of the dev and test sets used here."""
+    specs = [*TESTS.values(), *VALID, ("europarl-v7-fr-en", "dev2000q4", None)]
+    return {x for folder, split, _ in specs for lang in (SRC, TGT)
+            for x in read_lines(corpus_file(data / folder, split, lang))}
+
+
+def read_training(data: Path, limit: int | None, europarl: int,
+                  jobs: int) -> dict[str, tuple[list[list[str]], list[list[str]]]]:
+    """Tokenised (not yet truecased) sides of each training corpus: at most ``limit`` pairs of each and
+    ``europarl`` Europarl pairs in all (``train`` first); pairs with a dev/test sentence dropped (§3a)."""
+    out, skip, read = {}, held_out(data), {}
     for folder, split in TRAIN:
-        src, tgt = read_parallel(data / folder, split, SRC, TGT, limit)
-        out[f"{folder}/{split}"] = (tokenize(src, SRC, jobs), tokenize(tgt, TGT, jobs))
-        print(f"{folder}/{split}: {len(src)} pairs tokenised", file=sys.stderr)
+        caps = [limit] if limit is not None else []
+        if folder.startswith("europarl"):
+            caps.append(europarl - sum(n for name, n in read.items() if name.startswith("europarl")))
+        cap = min(caps) if caps else None
+        src, tgt = read_parallel(data / folder, split, SRC, TGT, cap) if cap is None or cap > 0 else ([], [])
+        read[f"{folder}/{split}"] = len(src)
+        keep = [i for i, (a, b) in enumerate(zip(src, tgt, strict=True)) if a not in skip and b not in skip]
+        out[f"{folder}/{split}"] = (tokenize([src[i] for i in keep], SRC, jobs),
+                                    tokenize([tgt[i] for i in keep], TGT, jobs))
+        print(f"{folder}/{split}: {len(keep)} of {len(src)} pairs tokenised", file=sys.stderr)
     return out
 
 
-def select(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], max_len: int) -> list[int]:
-    """Indices of the pairs with 1…max_len tokens on both sides, first occurrence of each exact pair only."""
-    seen: set[tuple[str, str]] = set()
+def select(src: Sequence[Sequence[str]], tgt: Sequence[Sequence[str]], max_len: int,
+           seen: set[tuple[str, str]]) -> list[int]:
+    """Indices of the pairs with 1…max_len tokens on both sides and not in ``seen`` (which they join)."""
     out = []
     for i, (s, t) in enumerate(zip(src, tgt, strict=True)):
         key = (" ".join(s), " ".join(t))
@@ -125,16 +145,18 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     """Everything but the test-set OOV rates; returns the summary."""
     t0, out, data = time.time(), Path(args.out), Path(args.data)
     out.mkdir(parents=True, exist_ok=True)
-    corpora = read_training(data, args.pairs, args.jobs)
+    corpora = read_training(data, args.pairs, args.europarl_pairs, args.jobs)
     tcs = {lang: Truecaser.train(s for src, tgt in corpora.values() for s in (src if lang == SRC else tgt))
            for lang in (SRC, TGT)}
     print(f"truecasers trained ({time.time() - t0:.0f}s)", file=sys.stderr)
     kept: dict[str, Pairs] = {}
     kept_cased: dict[str, Pairs] = {}
+    seen: set[tuple[str, str]] = set()  # exact duplicates are dropped across all corpora
     for name, (src, tgt) in corpora.items():
-        idx = select(src, tgt, args.max_len)
+        idx = select(src, tgt, args.max_len, seen)
         kept_cased[name] = [(src[i], tgt[i]) for i in idx]
-        kept[name] = [(tcs[SRC].truecase(src[i]), tcs[TGT].truecase(tgt[i])) for i in idx]
+        kept[name] = [([intern(w) for w in tcs[SRC].truecase(src[i])], [intern(w) for w in tcs[TGT].truecase(tgt[i])])
+                      for i in idx]
     tatoeba = kept.pop("tatoeba-fr-en/train")
     train = [p for pairs in kept.values() for p in pairs] + tatoeba * args.tatoeba_copies
     vocabs = {SRC: Vocab.build((s for s, _ in train), args.vocab), TGT: Vocab.build((t for _, t in train), args.vocab)}
@@ -142,15 +164,16 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
     train_cased = [p for pairs in kept_cased.values() for p in pairs] + tatoeba_cased * args.tatoeba_copies
     cased = {SRC: Vocab.build((s for s, _ in train_cased), args.vocab),  # the same pairs, not truecased (OOV)
              TGT: Vocab.build((t for _, t in train_cased), args.vocab)}
-    lexicon = (tatoeba + [p for pairs in kept.values() for p in pairs])[: args.lexicon_pairs]
+    lexicon = tatoeba + [p for pairs in kept.values() for p in pairs]
+    Path(args.lex_out).mkdir(parents=True, exist_ok=True)
     for k, lang in enumerate((SRC, TGT)):
         write_tokens(out / f"train.tc.{lang}.xz", [p[k] for p in train], vocabs[lang])
-        write_tokens(out / f"lex.tc.{lang}.xz", [p[k] for p in lexicon])
+        write_tokens(Path(args.lex_out) / f"lex.tc.{lang}.xz", [p[k] for p in lexicon])
         (out / f"vocab.{lang}.txt").write_text("".join(w + "\n" for w in vocabs[lang].itos), encoding="utf-8")
         (out / f"truecase.{lang}.json").write_text(json.dumps(tcs[lang].restrict(vocabs[lang]).to_dict(),
                                                               ensure_ascii=False), encoding="utf-8")
     summary: dict[str, Any] = {
-        "pairs_read": {n: len(s) for n, (s, _) in corpora.items()},
+        "pairs_tokenised": {n: len(s) for n, (s, _) in corpora.items()},
         "pairs_kept": {**{n: len(p) for n, p in kept.items()}, "tatoeba-fr-en/train": len(tatoeba)},
         "tatoeba_copies": args.tatoeba_copies, "train_pairs": len(train), "lexicon_pairs": len(lexicon),
         "max_len": args.max_len, "vocab": {lang: len(v) for lang, v in vocabs.items()},
@@ -175,7 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--max-len", type=int, default=50)
     p.add_argument("--vocab", type=int, default=30000, help="words per language, specials included")
     p.add_argument("--tatoeba-copies", type=int, default=3)
-    p.add_argument("--lexicon-pairs", type=int, default=300000)
+    p.add_argument("--europarl-pairs", type=int, default=950000,
+                   help="Europarl pairs read in all (train, then train_rest): what fits the upload")
+    p.add_argument("--lex-out", default=".lexicon-data", help="where the lexicon text goes (not uploaded)")
     p.add_argument("--jobs", type=int, default=1)
     args = p.parse_args(argv)
     summary = build(args)
@@ -183,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     print(json.dumps(summary, indent=1))
     if summary["total_mib"] > 60:
         print(f"warning: {summary['total_mib']} MiB does not fit a 64 MiB upload with the tracked files; "
-              "lower --lexicon-pairs or --pairs", file=sys.stderr)
+              "lower --europarl-pairs", file=sys.stderr)
     return 0
 
 
