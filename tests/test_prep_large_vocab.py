@@ -55,7 +55,7 @@ def test_prep_writes_what_train_py_rebuilds(tmp_path: Path) -> None:
     # truecased: "The man is wearing a red hat." (training pair 6) starts with the mid-sentence spelling
     assert sides["en"][0][:5] == ["the", "man", "is", "wearing", "a"]
     tcs = load_models(str(out / "truecase"), "en", "fr")
-    assert tcs["en"].truecase(["A", "man"]) == ["a", "man"]
+    assert tcs["src"].truecase(["A", "man"]) == ["a", "man"]
     lex_lines = lzma.open(tmp_path / "lex" / "lex.tc.en.xz", "rt", encoding="utf-8").read().splitlines()
     assert len(lex_lines) == 20 + 15 and UNK not in " ".join(lex_lines)  # Tatoeba once, every word kept
     assert summary["oov"]["tatoeba-test"]["pairs"] == 20
