@@ -4,7 +4,7 @@
         --data ../shared/data/multi30k --split test_2016_flickr [--matrices all] [--limit 200]
 
 ``--matrices vocab`` (default) stores the embedding and output matrices as int8 with one fp32 scale
-per row (:mod:`nmt.quantize`); ``all`` every 2-D weight matrix. Both checkpoints decode the split
+per row (:mod:`nmt.quantize`), ``--also NAME…`` more of them; ``all`` every 2-D weight matrix. Both checkpoints decode the split
 greedily; the JSON report (stdout) gives both file sizes, cased BLEU of each (sacreBLEU, as
 :mod:`nmt.metrics`), and how many greedy outputs differ, with the first few that do.
 """
@@ -26,10 +26,17 @@ from nmt.decoding import translate
 from nmt.metrics import corpus_bleu
 
 
-def convert(src: Path, dst: Path, matrices: str) -> dict[str, Any]:
+def convert(src: Path, dst: Path, matrices: str, also: list[str]) -> dict[str, Any]:
     """Write the int8 copy of ``src`` to ``dst``; returns what was converted and the sizes."""
     ckpt = checkpoint.read_checkpoint(src)
-    names = None if matrices == "vocab" else quantize.all_matrices(ckpt["model"])
+    if matrices == "all":
+        names = quantize.all_matrices(ckpt["model"])
+    else:
+        names = quantize.vocabulary_matrices(ckpt["model"], ckpt["config"])
+        for name in also:
+            if name not in quantize.all_matrices(ckpt["model"]):
+                raise SystemExit(f"--also {name}: not a 2-D weight matrix of {src.name}")
+        names = sorted(set(names) | set(also))
     out = checkpoint.int8_storage(ckpt, names)
     out["meta"]["storage"]["converted_from"] = {"file": src.name, "weights_sha256": ckpt.get("weights_sha256")}
     checkpoint.atomic_save(out, dst)
@@ -57,12 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("checkpoint", type=Path)
     p.add_argument("out", type=Path)
     p.add_argument("--matrices", choices=("vocab", "all"), default="vocab")
+    p.add_argument("--also", nargs="*", default=[], help="more matrices (state-dict names) to store as int8")
     p.add_argument("--data", help="corpus folder with SPLIT.{src,tgt}[.gz|.xz]; no comparison without it")
     p.add_argument("--split", default="test")
     p.add_argument("--limit", type=int, default=None, help="first N sentence pairs only")
     args = p.parse_args(argv)
     report: dict[str, Any] = {"checkpoint": args.checkpoint.name, "out": args.out.name,
-                              **convert(args.checkpoint, args.out, args.matrices)}
+                              **convert(args.checkpoint, args.out, args.matrices, args.also)}
     report["mb_before"] = round(report["bytes_before"] / 1e6, 2)
     report["mb_after"] = round(report["bytes_after"] / 1e6, 2)
     if args.data:
