@@ -4,9 +4,10 @@
         --data ../shared/data/multi30k --split test_2016_flickr [--matrices all] [--limit 200]
 
 ``--matrices vocab`` (default) stores the embedding and output matrices as int8 with one fp32 scale
-per row (:mod:`nmt.quantize`), ``--also NAME…`` more of them; ``all`` every 2-D weight matrix. Both checkpoints decode the split
-greedily; the JSON report (stdout) gives both file sizes, cased BLEU of each (sacreBLEU, as
-:mod:`nmt.metrics`), and how many greedy outputs differ, with the first few that do.
+per row (:mod:`nmt.quantize`), ``--also NAME…`` more of them; ``all`` every 2-D weight matrix.
+Both checkpoints decode the split greedily; the JSON report (stdout) gives both file sizes, cased
+BLEU of each (sacreBLEU, as :mod:`nmt.metrics`), and how many greedy outputs differ, with the
+first few that do.
 """
 
 from __future__ import annotations
