@@ -13,8 +13,8 @@
 #
 #   probe   target tokens/s of the full softmax and of Jean et al.'s partition softmax (τ = TAU, default
 #           8000) over 40k pairs; `start` uses the partition softmax only if it is ≥ 15 % faster
-#   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedy
-#           and beam 5 on Tatoeba test, test2000q4 and newstest2014 → $OUT
+#   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
+#           on valid, Tatoeba test and newstest2014 → $OUT (beam 5 and test2000q4 later: nmt.experiment)
 #   fetch   the exported checkpoint to $OUT in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,7 +74,7 @@ finish)
   pkill -INT -f "train.py --config $CFG" || true
   for _ in $(seq 60); do running || break; sleep 1; done
   "$PY" -m nmt.export --run "$RUN" --name "RNNsearch-50 30k truecased" --data "$DATA" \
-    --splits valid tatoeba-test test2000q4 newstest2014 --beams 1 5 --int8 --out "$CKPT" \
+    --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
     --results "$OUT/large-vocab.results.json" --force
   tar czf "$OUT/large-vocab-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" runs/probe-lv ;;
 fetch)
