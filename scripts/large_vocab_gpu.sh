@@ -12,7 +12,7 @@
 #   3. $S wait-end && $S finish && $S fetch
 #
 #   probe   target tokens/s of the full softmax and of Jean et al.'s partition softmax (τ = TAU, default
-#           8000) over 40k pairs; `start` uses the partition softmax only if it is ≥ 15 % faster
+#           8000) over 200k pairs (≈ the full 30k vocabularies); `start` uses the partition softmax only if it is ≥ 15 % faster
 #   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
 #           on valid, Tatoeba test and newstest2014 → $OUT (beam 5 and test2000q4 later: nmt.experiment)
 #   fetch   the exported checkpoint to $OUT in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`)
@@ -52,7 +52,7 @@ setup)
 probe)
   rm -rf runs/probe-lv
   for tau in 0 "$TAU"; do
-    launch "runs/probe-lv/tau$tau" --sampled-vocab "$tau" --train-limit 40000 --valid-limit 16 --time-budget 0.5 \
+    launch "runs/probe-lv/tau$tau" --sampled-vocab "$tau" --train-limit 200000 --valid-limit 16 --time-budget 0.5 \
       --log-every 5 --valid-every 1000000 --save-every 1000000 --epochs 100
     sleep 5; while running; do sleep 1; done
   done
