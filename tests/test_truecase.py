@@ -72,7 +72,7 @@ def _tiny_model() -> tuple[RNNSearch, Vocab, Vocab]:
     torch.manual_seed(0)
     src, tgt = Vocab.build([["my", "brother", "Tom"]], 50), Vocab.build([["mon", "frère", "Tom"]], 50)
     cfg = ModelConfig(len(src), len(tgt), 8, 8, 8, 8, 0.0, "attention")
-    return RNNSearch(cfg, init=False), src, tgt
+    return RNNSearch(cfg), src, tgt
 
 
 def test_checkpoint_stores_and_restores_truecaser(tc: Truecaser, tmp_path: Path) -> None:

@@ -61,7 +61,7 @@ def _unk_then_eos_model(tmp_path: Path) -> Path:
     torch.manual_seed(0)
     src = Vocab.build([["the", "Zorblax", "cheese"]], 50)
     tgt = Vocab.build([["le", "fromage"]], 50)
-    model = RNNSearch(ModelConfig(len(src), len(tgt), 2, 4, 4, 2, 0.0, "attention"), init=False)
+    model = RNNSearch(ModelConfig(len(src), len(tgt), 2, 4, 4, 2, 0.0, "attention"))  # initialised: no NaN
     d = model.decoder
     with torch.no_grad():
         d.U_o.weight.zero_()
