@@ -38,7 +38,6 @@ from tqdm import tqdm
 from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, read_checkpoint, weights_digest
 from nmt.data import (
     Example,
-    batches,
     corpus_file,
     files_sha256,
     filter_by_length,
@@ -51,7 +50,9 @@ from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES, LuongConfig, b
 from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, ModelConfig, RNNSearch, sequence_loss
 from nmt.resume import refusal, resume_problems, rewind_metrics
+from nmt.sampled_softmax import epoch_batches, install, positions
 from nmt.tokenize import Tokenizer
+from nmt.truecase import load_models
 from nmt.vocab import Vocab
 
 DEFAULTS: dict[str, Any] = {
@@ -67,6 +68,9 @@ DEFAULTS: dict[str, Any] = {
     # Luong et al. (2015) models (--arch luong, see nmt/luong.py); recorded only for them
     "arch": "rnnsearch", "score": "general", "attention": "global", "window": 10, "input_feeding": True,
     "cell": "lstm", "layers": 1, "encoder": "bidirectional",
+    # issue 20: truecase models (PREFIX.{src,tgt}.json, scripts/prep_large_vocab.py) and Jean et al.'s
+    # softmax over each data partition's τ target words (nmt/sampled_softmax.py; 0 = full softmax)
+    "truecase": "", "sampled_vocab": 0,
 }
 NOT_RECORDED = ("resume", "force_resume")  # options of one invocation, not of the run
 LUONG_KEYS = ("arch", "score", "attention", "window", "input_feeding", "cell", "layers", "encoder")
@@ -130,6 +134,9 @@ def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[st
         pairs = [e for e in pairs if e.src != [""] and e.tgt != [""]]
     else:
         pairs = tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt)
+        tcs = load_models(args.truecase, args.src, args.tgt)
+        if tcs:
+            pairs = [Example(tcs["src"].truecase(e.src), tcs["tgt"].truecase(e.tgt)) for e in pairs]
     examples = filter_by_length(pairs, args.max_len)
     v_src, v_tgt = read_parallel(args.data, args.valid_split, args.src, args.tgt, args.valid_limit)
     return examples, v_src, v_tgt
@@ -240,6 +247,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         cfg = ModelConfig(len(src_vocab), len(tgt_vocab), args.emb_dim, args.hidden_dim, args.attn_dim,
                           args.maxout_dim, args.dropout, args.context)
     model = build_model(cfg.to_dict()).to(device)
+    restricted = install(model) if args.sampled_vocab else None  # same parameters, V′-only logits when set
     optimizer = build_optimizer(args, model)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
@@ -262,7 +270,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     train_model: torch.nn.Module = model
     if distributed:
         train_model = DistributedDataParallel(model, find_unused_parameters=args.context != "attention")
-    lm = LoadedModel(model, src_vocab, tgt_vocab, Tokenizer(args.src), Tokenizer(args.tgt))
+    truecase = load_models(args.truecase, args.src, args.tgt)
+    lm = LoadedModel(model, src_vocab, tgt_vocab, Tokenizer(args.src, truecase.get("src")),
+                     Tokenizer(args.tgt, truecase.get("tgt")))
 
     meta_base = {
         "args": {k: v for k, v in vars(args).items()
@@ -287,7 +297,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "train_tokens": st["tokens"],
                 "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
                 "best_valid_bleu": st["best_bleu"]}
-        atomic_save(make_checkpoint(model, src_vocab, tgt_vocab, args.src, args.tgt, meta, train_state=ts), path)
+        atomic_save(make_checkpoint(model, src_vocab, tgt_vocab, args.src, args.tgt, meta, train_state=ts,
+                                    truecase=truecase), path)
 
     if is_main:
         (out / "args.json").write_text(json.dumps(meta_base["args"], indent=2))
@@ -306,18 +317,23 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     win_loss: torch.Tensor | float = 0.0
     done = False
     while not done and st["epoch"] < args.epochs:
-        all_batches = list(batches(examples, src_vocab, tgt_vocab, args.batch_size, shuffle=True,
-                                   seed=args.seed + st["epoch"]))
+        all_batches = epoch_batches(examples, src_vocab, tgt_vocab, args.batch_size, args.sampled_vocab,
+                                    seed=args.seed + st["epoch"])  # (batch, V′ or None: full softmax)
         mine = all_batches[rank::world]
         bar = tqdm(total=len(mine), initial=st["batch_in_epoch"], desc=f"epoch {st['epoch'] + 1}",
                    disable=not (is_main and args.progress), unit="batch", dynamic_ncols=True)
-        for batch in mine[st["batch_in_epoch"]:]:
+        for batch, v_prime in mine[st["batch_in_epoch"]:]:
             # No value is read back from the GPU between log lines: the host queues the next
             # update's kernels while the GPU still runs this one (a read would wait for it).
             n_tok = batch.n_tgt_tokens  # summed on the host, before the copy
+            if v_prime is not None:  # targets as positions in V′, found on the host (no device read)
+                batch.tgt_out = positions(batch.tgt_out, v_prime)
+                restricted.candidates = v_prime.to(device)
             batch = batch.to(device)
             with torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision.bf16):
                 logits = train_model(batch.src, batch.src_len, batch.tgt_in)
+            if restricted is not None:
+                restricted.candidates = None  # validation and checkpoints use the full output layer
             loss_sum = sequence_loss(logits, batch.tgt_out, args.label_smoothing)
             optimizer.zero_grad(set_to_none=True)
             (loss_sum / n_tok).backward()

@@ -3,8 +3,13 @@
 A checkpoint is a plain dict (tensors, strings, numbers, lists, dicts) written with ``torch.save``
 and read with ``torch.load(..., weights_only=True)``: loading never runs pickled code.
 
+Storage: weights are fp32 (training runs), fp16 (``half``, shipped) or, opt-in, with the embedding
+and output matrices as int8 with a per-row scale (``int8``, :mod:`nmt.quantize`; recorded in
+``meta["storage"]``, dequantised to fp32 on load).
+
 Integrity: every checkpoint written by :func:`make_checkpoint` records ``weights_sha256``, a digest
-of its tensors (names, dtypes, shapes and bytes). Loading for decoding recomputes it and refuses a
+of its tensors (names, dtypes, shapes and bytes) *as stored* (for int8 storage: the int8 matrices and
+their fp32 scales, taken before dequantising). Loading for decoding recomputes it and refuses a
 file whose weights changed. Checkpoints shipped before the digest existed are listed in
 ``checkpoints/weights.sha256`` (``<digest>  <file name>``), which is checked the same way. Every
 failure is a :class:`CheckpointError` with a one-line, plain message.
@@ -24,9 +29,11 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
+from nmt import quantize
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
+from nmt.truecase import Truecaser
 from nmt.vocab import Vocab
 
 FORMAT = "rnnsearch-explorer/1"
@@ -85,8 +92,14 @@ def make_checkpoint(
     meta: dict[str, Any],
     half: bool = False,
     train_state: dict[str, Any] | None = None,
+    truecase: dict[str, Truecaser] | None = None,
+    int8: bool = False,
 ) -> dict[str, Any]:
-    """The checkpoint dict of a model; ``half`` stores weights as fp16 (for shipping)."""
+    """The checkpoint dict of a model; ``half`` stores weights as fp16 (for shipping).
+
+    ``truecase`` ({"src": …, "tgt": …}) stores the truecase models of a model trained on truecased
+    text (as plain dicts, under ``ckpt["truecase"]``); checkpoints without it tokenise as before.
+    ``int8`` stores the embedding and output matrices as int8 (:func:`int8_storage`)."""
     weights = {k: (v.detach().cpu().half() if half and v.is_floating_point() else v.detach().cpu())
                for k, v in model.state_dict().items()}
     ckpt: dict[str, Any] = {
@@ -102,7 +115,28 @@ def make_checkpoint(
     }
     if train_state is not None:
         ckpt["train_state"] = train_state
-    return ckpt
+    if truecase:
+        ckpt["truecase"] = {side: tc.to_dict() for side, tc in truecase.items()}
+    return int8_storage(ckpt) if int8 else ckpt
+
+
+def int8_storage(ckpt: dict[str, Any], names: list[str] | None = None) -> dict[str, Any]:
+    """A copy of a checkpoint dict with ``names`` (default: the embedding and output matrices) as int8.
+
+    Each matrix gets one fp32 scale per row (:mod:`nmt.quantize`); ``weights_sha256`` is recomputed
+    over the stored tensors, and ``meta["storage"]`` records the scheme and the matrices."""
+    weights = ckpt["model"]
+    names = quantize.vocabulary_matrices(weights, ckpt["config"]) if names is None else names
+    stored = quantize.quantized(weights, names)
+    meta = {**ckpt.get("meta", {}), "storage": {"int8": sorted(names), "scheme": quantize.SCHEME,
+                                                "weights_sha256": "over the int8 matrices and their scales"}}
+    return {**ckpt, "model": stored, "weights_sha256": weights_digest(stored), "meta": meta}
+
+
+def truecasers(ckpt: dict[str, Any]) -> dict[str, Truecaser | None]:
+    """The source and target truecasers a checkpoint records (``None`` for a side without one)."""
+    stored = ckpt.get("truecase") or {}
+    return {side: Truecaser.from_dict(stored[side]) if side in stored else None for side in ("src", "tgt")}
 
 
 def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None) -> dict[str, Any]:
@@ -166,7 +200,11 @@ class LoadedModel:
 def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:
     """An fp32 model in eval mode with the checkpoint's weights."""
     model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
-    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in ckpt["model"].items()})
+    try:
+        weights = quantize.dequantized(ckpt["model"])  # int8 storage → fp32; other dicts unchanged
+    except ValueError as err:
+        raise CheckpointError(f"the checkpoint's weights are not usable: {err}") from None
+    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
     return model.to(device).eval()
 
 
@@ -177,12 +215,13 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
 
 def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: str = "") -> LoadedModel:
     """A ready-to-decode model from a checkpoint dict already read."""
+    tc = truecasers(ckpt)
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),
         src_vocab=Vocab(ckpt["src_vocab"]),
         tgt_vocab=Vocab(ckpt["tgt_vocab"]),
-        src_tok=Tokenizer(ckpt["src_lang"]),
-        tgt_tok=Tokenizer(ckpt["tgt_lang"]),
+        src_tok=Tokenizer(ckpt["src_lang"], tc["src"]),
+        tgt_tok=Tokenizer(ckpt["tgt_lang"], tc["tgt"]),
         meta=dict(ckpt.get("meta", {})),
         path=path,
     )

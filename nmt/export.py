@@ -23,7 +23,15 @@ from typing import Any
 import torch
 
 from nmt import cli
-from nmt.checkpoint import LoadedModel, atomic_save, loaded_from, make_checkpoint, read_checkpoint
+from nmt.checkpoint import (
+    LoadedModel,
+    atomic_save,
+    loaded_from,
+    make_checkpoint,
+    model_from_checkpoint,
+    read_checkpoint,
+    truecasers,
+)
 from nmt.data import read_parallel
 from nmt.device import pick_device
 from nmt.evaluate import evaluate
@@ -56,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--results", required=True)
     p.add_argument("--force", action="store_true", help="replace even if the old checkpoint scores better")
     p.add_argument("--device", default="auto", help="decode on: auto (the GPU if there is one), cpu, cuda")
+    p.add_argument("--int8", action="store_true",
+                   help="store the embedding and output matrices as int8 (nmt.quantize), scored as stored")
     args = p.parse_args(argv)
 
     run = Path(args.run)
@@ -64,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     # Score the weights as shipped (fp16), not the fp32 originals; saving them as fp16 again is exact.
     lm.model.load_state_dict({k: v.half().float() if v.is_floating_point() else v
                               for k, v in lm.model.state_dict().items()})
+    if args.int8:  # likewise the int8 matrices (dequantised as loading does)
+        stored = make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "", "", {}, half=True, int8=True)
+        lm.model.load_state_dict(model_from_checkpoint(stored).state_dict())
     t0 = time.time()
     scores = score_splits(lm, args.data, args.splits, args.beams)
     first, best_key = args.splits[0], "beam5" if 5 in args.beams else "greedy"
@@ -77,10 +90,12 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     meta = dict(ckpt["meta"])
     meta["torch"] = str(meta.get("torch", torch.__version__))
-    meta.update({"scores": scores, "exported_from": str(run), "weights": "fp16"})
+    meta.update({"scores": scores, "exported_from": str(run),
+                 "weights": "fp16, embedding and output matrices int8" if args.int8 else "fp16"})
     metrics_file = run / "metrics.jsonl"
+    truecase = {side: tc for side, tc in truecasers(ckpt).items() if tc is not None}  # kept for truecased runs
     atomic_save(make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, ckpt["src_lang"], ckpt["tgt_lang"], meta,
-                                half=True), out)
+                                half=True, truecase=truecase or None, int8=args.int8), out)
 
     results_path = Path(args.results)
     results = json.loads(results_path.read_text()) if results_path.exists() else {"models": {}}

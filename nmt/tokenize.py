@@ -14,6 +14,7 @@ from functools import cache
 
 from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
 
+from nmt.truecase import Truecaser
 from nmt.vocab import BOS, PAD, UNK
 
 SUPPORTED_LANGS = ("en", "fr", "de")
@@ -30,10 +31,14 @@ def _moses(lang: str) -> tuple[MosesPunctNormalizer, MosesTokenizer, MosesDetoke
 
 
 class Tokenizer:
-    """Turns raw text into model tokens and model tokens back into readable text, for one language."""
+    """Turns raw text into model tokens and model tokens back into readable text, for one language.
 
-    def __init__(self, lang: str) -> None:
+    With a ``truecaser`` (checkpoints trained on truecased text, :mod:`nmt.truecase`) the tokens
+    are truecased after tokenising and detruecased before detokenising."""
+
+    def __init__(self, lang: str, truecaser: Truecaser | None = None) -> None:
         self.lang = lang
+        self.truecaser = truecaser
         self._norm, self._tok, self._detok = _moses(lang)
 
     def tokenize(self, text: str) -> list[str]:
@@ -45,14 +50,15 @@ class Tokenizer:
         # input) the words are split like any other text rather than failing.
         n_special = sum(text.count(w) for w in PROTECTED) if "<" in text else 0
         protect = _PROTECTED_PATTERNS if 0 < n_special <= self._tok.MAX_PROTECTED_TOKENS else None
-        return self._tok.tokenize(text, escape=False, aggressive_dash_splits=False, protected_patterns=protect)
+        tokens = self._tok.tokenize(text, escape=False, aggressive_dash_splits=False, protected_patterns=protect)
+        return self.truecaser.truecase(tokens) if self.truecaser is not None else tokens
 
     def detokenize(self, tokens: list[str]) -> str:
         """Readable sentence from model tokens.
 
         ``<unk>``, ``<s>`` and ``<pad>`` are detokenised as plain words (Moses would otherwise leave
         "L' <unk>" apart, which tokenises back to "L", "'"), then written back."""
-        tokens = list(tokens)
+        tokens = list(tokens) if self.truecaser is None else self.truecaser.detruecase(tokens)
         specials = [w for w in PROTECTED if w in tokens]
         if not specials:
             return self._detok.detokenize(tokens)

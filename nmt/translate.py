@@ -20,6 +20,8 @@ import torch
 
 from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
+from nmt.lexicon import read_lexicon, translations
+from nmt.unk_replace import translation_with_dictionary
 
 CHUNK = 1000  # lines translated, then written, at a time
 
@@ -41,6 +43,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--context", choices=("attention", "fixed", "mean"), default=None,
                    help="override the model's context mode (an untrained ablation)")
     p.add_argument("--unk-replace", action="store_true", help="copy the most-attended source word for <unk>")
+    p.add_argument("--unk-dict", help="lexicon (scripts/build_lexicon.py): an <unk> becomes the dictionary's "
+                   "translation of the most-attended source word, else that word (nmt.unk_replace)")
     p.add_argument("--max-src-tokens", type=int, default=MAX_SOURCE_TOKENS,
                    help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
     p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
@@ -50,13 +54,19 @@ def parser() -> argparse.ArgumentParser:
 
 
 def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: TextIO,
-                     args: argparse.Namespace) -> None:
-    """Translate ``src`` to ``out`` chunk by chunk; notes on truncated lines go to ``err``."""
+                     args: argparse.Namespace, table: dict[str, str] | None = None) -> None:
+    """Translate ``src`` to ``out`` chunk by chunk; notes on truncated lines go to ``err``.
+
+    With a dictionary ``table`` each ``<unk>`` is replaced from it (else copied), as ``--unk-dict`` asks."""
     done = 0
     for lines in chunks(src, args.chunk):
-        traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace, context=args.context,
-                                  batch_size=args.batch_size, length_norm=args.length_norm,
+        traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace and table is None,
+                                  context=args.context, batch_size=args.batch_size, length_norm=args.length_norm,
                                   max_src_tokens=args.max_src_tokens)
+        if table is not None:
+            for t in traces:
+                if t is not None:
+                    t.translation = translation_with_dictionary(lm, t, table)
         for n, t in enumerate(traces, done + 1):
             if t is not None and t.truncated:
                 print(f"line {n}: source longer than {args.max_src_tokens} tokens, truncated", file=err)
@@ -72,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--max-src-tokens, --chunk and --batch-size must be at least 1")
     if args.threads:
         torch.set_num_threads(args.threads)
-    translate_stream(checkpoint.load(args.checkpoint), sys.stdin, sys.stdout, sys.stderr, args)
+    lm = checkpoint.load(args.checkpoint)
+    table = translations(read_lexicon(args.unk_dict)) if args.unk_dict else None
+    translate_stream(lm, sys.stdin, sys.stdout, sys.stderr, args, table)
     return 0
 
 

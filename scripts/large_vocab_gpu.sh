@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Issue 20 on one lent GPU: a 30k-word truecased RNNsearch-50 on Europarl (all) + Tatoeba.
+#
+# Before (on the CPU, not on the device): build the carry folder (≈ 1 h on 2 cores; rehearse with --pairs):
+#   nice python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --jobs 2
+#   scripts/europarl_gpu_data.sh fetches the wheels the device lacks into .whl/ (sacremoses, sacrebleu).
+# On the device (each line one `run`, carry [".gpu-data-tc", ".whl"], each starting with
+# `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`; move the committed checkpoints out of the tree for
+# these calls, as for issue 8, so that the upload stays under 64 MiB):
+#   1. $S setup && $S probe && MINUTES=15 $S start && $S wait $((545 - SECONDS))
+#   2. $S wait 560
+#   3. $S wait-end && $S finish && $S fetch
+#
+#   probe   target tokens/s of the full softmax and of Jean et al.'s partition softmax (τ = TAU, default
+#           8000) over 200k pairs (≈ the full 30k vocabularies); `start` uses the partition softmax only if it is ≥ 15 % faster
+#   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
+#           on valid, Tatoeba test and newstest2014 → $OUT (beam 5 and test2000q4 later: nmt.experiment)
+#   fetch   the exported checkpoint to $OUT in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA=${DATA:-.gpu-data-tc}
+OUT=${OUT:-out}
+PY=${PY:-python3}
+MINUTES=${MINUTES:-15}
+TAU=${TAU:-8000}
+CFG=configs/large-vocab-en-fr-rnnsearch.toml
+RUN=runs/large-vocab-en-fr-rnnsearch
+CKPT=checkpoints/europarl-tatoeba-en-fr-rnnsearch-30k.pt
+export PYTHONUNBUFFERED=1
+if [ -d /tmp/site ]; then export PYTHONPATH=/tmp/site; fi
+mkdir -p "$OUT" runs
+
+running() { pgrep -f "train.py --config $CFG" >/dev/null; }
+
+launch() {  # launch OUTDIR EXTRA...: one detached training run
+  local dir=$1; shift
+  mkdir -p "$dir"
+  setsid nohup "$PY" train.py --config "$CFG" --data "$DATA" --truecase "$DATA/truecase" --out "$dir" \
+    --no-progress "$@" >"$dir/train.log" 2>&1 < /dev/null &
+}
+
+tok_s() {  # mean tok_s of the last 5 train lines of a run
+  "$PY" -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1]) if '\"train\"' in l][-5:]; \
+print(round(sum(x['tok_s'] for x in r)/max(1,len(r))))" "$1/metrics.jsonl"
+}
+
+case "${1:-}" in
+setup)
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+  du -sh "$DATA"; cat "$DATA/summary.json" | head -n 30 ;;
+probe)
+  rm -rf runs/probe-lv
+  for tau in 0 "$TAU"; do
+    launch "runs/probe-lv/tau$tau" --sampled-vocab "$tau" --train-limit 200000 --valid-limit 16 --time-budget 0.5 \
+      --log-every 5 --valid-every 1000000 --save-every 1000000 --epochs 100
+    sleep 5; while running; do sleep 1; done
+  done
+  full=$(tok_s runs/probe-lv/tau0); part=$(tok_s "runs/probe-lv/tau$TAU")
+  echo "{\"full_softmax_tok_s\": $full, \"partition_tau\": $TAU, \"partition_tok_s\": $part}" | tee "$OUT/probe.json"
+  if [ "$part" -gt $((full * 115 / 100)) ]; then echo "$TAU" > runs/probe-lv/tau; else echo 0 > runs/probe-lv/tau; fi ;;
+start)
+  launch "$RUN" --resume --sampled-vocab "$(cat runs/probe-lv/tau 2>/dev/null || echo 0)" --time-budget "$MINUTES"
+  sleep 30; tail -n 3 "$RUN/train.log" ;;
+status)
+  grep '"valid"' "$RUN/metrics.jsonl" 2>/dev/null | tail -n 1 || true
+  tail -n 1 "$RUN/metrics.jsonl" 2>/dev/null || tail -n 3 "$RUN/train.log" ;;
+wait)
+  end=$((SECONDS + ${2:?seconds}))
+  while [ $SECONDS -lt $end ] && running; do sleep 60; date +%T; "$0" status | cut -c1-220; done ;;
+wait-end)
+  end=$((SECONDS + 540)); while [ $SECONDS -lt $end ] && running; do sleep 5; done; "$0" status | cut -c1-220 ;;
+finish)
+  pkill -INT -f "train.py --config $CFG" || true
+  for _ in $(seq 60); do running || break; sleep 1; done
+  "$PY" -m nmt.export --run "$RUN" --name "RNNsearch-50 30k truecased" --data "$DATA" \
+    --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
+    --results "$OUT/large-vocab.results.json" --force
+  tar czf "$OUT/large-vocab-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" runs/probe-lv ;;
+fetch)
+  split -b 15M -d "$CKPT" "$OUT/$(basename "$CKPT").part." ;;
+*) echo "usage: $0 setup|probe|start|status|wait S|wait-end|finish|fetch" >&2; exit 2 ;;
+esac

@@ -1,0 +1,103 @@
+"""int8 storage of embedding and output matrices (issue 20): values by hand, bound s/2, digest, loading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from nmt import checkpoint
+from nmt.luong import LuongConfig, build_model
+from nmt.model import ModelConfig, RNNSearch
+from nmt.quantize import SCALE_SUFFIX, dequantize_rows, quantize_rows, vocabulary_matrices
+from nmt.vocab import Vocab
+
+W = torch.tensor([[1.0, 0.3, -0.26], [0.0, 0.0, 0.0], [-0.5, 0.2, 0.1]])
+
+
+def test_quantize_by_hand() -> None:
+    q, s = quantize_rows(W)
+    # s = max|row| / 127: 1/127, (zero row) 1, 0.5/127.  q = round(w / s):
+    # row 0: 0.3·127 = 38.1 → 38, −0.26·127 = −33.02 → −33;  row 2: 0.2·254 = 50.8 → 51, 0.1·254 = 25.4 → 25.
+    assert q.dtype == torch.int8
+    assert q.tolist() == [[127, 38, -33], [0, 0, 0], [-127, 51, 25]]
+    assert torch.allclose(s, torch.tensor([1 / 127, 1.0, 0.5 / 127]))
+    d = dequantize_rows(q, s)
+    assert d[0, 1].item() == pytest.approx(38 / 127)  # 0.29921…, 0.00079 from 0.3
+    assert d[2, 1].item() == pytest.approx(51 * 0.5 / 127)
+    assert d[1].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_round_trip_error_at_most_half_a_step() -> None:
+    torch.manual_seed(0)
+    w = torch.randn(50, 16) * torch.logspace(-3, 1, 50)[:, None]  # rows of very different ranges
+    q, s = quantize_rows(w)
+    step = w.abs().amax(dim=1) / 127  # the scale, computed here by hand
+    err = (dequantize_rows(q, s) - w).abs().amax(dim=1)
+    assert bool((err <= step / 2 * (1 + 1e-5)).all())
+    assert bool((err > step / 100).any())  # it is a real rounding, not a copy
+
+
+def _tiny(arch: str) -> tuple[torch.nn.Module, Vocab, Vocab]:
+    torch.manual_seed(1)
+    src = Vocab.build([[f"s{i}" for i in range(20)]], 100)
+    tgt = Vocab.build([[f"t{i}" for i in range(30)]], 100)
+    if arch == "luong":
+        cfg = LuongConfig(len(src), len(tgt), 8, 12, "general", "global", 2, True, "lstm", 1, "bidirectional", 0.0)
+        return build_model(cfg.to_dict()), src, tgt
+    return RNNSearch(ModelConfig(len(src), len(tgt), 8, 12, 12, 8, 0.0, "attention")), src, tgt
+
+
+def test_vocabulary_matrices_of_both_architectures() -> None:
+    m, _, _ = _tiny("rnnsearch")
+    w = m.state_dict()
+    assert vocabulary_matrices(w, m.cfg.to_dict()) == ["decoder.W_o.weight", "decoder.embed.weight",
+                                                       "encoder.embed.weight"]
+    m, _, _ = _tiny("luong")
+    assert vocabulary_matrices(m.state_dict(), m.cfg.to_dict()) == ["W_s.weight", "src_embed.weight",
+                                                                    "tgt_embed.weight"]
+
+
+@pytest.mark.parametrize("arch", ["rnnsearch", "luong"])
+def test_int8_checkpoint_loads_within_bound(arch: str, tmp_path: Path) -> None:
+    model, src, tgt = _tiny(arch)
+    path = tmp_path / "q.pt"
+    checkpoint.atomic_save(checkpoint.make_checkpoint(model, src, tgt, "en", "fr", {"x": 1}, int8=True), path)
+    raw = torch.load(path, weights_only=True)
+    names = vocabulary_matrices(model.state_dict(), model.cfg.to_dict())
+    assert raw["meta"]["storage"]["int8"] == names and raw["meta"]["x"] == 1
+    assert all(raw["model"][n].dtype == torch.int8 for n in names)
+    assert raw["weights_sha256"] == checkpoint.weights_digest(raw["model"])  # digest of what is stored
+    loaded = checkpoint.load(path).model.state_dict()
+    for name, w in model.state_dict().items():
+        bound = w.abs().amax(dim=1, keepdim=True) / 127 / 2 * (1 + 1e-5) if name in names else 0.0
+        assert bool(((loaded[name] - w).abs() <= bound).all()), name
+
+
+def test_digest_covers_int8_bytes_and_scales(tmp_path: Path) -> None:
+    model, src, tgt = _tiny("rnnsearch")
+    ckpt = checkpoint.make_checkpoint(model, src, tgt, "en", "fr", {}, int8=True)
+    for key in ("decoder.W_o.weight", "decoder.W_o.weight" + SCALE_SUFFIX):
+        bad = {**ckpt, "model": dict(ckpt["model"])}
+        t = bad["model"][key].clone()
+        t.view(-1)[3] += 1
+        bad["model"][key] = t
+        checkpoint.atomic_save(bad, tmp_path / "bad.pt")
+        with pytest.raises(checkpoint.CheckpointError, match="damaged"):
+            checkpoint.load(tmp_path / "bad.pt")
+
+
+def test_int8_without_scales_is_refused() -> None:
+    model, src, tgt = _tiny("rnnsearch")
+    ckpt = checkpoint.make_checkpoint(model, src, tgt, "en", "fr", {}, int8=True)
+    del ckpt["model"]["decoder.W_o.weight" + SCALE_SUFFIX]
+    with pytest.raises(checkpoint.CheckpointError, match="without its"):
+        checkpoint.model_from_checkpoint(ckpt)
+
+
+def test_default_storage_unchanged() -> None:
+    model, src, tgt = _tiny("rnnsearch")
+    ckpt = checkpoint.make_checkpoint(model, src, tgt, "en", "fr", {}, half=True)
+    assert "storage" not in ckpt["meta"] and not any(k.endswith(SCALE_SUFFIX) for k in ckpt["model"])
+    assert all(v.dtype == torch.float16 for v in ckpt["model"].values())

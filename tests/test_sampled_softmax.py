@@ -1,0 +1,105 @@
+"""Jean et al. (2015) §3 training loss: softmax over a partition's vocabulary V′ (issue 20)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from nmt.data import Example, make_batch
+from nmt.luong import LuongConfig, build_model
+from nmt.model import ModelConfig, RNNSearch, sequence_loss
+from nmt.sampled_softmax import RestrictedLinear, install, partition_batches, partition_corpus, sampled_loss
+from nmt.vocab import Vocab
+
+
+def test_partitions_by_hand() -> None:
+    # Encoded targets end in </s> (3); V′ always holds <pad> (0). τ = 5:
+    # {0,3,4,5} + {6} = 5 words; the third sentence would add 7, 8, 9 → new partition {0,3,7,8,9};
+    # the fourth would add 4 → new partition {0,3,4}.
+    parts = partition_corpus([[4, 5, 3], [5, 6, 3], [7, 8, 9, 3], [4, 3]], tau=5)
+    assert [(p.start, p.end, p.vocab) for p in parts] == [(0, 2, [0, 3, 4, 5, 6]), (2, 3, [0, 3, 7, 8, 9]),
+                                                          (3, 4, [0, 3, 4])]
+
+
+def test_loss_by_hand() -> None:
+    out = RestrictedLinear(1, 4)
+    with torch.no_grad():
+        out.weight.copy_(torch.tensor([[1.0], [2.0], [0.0], [3.0]]))  # logits 1, 2, 0, 3 for φ = 1
+        out.bias.zero_()
+    phi, target = torch.ones(1, 1, 1), torch.tensor([[1]])
+    vocab = torch.tensor([0, 1, 3])  # V′ without word 2
+    out.candidates = vocab
+    # −log p′ = log(e¹ + e² + e³) − 2 = log(30.19287) − 2 = 1.40760;  the full softmax adds e⁰: 1.44019
+    assert sampled_loss(out(phi), target, vocab).item() == pytest.approx(1.40760, abs=1e-5)
+    out.candidates = None
+    assert sequence_loss(out(phi), target).item() == pytest.approx(1.44019, abs=1e-5)
+    assert math.log(math.e + math.e**2 + math.e**3) - 2 == pytest.approx(1.40760, abs=1e-5)
+
+
+def _tiny(arch: str) -> tuple[nn.Module, Vocab, Vocab, list[Example]]:
+    torch.manual_seed(3)
+    src = Vocab.build([[f"s{i}" for i in range(30)]], 100)
+    tgt = Vocab.build([[f"t{i}" for i in range(60)]], 100)
+    g = torch.Generator().manual_seed(4)
+    ex = [Example([f"s{int(i)}" for i in torch.randint(30, (5,), generator=g)],
+                  [f"t{int(i)}" for i in torch.randint(12, (6,), generator=g)]) for _ in range(4)]
+    if arch == "luong":
+        cfg = LuongConfig(len(src), len(tgt), 8, 12, "general", "global", 2, True, "lstm", 1, "bidirectional", 0.0)
+        return build_model(cfg.to_dict()), src, tgt, ex
+    return RNNSearch(ModelConfig(len(src), len(tgt), 8, 12, 12, 8, 0.0, "attention")), src, tgt, ex
+
+
+@pytest.mark.parametrize("arch", ["rnnsearch", "luong"])
+def test_equals_full_softmax_with_every_word_and_approaches_it(arch: str) -> None:
+    model, src, tgt, ex = _tiny(arch)
+    b = make_batch(ex, src, tgt)
+    full = sequence_loss(model(b.src, b.src_len, b.tgt_in), b.tgt_out).item()
+    keys = set(model.state_dict())
+    layer = install(model)
+    assert set(model.state_dict()) == keys  # same parameter names: checkpoints unchanged
+    layer.candidates = torch.arange(len(tgt))
+    assert sampled_loss(model(b.src, b.src_len, b.tgt_in), b.tgt_out, layer.candidates).item() == \
+        pytest.approx(full, rel=1e-6)
+    # Nested samples: V′ = the batch's words plus k of the others; the loss rises to the full one.
+    needed = sorted(set(b.tgt_out.flatten().tolist()) | {0})
+    others = [i for i in torch.randperm(len(tgt), generator=torch.Generator().manual_seed(5)).tolist()
+              if i not in needed]
+    losses = []
+    for k in (0, 5, 20, 40, len(others)):
+        layer.candidates = torch.tensor(sorted(needed + others[:k]))
+        losses.append(sampled_loss(model(b.src, b.src_len, b.tgt_in), b.tgt_out, layer.candidates).item())
+    gaps = [full - x for x in losses]
+    assert all(g1 > g2 for g1, g2 in itertools.pairwise(gaps)), gaps
+    assert gaps[0] > 0.5 and gaps[-1] == pytest.approx(0.0, abs=1e-4)
+    layer.candidates = None
+    assert sequence_loss(model(b.src, b.src_len, b.tgt_in), b.tgt_out).item() == pytest.approx(full, rel=1e-6)
+
+
+def test_gradient_reaches_only_the_partitions_rows() -> None:
+    model, src, tgt, ex = _tiny("rnnsearch")
+    b = make_batch(ex, src, tgt)
+    layer = install(model)
+    layer.candidates = torch.tensor(sorted(set(b.tgt_out.flatten().tolist()) | {0}))
+    sampled_loss(model(b.src, b.src_len, b.tgt_in), b.tgt_out, layer.candidates).backward()
+    touched = set(torch.nonzero(model.decoder.W_o.weight.grad.abs().sum(1)).flatten().tolist())
+    assert touched <= set(layer.candidates.tolist()) and len(touched) > 3
+
+
+def test_missing_target_is_refused() -> None:
+    with pytest.raises(ValueError, match="missing"):
+        sampled_loss(torch.zeros(1, 1, 2), torch.tensor([[5]]), torch.tensor([0, 4]))
+
+
+def test_partition_batches_cover_every_example_once() -> None:
+    _, src, tgt, ex = _tiny("rnnsearch")
+    ex = ex * 5
+    seen = 0
+    for batch, vocab in partition_batches(ex, src, tgt, batch_size=3, tau=14, seed=1):
+        assert len(vocab) <= 14 or batch.src.shape[0] == 1
+        assert set(batch.tgt_out.flatten().tolist()) <= set(vocab.tolist())
+        seen += batch.src.shape[0]
+    assert seen == len(ex)

@@ -1,0 +1,98 @@
+"""Dictionary replacement of <unk> (Jean et al. 2015 §2.3, Luong et al. 2015) on hand-made traces (issue 20)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+from nmt import checkpoint
+from nmt.lexicon import write_lexicon
+from nmt.model import ModelConfig, RNNSearch
+from nmt.trace import DecodeTrace, StepRecord
+from nmt.unk_replace import COPIED, DICTIONARY, OutputWord, most_attended, replace_in_trace, replace_unknowns
+from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID, Vocab
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SRC = ["the", "Zorblax", "ate", "cheese", EOS]
+TABLE = {"cheese": "fromage", "ate": "mangé", "the": "le"}
+
+
+def _step(i: int, token: str, alpha: list[float] | None) -> StepRecord:
+    return StepRecord(i=i, token=token, token_id=0, logprob=-0.1, forced=False, energies=None, alpha=alpha,
+                      topk=[], state_norm=1.0, context_norm=1.0)
+
+
+def test_dictionary_hit_copy_fallback_and_never_eos() -> None:
+    trace = DecodeTrace(source="the Zorblax ate cheese", src_tokens=SRC, src_unk=[False, True, False, False, False],
+                        method="greedy", context="attention")
+    trace.steps = [
+        _step(0, "le", [0.7, 0.1, 0.1, 0.05, 0.05]),
+        _step(1, UNK, [0.1, 0.6, 0.1, 0.1, 0.1]),  # "Zorblax": not in the table → copied
+        _step(2, "a", [0.1, 0.1, 0.5, 0.2, 0.1]),
+        _step(3, UNK, [0.05, 0.05, 0.1, 0.3, 0.5]),  # </s> has most; the best real word is "cheese"
+        _step(4, UNK, [0.1, 0.1, 0.35, 0.05, 0.4]),  # </s> again; then "ate" → "mangé"
+        _step(5, EOS, [0.0, 0.0, 0.0, 0.0, 1.0]),
+    ]
+    assert replace_in_trace(trace, TABLE) == [
+        OutputWord("le"), OutputWord("Zorblax", COPIED), OutputWord("a"), OutputWord("fromage", DICTIONARY),
+        OutputWord("mangé", DICTIONARY)]
+
+
+def test_unk_without_attention_stays_and_output_stops_at_eos() -> None:
+    out = replace_unknowns([UNK, "x", EOS, UNK], [None, None, None, [1.0, 0, 0, 0, 0]], SRC, TABLE)
+    assert out == [OutputWord(UNK), OutputWord("x")]
+
+
+def test_most_attended_skips_only_eos() -> None:
+    assert most_attended([0.2, 0.1, 0.3, 0.1, 0.9], SRC) == 2
+    assert most_attended([0.2, 0.2, 0.1, 0.1, 0.4], SRC) == 0  # a tie goes to the first position
+    assert most_attended([1.0], [EOS]) is None
+
+
+
+def _unk_then_eos_model(tmp_path: Path) -> Path:
+    """A hand-set RNNsearch whose greedy output is always "<unk> </s>": the readout sees only E y_{i-1}
+    (U_o = C_o = 0), E(<s>) = (1, 0), E(<unk>) = (0, 1), and W_o scores <unk> from the first, </s> from the
+    second maxout unit."""
+    torch.manual_seed(0)
+    src = Vocab.build([["the", "Zorblax", "cheese"]], 50)
+    tgt = Vocab.build([["le", "fromage"]], 50)
+    model = RNNSearch(ModelConfig(len(src), len(tgt), 2, 4, 4, 2, 0.0, "attention"))  # initialised: no NaN
+    d = model.decoder
+    with torch.no_grad():
+        d.U_o.weight.zero_()
+        d.C_o.weight.zero_()
+        d.V_o.weight.copy_(torch.tensor([[1.0, 0], [1, 0], [0, 1], [0, 1]]))
+        d.V_o.bias.zero_()
+        d.embed.weight.zero_()
+        d.embed.weight[BOS_ID] = torch.tensor([1.0, 0])
+        d.embed.weight[UNK_ID] = torch.tensor([0.0, 1])
+        d.W_o.weight.zero_()
+        d.W_o.bias.zero_()
+        d.W_o.weight[UNK_ID, 0] = 10.0
+        d.W_o.weight[EOS_ID, 1] = 10.0
+    path = tmp_path / "unk.pt"
+    checkpoint.atomic_save(checkpoint.make_checkpoint(model, src, tgt, "en", "fr", {}), path)
+    return path
+
+
+def test_translate_cli_unk_dict(tmp_path: Path) -> None:
+    """``nmt.translate --unk-dict``: each <unk> becomes the dictionary's translation, else the source word."""
+    ckpt = _unk_then_eos_model(tmp_path)
+    write_lexicon({"cheese": [("fromage", 3)], "the": [("le", 5)]}, tmp_path / "lex.tsv")
+    lines = ["cheese", "Zorblax", "cheese Zorblax"]
+
+    def cli(*extra: str) -> list[str]:
+        return subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(ckpt), *extra],
+                              input="\n".join(lines) + "\n", capture_output=True, text=True, check=True,
+                              cwd=ROOT).stdout.splitlines()
+
+    assert cli() == [UNK] * 3
+    out = cli("--unk-dict", str(tmp_path / "lex.tsv"))
+    # one-word sources: the only real word is the most attended one (</s> never is)
+    assert out[:2] == ["fromage", "Zorblax"]
+    assert out[2] in ("fromage", "Zorblax")
