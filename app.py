@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Step through decoding"):  # setup and navigation first: a failing import shows the boundary
+# navigation first; a failing import shows the boundary; the sidebar collapses in presentation mode
+with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.presenting() else "auto"):
     import time
 
     import streamlit as st
@@ -307,7 +308,5 @@ def main() -> None:
 
 
 with shell.error_boundary("Step through decoding"):
-    if url.presenting():
-        shell.collapse_sidebar()
     main()
     url.sync_once()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Alignment browser"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Alignment browser"):  # navigation first; a failing import shows the boundary
     import json
     from dataclasses import dataclass, field
     from typing import Any

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Beam search explorer"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Beam search explorer"):  # navigation first; a failing import shows the boundary
     import streamlit as st
 
     from nmt.decoding import LENGTH_NORMS, InputError

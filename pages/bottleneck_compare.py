@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Bottleneck side by side"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Bottleneck side by side"):  # navigation first; a failing import shows the boundary
     import json
     from dataclasses import dataclass
 

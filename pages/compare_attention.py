@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Compare attention"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Compare attention"):  # navigation first; a failing import shows the boundary
     import json
 
     import pandas as pd

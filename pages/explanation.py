@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Is attention an explanation?"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Is attention an explanation?"):  # navigation first; a failing import shows the boundary
     import json
 
     import streamlit as st

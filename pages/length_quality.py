@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Length vs quality"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Length vs quality"):  # navigation first; a failing import shows the boundary
     from typing import Any
 
     import pandas as pd

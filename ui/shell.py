@@ -8,7 +8,7 @@ Streamlit's automatic menu is hidden (``client.showSidebarNavigation = false``) 
 
     from ui import shell
 
-    with shell.page("Alignment browser"):  # page setup and navigation first, then the page's imports
+    with shell.page("Alignment browser"):  # navigation first, then the page's imports, then the setup
         import streamlit as st
         from ui import widgets as W
 
@@ -108,23 +108,27 @@ def guarded(where: str, fn: Callable[P, None]) -> Callable[P, None]:
     return run
 
 
-@contextmanager
-def page(title: str, sidebar: str = "auto") -> Iterator[None]:
-    """Set up a page (title, icon, wide layout, navigation), then run the block inside the boundary.
+def configure(title: str, sidebar: str = "auto") -> None:
+    """The page's one ``st.set_page_config``: tab title, the app's own icon, wide layout, sidebar state."""
+    st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=str(ICON), layout="wide",
+                       initial_sidebar_state=sidebar)
 
-    The block holds the page's imports: if one fails, the message shows below the navigation and the
-    run stops there, so nothing of the page runs half set up.
+
+@contextmanager
+def page(title: str, sidebar: str | Callable[[], str] = "auto") -> Iterator[None]:
+    """Draw the navigation, run the block (the page's imports) inside the boundary, then set the page up.
+
+    If an import fails, the message shows below the navigation and the run stops there, so nothing
+    of the page runs half set up. ``sidebar`` may be a function, called after the imports (it may use
+    them): the stepper collapses the sidebar in presentation mode. The page is configured once, after
+    the block, because a second ``st.set_page_config`` does not collapse a sidebar already shown.
     """
-    st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=str(ICON),
-                       layout="wide", initial_sidebar_state=sidebar)
     navigation()
     try:
         yield
+        state = sidebar() if callable(sidebar) else sidebar
     except Exception as err:
+        configure(title)
         report(title, err)
         st.stop()
-
-
-def collapse_sidebar() -> None:
-    """Start this page with the sidebar collapsed (presentation mode); the other settings stay."""
-    st.set_page_config(initial_sidebar_state="collapsed")
+    configure(title, state)
