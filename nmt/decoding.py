@@ -11,6 +11,8 @@ source longer than ``max_src_tokens`` (default :data:`MAX_SOURCE_TOKENS`) is tru
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -235,21 +237,24 @@ def forced(
 
 
 class Stepper:
-    """Decode one sentence a token at a time; any step may be forced; ``back`` undoes exactly.
+    """Decode one sentence a token at a time; any step may be forced or given its α; ``back`` undoes exactly.
 
     The stepper holds this sentence's states (the model holds none), so each user session keeps
-    its own stepper while all share one model.
+    its own stepper while all share one model. Attention surgery is a loop over a stepper:
+    :meth:`peek` shows the model's own next step, ``step(alpha=α')`` writes the next word with an
+    edited α (:meth:`nmt.model.RNNSearch.step`), and :meth:`fork` re-syncs a second stepper to the
+    first ``at`` steps of this one, from where it can go another way.
     """
 
     def __init__(
         self, lm: LoadedModel, text: str, *, context: str | None = None, topk: int = 5,
-        max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False,
+        max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False, pretokenized: bool = False,
     ) -> None:
         self.lm = lm
         self.context = context or lm.config.context
         self.topk = topk
         self.unk_replace = unk_replace
-        self.source = prepare_source(lm, text, max_src_tokens)
+        self.source = prepare_source(lm, text, max_src_tokens, pretokenized)
         self.trace = _new_trace(lm, self.source, "step", self.context)
         self.max_len = max_target_len(len(self.source.ids))
         with torch.no_grad():
@@ -267,12 +272,27 @@ class Stepper:
         return len(self.trace.steps)
 
     @torch.no_grad()
-    def step(self, force: str | int | None = None) -> StepRecord:
-        """Produce the next word: the argmax, or ``force`` (a word or an id) if given."""
+    def peek(self, alpha: torch.Tensor | None = None) -> StepOutput:
+        """The model's next step (with ``alpha`` (1, Tx) in place of its own α), without taking it."""
+        return self.lm.model.step(self.enc, self._states[-1], self.context, alpha)
+
+    @torch.no_grad()
+    def step(
+        self, force: str | int | None = None, *, alpha: torch.Tensor | None = None,
+        energies: torch.Tensor | None = None, forced: bool | None = None,
+    ) -> StepRecord:
+        """Produce the next word: the argmax, or ``force`` (a word or an id) if given.
+
+        ``alpha`` (1, Tx) replaces the model's α at this step (c_i, p(y_i) and s_i read it; later
+        steps use the model's own again); ``energies`` (1, Tx) are recorded instead of the model's.
+        ``forced`` overrides the record's forced flag (a replayed word the model had chosen itself).
+        """
         if self.done:
             raise InputError("Decoding has already ended; go back or reset to continue.")
         state = self._states[-1]
-        out = self.lm.model.step(self.enc, state, self.context)
+        out = self.peek(alpha)
+        if energies is not None:
+            out = dataclasses.replace(out, attended=dataclasses.replace(out.attended, energies=energies))
         if force is None:
             token_id, forced_ = int(out.log_probs[0].argmax()), False
         else:
@@ -281,7 +301,7 @@ class Stepper:
                 raise InputError(f"token id {token_id} is outside the target vocabulary")
             forced_ = True
         rec = _StepView(out, state.s, self.topk).record(
-            self.lm, 0, self.position, token_id, forced_, len(self.source.ids))
+            self.lm, 0, self.position, token_id, forced_ if forced is None else forced, len(self.source.ids))
         self.trace.steps.append(rec)
         self._states.append(DecoderState(out.state.s, torch.tensor([token_id], device=self.lm.device)))
         _finish(self.lm, self.trace, self.unk_replace)
@@ -293,6 +313,16 @@ class Stepper:
             self.trace.steps.pop()
             self._states.pop()
             _finish(self.lm, self.trace, self.unk_replace)
+
+    def fork(self, at: int | None = None) -> Stepper:
+        """A second stepper re-synced to this one's first ``at`` steps (default: all), sharing the
+        encoder state; stepping either leaves the other alone."""
+        at = self.position if at is None else max(0, min(at, self.position))
+        twin = copy.copy(self)
+        twin.trace = dataclasses.replace(self.trace, steps=[copy.copy(r) for r in self.trace.steps[:at]])
+        twin._states = list(self._states[: at + 1])
+        _finish(self.lm, twin.trace, self.unk_replace)
+        return twin
 
     def run(self) -> DecodeTrace:
         """Step greedily to the end."""
