@@ -23,7 +23,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.model import DecoderState, EncoderState, StepOutput
 from nmt.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
-from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
+from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK_ID
 
 MAX_SOURCE_TOKENS = 100
 LENGTH_NORMS = ("none", "length", "gnmt")
@@ -121,21 +121,14 @@ class _StepView:
 def _finish(lm: LoadedModel, trace: DecodeTrace, unk_replace: bool) -> DecodeTrace:
     """Fill the output tokens and the detokenised translation of a trace."""
     trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID
+    copies = trace.unk_copies() if unk_replace else {}  # Jean et al. (2015), the trace's own rule
     words = []
     for s in trace.steps:
         if s.token_id == EOS_ID:
             break
-        words.append(_replace_unk(trace, s.token, s.alpha) if unk_replace else s.token)
+        words.append(copies[s.i][1] if s.i in copies else s.token)
     trace.translation = lm.tgt_tok.detokenize(words)
     return trace
-
-
-def _replace_unk(trace: DecodeTrace, token: str, alpha: list[float] | None) -> str:
-    """Jean et al. (2015): an output ``<unk>`` becomes the source word it attends to most."""
-    if token != UNK or alpha is None:
-        return token
-    real = alpha[: len(trace.src_tokens) - 1]  # never copy </s>
-    return trace.src_tokens[max(range(len(real)), key=real.__getitem__)] if real else token
 
 
 def _in_length_order(n: int, lengths: Sequence[int], batch_size: int) -> list[list[int]]:

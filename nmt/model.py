@@ -244,7 +244,8 @@ class Decoder(nn.Module):
             return Attended(enc.summary, None, None)  # c_i = c, no alignment exists
         if mode == "mean":
             if alpha is None:
-                alpha = enc.mask.float() / enc.src_len.unsqueeze(1).float()  # (N, Tx) uniform
+                dtype = enc.annotations.dtype
+                alpha = enc.mask.to(dtype) / enc.src_len.unsqueeze(1).to(dtype)  # (N, Tx) uniform
             return Attended(context_of(alpha, enc.annotations), None, alpha)
         raise ValueError(f"unknown context mode {mode!r}")
 

@@ -15,6 +15,7 @@ import torch
 
 from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
+from nmt.model import CONTEXT_MODES
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint", required=True)
     p.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
     p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length")
-    p.add_argument("--context", choices=("attention", "fixed", "mean"), default=None,
+    p.add_argument("--context", choices=CONTEXT_MODES, default=None,
                    help="override the model's context mode (an untrained ablation)")
     p.add_argument("--unk-replace", action="store_true", help="copy the most-attended source word for <unk>")
     p.add_argument("--batch-size", type=int, default=64)

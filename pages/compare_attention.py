@@ -21,7 +21,7 @@ from ui import widgets as W
 from ui.presets import PRESETS
 from ui.views.bottleneck import comparison_row
 from ui.views.common import md
-from ui.views.compare import compare_chart, model_label, summary_frame
+from ui.views.compare import compare_chart, summary_frame
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -32,10 +32,9 @@ def attention_models() -> dict[str, models.CheckpointInfo]:
     """Checkpoints that attend (RNNsearch and Luong models; not RNNencdec), by display label."""
     out: dict[str, models.CheckpointInfo] = {}
     for c in W.all_checkpoints():
-        config = models.read_meta(str(c.path), c.mtime).get("config", {})
-        if config.get("context", "attention") != "attention":
-            continue
-        out[f"{model_label(config)} · {c.name}"] = c
+        d = models.description(c)
+        if d.has_alpha:
+            out[f"{d.full_name} · {c.name}"] = c
     return out
 
 

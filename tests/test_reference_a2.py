@@ -264,14 +264,15 @@ def test_mean_context_follows_the_paper_in_float32() -> None:
         torch.testing.assert_close(torch.log_softmax(logits[b].double(), -1), ref.log_p, atol=1e-5, rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="model.Decoder.attend builds the mean α with mask.float(): float32 only (not fixed here)")
 def test_mean_context_runs_in_float64() -> None:
-    """Records a known limitation; fails (XPASS) once the mean mode keeps the model's dtype."""
+    """The mean α is built in the model's dtype (it was float32 only: mask.float()), and follows the paper."""
     model = random_model("mean")
+    w = paper_weights(model)
     src, src_len = padded(SOURCES)
     with torch.no_grad():
-        model(src, src_len, torch.tensor(TARGETS))
+        logits = model(src, src_len, torch.tensor(TARGETS))
+    for b, (x, y) in enumerate(zip(SOURCES, TARGETS, strict=True)):
+        torch.testing.assert_close(torch.log_softmax(logits[b], -1), decode_ref(w, x, y, "mean").log_p, **TOL)
 
 
 def _lm(model: RNNSearch) -> LoadedModel:
