@@ -272,13 +272,12 @@ class Stepper:
     @torch.no_grad()
     def step(
         self, force: str | int | None = None, *, alpha: torch.Tensor | None = None,
-        energies: torch.Tensor | None = None, forced: bool | None = None,
+        energies: torch.Tensor | None = None,
     ) -> StepRecord:
         """Produce the next word: the argmax, or ``force`` (a word or an id) if given.
 
         ``alpha`` (1, Tx) replaces the model's α at this step (c_i, p(y_i) and s_i read it; later
         steps use the model's own again); ``energies`` (1, Tx) are recorded instead of the model's.
-        ``forced`` overrides the record's forced flag (a replayed word the model had chosen itself).
         """
         if self.done:
             raise InputError("Decoding has already ended; go back or reset to continue.")
@@ -294,7 +293,7 @@ class Stepper:
                 raise InputError(f"token id {token_id} is outside the target vocabulary")
             forced_ = True
         rec = _StepView(out, state.s, self.topk).record(
-            self.lm, 0, self.position, token_id, forced_ if forced is None else forced, len(self.source.ids))
+            self.lm, 0, self.position, token_id, forced_, len(self.source.ids))
         self.trace.steps.append(rec)
         self._states.append(DecoderState(out.state.s, torch.tensor([token_id], device=self.lm.device)))
         _finish(self.lm, self.trace, self.unk_replace)

@@ -159,23 +159,20 @@ EditSpec = Mapping[int, Edit | Sequence[Edit]]
 class _Plan:
     """What a surgery decoding does at each step: the edits, the freeze, and which words it writes."""
 
-    edits: dict[int, list[Edit]]
+    edits: dict[int, Edit | Sequence[Edit]]
     freeze_from: int | None
-    prefix: list[int]  # written first (forced, or replayed where ``flags`` is False)
-    flags: list[bool]
+    prefix: list[int]  # forced first
     target: list[int] | None  # the whole target, forced (ends with </s>), or None: greedy after the prefix
 
     def edits_at(self, i: int) -> list[Edit]:
         e = self.edits.get(i, ())
         return [e] if isinstance(e, Edit) else list(e)
 
-    def word(self, i: int) -> tuple[int | None, bool]:
-        """The word to write at step i (None: the argmax) and whether it counts as forced."""
+    def word(self, i: int) -> int | None:
+        """The word to force at step i (None: the model's argmax)."""
         if self.target is not None:
-            return self.target[i], True
-        if i < len(self.prefix):
-            return self.prefix[i], self.flags[i]
-        return None, False
+            return self.target[i]
+        return self.prefix[i] if i < len(self.prefix) else None
 
     def first_edit(self) -> int | None:
         steps = [*self.edits, *([] if self.freeze_from is None else [self.freeze_from])]
@@ -212,8 +209,7 @@ def _decode(stepper: Stepper, plan: _Plan, original_alpha: Sequence[Sequence[flo
                 record.steps.append(i)
                 record.described[i] = "; ".join(notes)
                 record.before[i] = own.alpha[0].tolist()
-        word, forced = plan.word(i)
-        stepper.step(word, alpha=alpha, energies=energies, forced=forced)  # the model's own step
+        stepper.step(plan.word(i), alpha=alpha, energies=energies)  # the model's own step
         if plan.freeze_from == i:
             frozen = alpha
     return record
@@ -253,8 +249,7 @@ def decode_with_surgery(
         if not tgt or tgt[-1] != EOS_ID:
             tgt.append(EOS_ID)
         stepper.max_len = len(tgt)
-    ids = _ids(lm, prefix)
-    return _surgery(stepper, _Plan(dict(edits or {}), freeze_from, ids, [True] * len(ids), tgt))
+    return _surgery(stepper, _Plan(dict(edits or {}), freeze_from, _ids(lm, prefix), tgt))
 
 
 def surgery_at_stepper(
@@ -271,7 +266,7 @@ def surgery_at_stepper(
     base = stepper.fork()
     base.topk = topk or stepper.topk
     edits = {i: edit} if edit is not None else {}
-    return _surgery(base, _Plan(edits, i if freeze else None, [], [], None))
+    return _surgery(base, _Plan(edits, i if freeze else None, [], None))
 
 
 # ----------------------------------------------------------------------------------------------
