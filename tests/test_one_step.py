@@ -6,6 +6,13 @@ module of :mod:`nmt.model` (``decode_ref``; its ``given`` α rows are the surger
 Each ``check_*`` below compares one consumer of :meth:`nmt.model.RNNSearch.step` with it. Were any
 consumer to carry its own copy of the step, the mutation would not reach it and its check would keep
 passing under the mutation, failing :func:`test_a_mutated_step_fails_every_consumer`.
+
+Run once by hand with each mutation written into nmt/model.py itself (a copy of the tree, issue 22):
+``-self.v_a(...)`` in ``AdditiveAttention.energies`` failed 23 tests of test_decoding, test_beam_views,
+test_reference_a2, test_surgery, test_attribution and this module; ``dim=0`` in
+``AdditiveAttention.weights`` failed 40 of them. The tiny random-model tests of surgery and attribution
+mostly pass under the sign flip (they compare the model with itself), which is why the checks here
+compare with the independent reference.
 """
 
 from __future__ import annotations
