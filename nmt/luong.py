@@ -36,9 +36,9 @@ Choices, written down:
 * Initialisation uniform in [−0.1, 0.1] (§4.1); dropout on embeddings, between layers and on h̃_t
   (the fed-back h̃_t is the dropped one, as in OpenNMT). Biases kept in W_c and W_s.
 
-The inference API is RNNSearch's (``encode`` / ``initial_state`` / ``step`` / ``forward``), so
-:mod:`nmt.decoding` runs it unchanged: :class:`LuongState` stands in for the tensor
-``DecoderState.s`` (see there).
+The inference API is RNNSearch's (``encode`` / ``encode_embeddings`` / ``initial_state`` /
+``step(..., alpha=None)`` / ``log_probs`` / ``forward``), so :mod:`nmt.decoding` runs it unchanged:
+:class:`LuongState` stands in for the tensor ``DecoderState.s`` (see there).
 """
 
 from __future__ import annotations
@@ -364,8 +364,8 @@ class LuongNMT(nn.Module):
         given = None if alpha is None else alpha.unsqueeze(1)  # (N, 1, S)
         att, h_tilde = self._attend(h[:, -1:], enc, prev.t.unsqueeze(1), given)  # T = 1
         att = LuongAttended(*(None if (v := getattr(att, f.name)) is None else v.squeeze(1) for f in fields(att)))
-        nxt = LuongState(h, c, h_tilde.squeeze(1), prev.t + 1)
-        return StepOutput(self.log_probs(h_tilde.squeeze(1)), att, DecoderState(nxt, state.y_prev))
+        nxt = DecoderState(LuongState(h, c, h_tilde.squeeze(1), prev.t + 1), state.y_prev)
+        return StepOutput(self.log_probs(h_tilde.squeeze(1)), att, nxt)
 
     def log_probs(self, h_tilde: torch.Tensor) -> torch.Tensor:
         """log p(y_t | y_<t, x) = log softmax(W_s h̃_t) (…, K_y)   eq. (6), in float32."""
