@@ -138,9 +138,10 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
     if pair is None:
         st.caption("This model group has no twin on the other side of the toggle to compare with.")
         return
-    (la, wa, _), (lb, wb, _) = pair
-    st.html(sh.compare_html(la, wa, lb, wb, big=look.present))
-    st.altair_chart(sc.drift_chart(pair, look, upto), width="stretch", height=210, key=f"drift_{key}")
+    series, colours = pair
+    (la, wa, _), (lb, wb, _) = series
+    st.html(sh.compare_html(la, wa, lb, wb, big=look.present, colours=colours))
+    st.altair_chart(sc.drift_chart(series, look, upto, colours), width="stretch", height=210, key=f"drift_{key}")
     st.caption("Boxed words appear in one translation only. The chart, in the same colours: how far each word's "
                "context c_i is from the first word's c_0. RNNsearch reads a new mix of the source for every "
                "word; the fixed summary c is one vector, so its line stays at 0 by construction.")

@@ -14,6 +14,10 @@ hardware has it natively, else fp32 (see :mod:`nmt.device`); the log and checkpo
 
 With the environment variable ``NMT_RANK_REPORT=DIR`` every rank writes ``DIR/rank{N}.json`` (its
 final learning rate and a digest of its weights) at the end: data-parallel ranks must agree.
+
+A run goes through named phases: config, data and model (:mod:`nmt.training`: ``configure``,
+``load_data``, ``build_run``), then the loop (``loop``: ``update`` and ``after_update``), with
+validation (``validation``) and saving (``save``), and ``finish``.
 """
 
 from __future__ import annotations
@@ -28,32 +32,22 @@ import sys
 import time
 import tomllib
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import torch
 import torch.distributed as dist
-from torch.nn.parallel import DistributedDataParallel
 from tqdm import tqdm
 
-from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, read_checkpoint, weights_digest
-from nmt.data import (
-    Example,
-    corpus_file,
-    files_sha256,
-    filter_by_length,
-    read_parallel,
-    tokenize_pairs,
-)
+from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, weights_digest
 from nmt.decoding import translate
-from nmt.device import AMP_CHOICES, Precision, choose_precision, cpu_info, pick_device
-from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES, LuongConfig, build_model
+from nmt.device import AMP_CHOICES
+from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES
 from nmt.metrics import corpus_bleu
-from nmt.model import CONTEXT_MODES, ModelConfig, RNNSearch, sequence_loss
-from nmt.resume import refusal, resume_problems, rewind_metrics
-from nmt.sampled_softmax import epoch_batches, install, positions
-from nmt.tokenize import Tokenizer
-from nmt.truecase import load_models
-from nmt.vocab import Vocab
+from nmt.model import CONTEXT_MODES, RNNSearch, sequence_loss
+from nmt.sampled_softmax import epoch_batches, positions
+from nmt.training import Run, build_run, configure, load_data, load_training_data
+
+__all__ = ["DEFAULTS", "load_training_data", "main", "parse_args"]  # load_training_data: nmt.training's
 
 DEFAULTS: dict[str, Any] = {
     "data": "data", "src": "en", "tgt": "fr", "train_split": "train", "valid_split": "val",
@@ -72,8 +66,6 @@ DEFAULTS: dict[str, Any] = {
     # softmax over each data partition's τ target words (nmt/sampled_softmax.py; 0 = full softmax)
     "truecase": "", "sampled_vocab": 0,
 }
-NOT_RECORDED = ("resume", "force_resume")  # options of one invocation, not of the run
-LUONG_KEYS = ("arch", "score", "attention", "window", "input_feeding", "cell", "layers", "encoder")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -121,34 +113,6 @@ def log_jsonl(path: Path, record: dict[str, Any]) -> None:
         f.write(json.dumps(record) + "\n")
 
 
-def training_data_sha256(args: argparse.Namespace) -> str:
-    """Hash of the training files (both sides, whole files: ``--train-limit`` is compared separately)."""
-    return files_sha256([corpus_file(args.data, args.train_split, lang) for lang in (args.src, args.tgt)])
-
-
-def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[str], list[str]]:
-    """Tokenised, length-filtered training pairs and raw validation pairs."""
-    src_lines, tgt_lines = read_parallel(args.data, args.train_split, args.src, args.tgt, args.train_limit)
-    if args.pretokenized:  # written by scripts/pretokenize.py: Moses tokens joined by spaces
-        pairs = [Example(s.split(" "), t.split(" ")) for s, t in zip(src_lines, tgt_lines, strict=True)]
-        pairs = [e for e in pairs if e.src != [""] and e.tgt != [""]]
-    else:
-        pairs = tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt)
-        tcs = load_models(args.truecase, args.src, args.tgt)
-        if tcs:
-            pairs = [Example(tcs["src"].truecase(e.src), tcs["tgt"].truecase(e.tgt)) for e in pairs]
-    examples = filter_by_length(pairs, args.max_len)
-    v_src, v_tgt = read_parallel(args.data, args.valid_split, args.src, args.tgt, args.valid_limit)
-    return examples, v_src, v_tgt
-
-
-def build_optimizer(args: argparse.Namespace, model: torch.nn.Module) -> torch.optim.Optimizer:
-    if args.optimizer == "adadelta":  # the paper: ρ = 0.95, ε = 1e-6
-        return torch.optim.Adadelta(model.parameters(), lr=args.lr, rho=0.95, eps=1e-6)
-    on_gpu = next(model.parameters()).is_cuda  # one fused kernel per step instead of a few per tensor
-    return torch.optim.Adam(model.parameters(), lr=args.lr, fused=on_gpu)
-
-
 def sync_ranks(stopped: str, interrupted: bool, bleu: float | None, is_main: bool,
                device: torch.device) -> tuple[str, float | None]:
     """Agree across data-parallel ranks, once per update, on stopping and on rank 0's validation BLEU.
@@ -177,248 +141,191 @@ def validate(model: RNNSearch, lm: LoadedModel, v_src: list[str], v_tgt: list[st
             "sample": hyps[0]}
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    """Train as the options say; returns the final summary (also written to ``summary.json``)."""
-    args = parse_args(argv)
-    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
-    device = pick_device(args.device)
-    if distributed:
-        dist.init_process_group("nccl" if device.type == "cuda" else "gloo")
-        rank, world = dist.get_rank(), dist.get_world_size()
-        if device.type == "cuda":
-            device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0)))
-            torch.cuda.set_device(device)
-    else:
-        rank, world = 0, 1
-    is_main = rank == 0
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    if device.type == "cpu":
-        torch.use_deterministic_algorithms(True)
-    random.seed(args.seed)
-    torch.manual_seed(args.seed)
-    cpu = cpu_info()
-    precision: Precision = choose_precision(args.amp, device, cpu)
-    if is_main:
-        print(precision.log_line(), file=sys.stderr)
+# ----------------------------------------------------------------------------------------------
+# Phase 4, saving: last.pt (with the optimiser and position) and best.pt
+# ----------------------------------------------------------------------------------------------
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    last_path, best_path, metrics_path = out / "last.pt", out / "best.pt", out / "metrics.jsonl"
 
-    def refuse(message: str) -> NoReturn:
-        """Stop with a one-line error and exit status 2 (every rank: none is left waiting)."""
-        if is_main:
-            print(message, file=sys.stderr)
-        if distributed:
-            dist.destroy_process_group()
-        raise SystemExit(2)
+def save(run: Run, path: Path, with_state: bool) -> None:
+    """Write a checkpoint of the current weights; ``with_state`` adds what ``--resume`` needs."""
+    st, ts = run.st, None
+    if with_state:
+        py = random.getstate()
+        ts = {"optimizer": run.optimizer.state_dict(), "scheduler": run.scheduler.state_dict(), "progress": dict(st),
+              "torch_rng": torch.get_rng_state(), "py_rng": [py[0], list(py[1]), py[2]]}
+    st["wall"] = run.wall_base + time.time() - run.wall_t0
+    meta = {**run.meta_base, "updates": st["update"], "epochs": st["epoch"], "train_seconds": round(st["elapsed"], 1),
+            "wall_seconds": round(st["wall"], 1),
+            "train_tokens": st["tokens"],
+            "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
+            "best_valid_bleu": st["best_bleu"]}
+    args = run.env.args
+    atomic_save(make_checkpoint(run.model, run.data.src_vocab, run.data.tgt_vocab, args.src, args.tgt, meta,
+                                train_state=ts, truecase=run.truecase), path)
 
-    t_load = time.time()
-    data_hash = training_data_sha256(args)
-    resume_ckpt = None
-    if args.resume and last_path.exists():
-        try:
-            resume_ckpt = read_checkpoint(last_path)
-        except (ValueError, RuntimeError, OSError) as err:  # damaged or not a checkpoint
-            refuse(f"cannot resume {args.out}: {err}")
-    if resume_ckpt is not None:
-        fatal, differs = resume_problems(resume_ckpt, vars(args), data_hash, world)
-        refused = refusal(args.out, fatal, differs, args.force_resume)
-        if refused:
-            refuse(refused)
-        if differs and is_main:
-            print(f"warning: --force-resume: resuming {args.out} although " + "; ".join(differs), file=sys.stderr)
-    examples, v_src, v_tgt = load_training_data(args)
-    if resume_ckpt is not None:
-        src_vocab, tgt_vocab = Vocab(resume_ckpt["src_vocab"]), Vocab(resume_ckpt["tgt_vocab"])
-    else:
-        src_vocab = Vocab.build((e.src for e in examples), args.src_vocab, args.min_freq)
-        tgt_vocab = Vocab.build((e.tgt for e in examples), args.tgt_vocab, args.min_freq)
-    if is_main:
-        print(f"{len(examples)} training pairs (≤ {args.max_len} tokens), vocab {len(src_vocab)}/{len(tgt_vocab)}, "
-              f"loaded in {time.time() - t_load:.1f}s", file=sys.stderr)
 
-    cfg: ModelConfig | LuongConfig
-    if args.arch == "luong":
-        cfg = LuongConfig(len(src_vocab), len(tgt_vocab), args.emb_dim, args.hidden_dim, args.score, args.attention,
-                          args.window, args.input_feeding, args.cell, args.layers, args.encoder, args.dropout)
-    else:
-        cfg = ModelConfig(len(src_vocab), len(tgt_vocab), args.emb_dim, args.hidden_dim, args.attn_dim,
-                          args.maxout_dim, args.dropout, args.context)
-    model = build_model(cfg.to_dict()).to(device)
-    restricted = install(model) if args.sampled_vocab else None  # same parameters, V′-only logits when set
-    optimizer = build_optimizer(args, model)
-    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
-        optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
-    st: dict[str, Any] = {"update": 0, "epoch": 0, "batch_in_epoch": 0, "best_bleu": -1.0, "bad_evals": 0,
-                          "elapsed": 0.0, "wall": 0.0, "tokens": 0, "stopped": ""}
-    if resume_ckpt is not None:
-        model.load_state_dict(resume_ckpt["model"])
-        ts = resume_ckpt["train_state"]
-        optimizer.load_state_dict(ts["optimizer"])
-        scheduler.load_state_dict(ts["scheduler"])
-        st.update(ts["progress"], stopped="")  # a resumed run decides afresh when to stop
-        torch.set_rng_state(ts["torch_rng"])
-        random.setstate((ts["py_rng"][0], tuple(ts["py_rng"][1]), ts["py_rng"][2]))
-        if is_main:
-            print(f"resumed at update {st['update']} (epoch {st['epoch']}, batch {st['batch_in_epoch']})",
-                  file=sys.stderr)
-    wall_base, wall_t0 = st["wall"], time.time()  # wall time of all invocations, validation included
-    if is_main:
-        rewind_metrics(metrics_path, st["update"])  # each update is logged once, also after a kill
-    train_model: torch.nn.Module = model
-    if distributed:
-        train_model = DistributedDataParallel(model, find_unused_parameters=args.context != "attention")
-    truecase = load_models(args.truecase, args.src, args.tgt)
-    lm = LoadedModel(model, src_vocab, tgt_vocab, Tokenizer(args.src, truecase.get("src")),
-                     Tokenizer(args.tgt, truecase.get("tgt")))
+# ----------------------------------------------------------------------------------------------
+# Phase 5, validation: BLEU, the learning-rate schedule, best.pt and early stopping
+# ----------------------------------------------------------------------------------------------
 
-    meta_base = {
-        "args": {k: v for k, v in vars(args).items()
-                 if k not in NOT_RECORDED and (args.arch == "luong" or k not in LUONG_KEYS)},
-        "train_data": {"dir": str(args.data), "split": args.train_split, "sha256": data_hash,
-                       "pairs": len(examples)},
-        "device": (torch.cuda.get_device_name(device) if device.type == "cuda"
-                   else f"cpu ({torch.get_num_threads()} threads)"),
-        "cpu": cpu.model, "precision": precision.name, "precision_reason": precision.reason,
-        "world_size": world, "torch": str(torch.__version__),
-    }
 
-    def save(path: Path, with_state: bool) -> None:
-        ts = None
-        if with_state:
-            py = random.getstate()
-            ts = {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(), "progress": dict(st),
-                  "torch_rng": torch.get_rng_state(), "py_rng": [py[0], list(py[1]), py[2]]}
-        st["wall"] = wall_base + time.time() - wall_t0
-        meta = {**meta_base, "updates": st["update"], "epochs": st["epoch"], "train_seconds": round(st["elapsed"], 1),
-                "wall_seconds": round(st["wall"], 1),
-                "train_tokens": st["tokens"],
-                "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
-                "best_valid_bleu": st["best_bleu"]}
-        atomic_save(make_checkpoint(model, src_vocab, tgt_vocab, args.src, args.tgt, meta, train_state=ts,
-                                    truecase=truecase), path)
+def validation(run: Run) -> float | None:
+    """Validate on rank 0: step the schedule, save best.pt on improvement, log; the BLEU (None elsewhere)."""
+    env, st = run.env, run.st
+    if not env.is_main:
+        return None
+    v = validate(run.model, run.lm, run.data.v_src, run.data.v_tgt)
+    run.scheduler.step(v["bleu"])
+    improved = v["bleu"] > st["best_bleu"]
+    st["bad_evals"] = 0 if improved else st["bad_evals"] + 1
+    if improved:
+        st["best_bleu"] = v["bleu"]
+        save(run, env.best_path, with_state=False)
+    log_jsonl(env.metrics_path, {"type": "valid", "update": st["update"], "epoch": st["epoch"] + 1,
+                                 "bleu": v["bleu"], "bleu_lc": v["bleu_lc"],
+                                 "lr": run.optimizer.param_groups[0]["lr"], "elapsed": round(st["elapsed"], 1)})
+    tqdm.write(f"update {st['update']}: valid BLEU {v['bleu']:.2f} (lc {v['bleu_lc']:.2f}) "
+               f"best {st['best_bleu']:.2f} | {v['sample']}", file=sys.stderr)
+    if st["bad_evals"] >= env.args.patience:
+        st["stopped"] = "early stopping"
+    return v["bleu"]
 
-    if is_main:
-        (out / "args.json").write_text(json.dumps(meta_base["args"], indent=2))
-    # SIGTERM / SIGINT: finish the current update, save last.pt, and stop (resume with --resume).
-    interrupted: list[int] = []
 
-    def on_signal(signum: int, _frame: object) -> None:
-        interrupted.append(signum)
+# ----------------------------------------------------------------------------------------------
+# Phase 6, the loop: updates, log lines, stopping, and the end of the run
+# ----------------------------------------------------------------------------------------------
 
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, on_signal)
 
-    model.train()
-    t_last = time.time()
-    win_tokens, win_t = 0, time.time()
-    win_loss: torch.Tensor | float = 0.0
-    done = False
-    while not done and st["epoch"] < args.epochs:
-        all_batches = epoch_batches(examples, src_vocab, tgt_vocab, args.batch_size, args.sampled_vocab,
-                                    seed=args.seed + st["epoch"])  # (batch, V′ or None: full softmax)
-        mine = all_batches[rank::world]
+def update(run: Run, batch: Any, bar: tqdm, v_prime: torch.Tensor | None = None) -> None:
+    """One optimiser update on ``batch``, its accounting, and a log line every ``--log-every`` updates.
+
+    With ``v_prime`` (``--sampled-vocab``, Jean et al. 2015 §3) the softmax runs over the partition's
+    target words V′ only, the targets given as positions in V′.
+
+    No value is read back from the GPU between log lines: the host queues the next update's
+    kernels while the GPU still runs this one (a read would wait for it)."""
+    env, st, args = run.env, run.st, run.env.args
+    n_tok = batch.n_tgt_tokens  # summed on the host, before the copy
+    if v_prime is not None:  # targets as positions in V′, found on the host (no device read)
+        batch.tgt_out = positions(batch.tgt_out, v_prime)
+        run.restricted.candidates = v_prime.to(env.device)
+    batch = batch.to(env.device)
+    with torch.autocast(env.device.type, dtype=torch.bfloat16, enabled=env.precision.bf16):
+        logits = run.train_model(batch.src, batch.src_len, batch.tgt_in)
+    if run.restricted is not None:
+        run.restricted.candidates = None  # validation and checkpoints use the full output layer
+    loss_sum = sequence_loss(logits, batch.tgt_out, args.label_smoothing)
+    run.optimizer.zero_grad(set_to_none=True)
+    (loss_sum / n_tok).backward()
+    grad_norm = torch.nn.utils.clip_grad_norm_(run.model.parameters(), args.clip)
+    run.optimizer.step()
+    now = time.time()
+    st["elapsed"] += now - run.t_last
+    run.t_last = now
+    st["update"] += 1
+    st["batch_in_epoch"] += 1
+    st["tokens"] += n_tok * env.world
+    run.win_tokens += n_tok
+    run.win_loss = run.win_loss + loss_sum.detach()  # a device tensor until the log line reads it
+    bar.update(1)
+    if st["update"] % args.log_every == 0 and env.is_main:
+        dt = time.time() - run.win_t
+        mean_loss = float(run.win_loss) / run.win_tokens
+        rec = {"type": "train", "update": st["update"], "epoch": st["epoch"] + 1,
+               "loss": mean_loss, "ppl": math.exp(min(mean_loss, 50)),
+               "tok_s": run.win_tokens * env.world / dt, "lr": run.optimizer.param_groups[0]["lr"],
+               "grad_norm": float(grad_norm), "elapsed": round(st["elapsed"], 1)}
+        log_jsonl(env.metrics_path, rec)
+        bar.set_postfix(loss=f"{rec['loss']:.3f}", tok_s=f"{rec['tok_s']:.0f}")
+        run.win_tokens, run.win_loss, run.win_t = 0, 0.0, time.time()
+
+
+def after_update(run: Run) -> bool:
+    """Validate when due, decide whether to stop (agreed by every rank), save last.pt when due; True to stop."""
+    env, st, args = run.env, run.st, run.env.args
+    out_of_time = args.time_budget and st["elapsed"] >= args.time_budget * 60
+    out_of_updates = args.max_updates and st["update"] >= args.max_updates
+    valid_bleu: float | None = None
+    if st["update"] % args.valid_every == 0 or out_of_time or out_of_updates:
+        valid_bleu = validation(run)
+        run.t_last = time.time()  # validation time is not training time
+    if out_of_time:
+        st["stopped"] = st["stopped"] or "time budget"
+    if out_of_updates:
+        st["stopped"] = st["stopped"] or "max updates"
+    if run.interrupted:
+        st["stopped"] = st["stopped"] or f"signal {run.interrupted[0]}"
+    if env.distributed:
+        st["stopped"], rank0_bleu = sync_ranks(st["stopped"], bool(run.interrupted), valid_bleu, env.is_main,
+                                               env.device)
+        if rank0_bleu is not None and not env.is_main:
+            run.scheduler.step(rank0_bleu)  # the same decision as rank 0's: learning rates stay equal
+    if env.is_main and (st["update"] % args.save_every == 0 or st["stopped"]):
+        save(run, env.last_path, with_state=True)
+    return bool(st["stopped"])
+
+
+def loop(run: Run) -> None:
+    """Train epoch by epoch (from the resumed position) until the epochs run out or a stop is decided."""
+    env, st, args = run.env, run.st, run.env.args
+    run.model.train()
+    run.t_last = run.win_t = time.time()
+    while st["epoch"] < args.epochs:
+        all_batches = epoch_batches(run.data.examples, run.data.src_vocab, run.data.tgt_vocab, args.batch_size,
+                                    args.sampled_vocab, seed=args.seed + st["epoch"])  # (batch, V′ or None)
+        mine = all_batches[env.rank::env.world]
         bar = tqdm(total=len(mine), initial=st["batch_in_epoch"], desc=f"epoch {st['epoch'] + 1}",
-                   disable=not (is_main and args.progress), unit="batch", dynamic_ncols=True)
+                   disable=not (env.is_main and args.progress), unit="batch", dynamic_ncols=True)
         for batch, v_prime in mine[st["batch_in_epoch"]:]:
-            # No value is read back from the GPU between log lines: the host queues the next
-            # update's kernels while the GPU still runs this one (a read would wait for it).
-            n_tok = batch.n_tgt_tokens  # summed on the host, before the copy
-            if v_prime is not None:  # targets as positions in V′, found on the host (no device read)
-                batch.tgt_out = positions(batch.tgt_out, v_prime)
-                restricted.candidates = v_prime.to(device)
-            batch = batch.to(device)
-            with torch.autocast(device.type, dtype=torch.bfloat16, enabled=precision.bf16):
-                logits = train_model(batch.src, batch.src_len, batch.tgt_in)
-            if restricted is not None:
-                restricted.candidates = None  # validation and checkpoints use the full output layer
-            loss_sum = sequence_loss(logits, batch.tgt_out, args.label_smoothing)
-            optimizer.zero_grad(set_to_none=True)
-            (loss_sum / n_tok).backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
-            optimizer.step()
-            now = time.time()
-            st["elapsed"] += now - t_last
-            t_last = now
-            st["update"] += 1
-            st["batch_in_epoch"] += 1
-            st["tokens"] += n_tok * world
-            win_tokens += n_tok
-            win_loss = win_loss + loss_sum.detach()  # a device tensor until the log line reads it
-            bar.update(1)
-            if st["update"] % args.log_every == 0 and is_main:
-                dt = time.time() - win_t
-                mean_loss = float(win_loss) / win_tokens
-                rec = {"type": "train", "update": st["update"], "epoch": st["epoch"] + 1,
-                       "loss": mean_loss, "ppl": math.exp(min(mean_loss, 50)),
-                       "tok_s": win_tokens * world / dt, "lr": optimizer.param_groups[0]["lr"],
-                       "grad_norm": float(grad_norm), "elapsed": round(st["elapsed"], 1)}
-                log_jsonl(metrics_path, rec)
-                bar.set_postfix(loss=f"{rec['loss']:.3f}", tok_s=f"{rec['tok_s']:.0f}")
-                win_tokens, win_loss, win_t = 0, 0.0, time.time()
-            out_of_time = args.time_budget and st["elapsed"] >= args.time_budget * 60
-            out_of_updates = args.max_updates and st["update"] >= args.max_updates
-            valid_bleu: float | None = None
-            if st["update"] % args.valid_every == 0 or out_of_time or out_of_updates:
-                if is_main:
-                    v = validate(model, lm, v_src, v_tgt)
-                    valid_bleu = v["bleu"]
-                    scheduler.step(v["bleu"])
-                    improved = v["bleu"] > st["best_bleu"]
-                    st["bad_evals"] = 0 if improved else st["bad_evals"] + 1
-                    if improved:
-                        st["best_bleu"] = v["bleu"]
-                        save(best_path, with_state=False)
-                    log_jsonl(metrics_path, {"type": "valid", "update": st["update"], "epoch": st["epoch"] + 1,
-                                             "bleu": v["bleu"], "bleu_lc": v["bleu_lc"],
-                                             "lr": optimizer.param_groups[0]["lr"], "elapsed": round(st["elapsed"], 1)})
-                    tqdm.write(f"update {st['update']}: valid BLEU {v['bleu']:.2f} (lc {v['bleu_lc']:.2f}) "
-                               f"best {st['best_bleu']:.2f} | {v['sample']}", file=sys.stderr)
-                    if st["bad_evals"] >= args.patience:
-                        st["stopped"] = "early stopping"
-                t_last = time.time()  # validation time is not training time
-            if out_of_time:
-                st["stopped"] = st["stopped"] or "time budget"
-            if out_of_updates:
-                st["stopped"] = st["stopped"] or "max updates"
-            if interrupted:
-                st["stopped"] = st["stopped"] or f"signal {interrupted[0]}"
-            if distributed:
-                st["stopped"], rank0_bleu = sync_ranks(st["stopped"], bool(interrupted), valid_bleu, is_main, device)
-                if rank0_bleu is not None and not is_main:
-                    scheduler.step(rank0_bleu)  # the same decision as rank 0's: learning rates stay equal
-            if is_main and (st["update"] % args.save_every == 0 or st["stopped"]):
-                save(last_path, with_state=True)
-            if st["stopped"]:
-                done = True
-                break
+            update(run, batch, bar, v_prime)
+            if after_update(run):
+                bar.close()
+                return
         bar.close()
-        if not done:
-            st["epoch"] += 1
-            st["batch_in_epoch"] = 0
-            if is_main:
-                save(last_path, with_state=True)
+        st["epoch"] += 1
+        st["batch_in_epoch"] = 0
+        if env.is_main:
+            save(run, env.last_path, with_state=True)
+
+
+def finish(run: Run) -> dict[str, Any]:
+    """Write best.pt (if no validation did), summary.json and the rank report; leave the process group."""
+    env, st = run.env, run.st
     summary = {"updates": st["update"], "epochs": st["epoch"], "best_valid_bleu": st["best_bleu"],
                "train_seconds": round(st["elapsed"], 1), "train_tokens": st["tokens"],
                "tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
                "stopped": st["stopped"] or "epochs"}
-    if is_main:
-        if not best_path.exists():
-            save(best_path, with_state=False)
-        (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    if env.is_main:
+        if not env.best_path.exists():
+            save(run, env.best_path, with_state=False)
+        (env.out / "summary.json").write_text(json.dumps(summary, indent=2))
         print(json.dumps(summary), file=sys.stderr)
     report_dir = os.environ.get("NMT_RANK_REPORT")
     if report_dir:
         Path(report_dir).mkdir(parents=True, exist_ok=True)
-        (Path(report_dir) / f"rank{rank}.json").write_text(json.dumps({
-            "rank": rank, "update": st["update"], "lr": [g["lr"] for g in optimizer.param_groups],
-            "weights_sha256": weights_digest(model.state_dict())}))
-    if distributed:
+        (Path(report_dir) / f"rank{env.rank}.json").write_text(json.dumps({
+            "rank": env.rank, "update": st["update"], "lr": [g["lr"] for g in run.optimizer.param_groups],
+            "weights_sha256": weights_digest(run.model.state_dict())}))
+    if env.distributed:
         dist.barrier()
         dist.destroy_process_group()
     return summary
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    """Train as the options say, phase by phase; returns the final summary (also written to ``summary.json``)."""
+    env = configure(parse_args(argv))
+    run = build_run(env, load_data(env))
+    if env.is_main:
+        (env.out / "args.json").write_text(json.dumps(run.meta_base["args"], indent=2))
+
+    def on_signal(signum: int, _frame: object) -> None:  # SIGTERM / SIGINT: finish the update, save last.pt, stop
+        run.interrupted.append(signum)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    loop(run)
+    return finish(run)
 
 
 if __name__ == "__main__":

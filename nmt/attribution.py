@@ -2,7 +2,9 @@
 
 For target position i of a fixed target y (the model's own output or a reference, force-decoded),
 F_i(X) = log p(y_i | y_<i, X) is a function of the source embeddings X = (E x_1 … E x_Tx) (the
-encoder re-run from X: :func:`encode_embeddings`, bit-equal to :meth:`RNNSearch.encode`). Methods,
+encoder re-run from X: :meth:`RNNSearch.encode_embeddings`, which :meth:`RNNSearch.encode` calls). Every
+number comes from the model's own step (its attention, recurrence and readout); nothing here
+recomputes one. Methods,
 one score per source token j (``</s>`` included):
 
 * ``saliency``: ‖∂F_i/∂x_j‖₂ (Captum ``Saliency``; Simonyan et al. 2014);
@@ -33,8 +35,8 @@ from scipy.stats import kendalltau
 
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import MAX_SOURCE_TOKENS, forced, greedy
-from nmt.model import EncoderState, RNNSearch, gru_update
-from nmt.surgery import Forced, require_rnnsearch, teacher_forced
+from nmt.model import Forced, RNNSearch, context_of
+from nmt.surgery import require_rnnsearch
 from nmt.trace import DecodeTrace
 from nmt.vocab import BOS_ID, UNK_ID
 
@@ -50,33 +52,6 @@ BASELINES = ("zero", "unk")
 MEASURES = ("kendall_tau", "top1", "jsd")
 
 
-def encode_embeddings(model: RNNSearch, x: torch.Tensor, src_len: torch.Tensor) -> EncoderState:
-    """:meth:`RNNSearch.encode` from source embeddings x (B, Tx, m) instead of ids (same operations)."""
-    enc_mod = model.encoder
-    B, Tx, _ = x.shape
-    n = enc_mod.u_h.shape[-1]
-    pos = torch.arange(Tx, device=x.device).unsqueeze(0)
-    mask = pos < src_len.unsqueeze(1)  # (B, Tx)
-    rev = torch.where(mask, src_len.unsqueeze(1) - 1 - pos, pos)  # ← reads within the length
-    x = enc_mod.dropout(x)
-    x_rev = x.gather(1, rev.unsqueeze(-1).expand_as(x))
-    xs = torch.stack([x, x_rev])  # (2, B, Tx, m)
-    gx = torch.einsum("dbtm,dmk->dbtk", xs, enc_mod.w_in) + enc_mod.b_in.unsqueeze(1)
-    h = xs.new_zeros(2, B, n)
-    outs = []
-    for gx_t in gx.unbind(2):
-        h = gru_update(h, gx_t, enc_mod.u_zr, enc_mod.u_h, bmm=True)
-        outs.append(h)
-    hs = torch.stack(outs, dim=2)
-    h_bwd = hs[1].gather(1, rev.unsqueeze(-1).expand(B, Tx, n))
-    annotations = torch.cat([hs[0], h_bwd], dim=-1) * mask.unsqueeze(-1)  # h_j = [→h_j; ←h_j]
-    last = (src_len - 1).view(-1, 1, 1).expand(-1, 1, n)
-    h_fwd_last, h_bwd_first = annotations[:, :, :n].gather(1, last).squeeze(1), annotations[:, 0, n:]
-    dec = model.decoder
-    return EncoderState(annotations, dec.attention.keys(annotations), mask,
-                        torch.cat([h_fwd_last, h_bwd_first], dim=-1), dec.initial_state(h_bwd_first), src_len)
-
-
 def target_log_prob(
     model: RNNSearch, x: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor,
     steps: torch.Tensor,
@@ -87,24 +62,23 @@ def target_log_prob(
     a batch of one row per target position costs about half a full teacher-forced pass per row."""
     order = torch.argsort(steps, descending=True, stable=True)
     st = steps[order]
-    enc = encode_embeddings(model, x[order], src_len[order])
+    enc = model.encode_embeddings(x[order], src_len[order])
     dec = model.decoder
     y_emb = dec.embed(tgt_in[order])  # (B, Ty, m)
     tgt = tgt_out[order]
-    s, keys, ann, mask = enc.s0, enc.keys, enc.annotations, enc.mask
+    s = enc.s0
     outs: list[torch.Tensor] = []
     for t in range(int(st[0]) + 1):
         n = int((st >= t).sum())  # rows still decoding: a prefix, as st is sorted descending
-        if n < keys.shape[0]:  # slice the previous slice: backward pads less than from full size
-            s, keys, ann, mask, y_emb, tgt = s[:n], keys[:n], ann[:n], mask[:n], y_emb[:n], tgt[:n]
-        att = dec.attention(s, keys, ann, mask)  # eqs. (5)-(6)
+        if n < enc.keys.shape[0]:  # slice the previous slice: backward pads less than from full size
+            enc, s, y_emb, tgt = enc.head(n), s[:n], y_emb[:n], tgt[:n]
+        att = dec.attend(s, enc, "attention")  # the model's c_i, eqs. (5)-(6)
         done = int((st[:n] > t).sum())  # rows [done, n) are read out at this step
         if done < n:
-            logits = dec.readout(s[done:], y_emb[done:, t], att.context[done:])
-            lp = torch.log_softmax(logits.float(), dim=-1)
+            lp = model.log_probs(s[done:], y_emb[done:, t], att.context[done:])
             outs.append(lp.gather(-1, tgt[done:, t : t + 1]).squeeze(-1))
         if done:
-            s = dec.recur(s[:done], dec.W(y_emb[:done, t]), att.context[:done])  # s_t
+            s = dec.recur(s[:done], dec.W(y_emb[:done, t]), att.context[:done])  # the model's s_t
     sorted_out = torch.cat(outs[::-1])  # rows in `order`
     return sorted_out[torch.argsort(order)]
 
@@ -170,8 +144,8 @@ def attribute(
         unk = model.encoder.embed(torch.tensor([UNK_ID], device=dev))
         fill = unk if baseline == "unk" else torch.zeros_like(unk)
         x_base = torch.where(real, fill.view(1, 1, -1), x)  # padding keeps its own (zero) embedding
-        enc = encode_embeddings(model, x, lens[:1])
-        run = teacher_forced(model, enc, tgt_in[:1])
+        enc = model.encode_embeddings(x, lens[:1])
+        run = model.teacher_force(enc, tgt_in[:1])
     lp = run.log_probs[0, step_t, tgt_out[0, step_t]]
 
     out = Attributions(list(src_tokens or []), [lm.tgt_vocab.itos[t] for t in tgt_ids], steps, n_src,
@@ -250,12 +224,11 @@ def _loo_embed(
     variants = torch.cat([x, torch.where(eye, x_base, x)])  # (1 + Tx, Tx, m)
     lens = torch.full((Tx + 1,), n_src, device=x.device)
     last = int(steps.max()) + 1
-    run = teacher_forced(model, encode_embeddings(model, variants, lens), tgt_in[:, :last].expand(Tx + 1, -1),
-                         readout=False)
+    run = model.teacher_force(model.encode_embeddings(variants, lens), tgt_in[:, :last].expand(Tx + 1, -1),
+                              readout=False)
     parts = []
     for sl in torch.split(steps, _readout_steps(model, Tx + 1)):  # a few steps at a time: bounded memory
-        logits = model.decoder.readout(run.s_prev[:, sl], run.y_emb[:, sl], run.context[:, sl])
-        lp = torch.log_softmax(logits.float(), dim=-1)  # (1 + Tx, k, K_y)
+        lp = model.log_probs(run.s_prev[:, sl], run.y_emb[:, sl], run.context[:, sl])  # (1 + Tx, k, K_y)
         parts.append(lp.gather(-1, tgt_out[sl].view(1, -1, 1).expand(Tx + 1, -1, 1)).squeeze(-1))  # (1 + Tx, k)
     lp = torch.cat(parts, dim=1)  # (1 + Tx, K)
     return (lp[0:1] - lp[1:]).T  # (K, Tx)
@@ -277,12 +250,12 @@ def _loo_alpha(
     K, Tx = e.shape
     keep = torch.arange(Tx, device=e.device) < n_src  # the model's own mask
     masks = torch.cat([keep.view(1, Tx), keep & ~torch.eye(Tx, dtype=torch.bool, device=e.device)])  # (1+Tx, Tx)
-    alpha = torch.softmax(e.unsqueeze(1).masked_fill(~masks, float("-inf")), dim=-1)  # (K, 1+Tx, Tx)
+    alpha = model.decoder.attention.weights(e.unsqueeze(1), masks)  # (K, 1+Tx, Tx)   the model's eq. (6)
     alpha = alpha.nan_to_num(0.0)  # a one-token source has nothing left to attend to
     s = run.s_prev[0, steps].unsqueeze(1).expand(-1, Tx + 1, -1)  # s_{i-1}
     y = run.y_emb[0, steps].unsqueeze(1).expand(-1, Tx + 1, -1)  # E y_{i-1}
-    c = alpha @ annotations  # (K, 1+Tx, 2n)   c'_i = Σ_k α'_ik h_k, eq. (5)
-    lp = torch.log_softmax(model.decoder.readout(s, y, c).float(), dim=-1)
+    c = context_of(alpha, annotations)  # (K, 1+Tx, 2n)   c'_i = Σ_k α'_ik h_k, eq. (5)
+    lp = model.log_probs(s, y, c)
     lp = lp.gather(-1, tgt_out[steps].view(K, 1, 1).expand(-1, Tx + 1, 1)).squeeze(-1)  # (K, 1+Tx)
     return lp[:, :1] - lp[:, 1:]  # row 0 is the model's own α
 

@@ -11,9 +11,11 @@ source longer than ``max_src_tokens`` (default :data:`MAX_SOURCE_TOKENS`) is tru
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -21,7 +23,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.model import DecoderState, EncoderState, StepOutput
 from nmt.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
-from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
+from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK_ID
 
 MAX_SOURCE_TOKENS = 100
 LENGTH_NORMS = ("none", "length", "gnmt")
@@ -119,21 +121,14 @@ class _StepView:
 def _finish(lm: LoadedModel, trace: DecodeTrace, unk_replace: bool) -> DecodeTrace:
     """Fill the output tokens and the detokenised translation of a trace."""
     trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID
+    copies = trace.unk_copies() if unk_replace else {}  # Jean et al. (2015), the trace's own rule
     words = []
     for s in trace.steps:
         if s.token_id == EOS_ID:
             break
-        words.append(_replace_unk(trace, s.token, s.alpha) if unk_replace else s.token)
+        words.append(copies[s.i][1] if s.i in copies else s.token)
     trace.translation = lm.tgt_tok.detokenize(words)
     return trace
-
-
-def _replace_unk(trace: DecodeTrace, token: str, alpha: list[float] | None) -> str:
-    """Jean et al. (2015): an output ``<unk>`` becomes the source word it attends to most."""
-    if token != UNK or alpha is None:
-        return token
-    real = alpha[: len(trace.src_tokens) - 1]  # never copy </s>
-    return trace.src_tokens[max(range(len(real)), key=real.__getitem__)] if real else token
 
 
 def _in_length_order(n: int, lengths: Sequence[int], batch_size: int) -> list[list[int]]:
@@ -235,21 +230,24 @@ def forced(
 
 
 class Stepper:
-    """Decode one sentence a token at a time; any step may be forced; ``back`` undoes exactly.
+    """Decode one sentence a token at a time; any step may be forced or given its α; ``back`` undoes exactly.
 
     The stepper holds this sentence's states (the model holds none), so each user session keeps
-    its own stepper while all share one model.
+    its own stepper while all share one model. Attention surgery is a loop over a stepper:
+    :meth:`peek` shows the model's own next step, ``step(alpha=α')`` writes the next word with an
+    edited α (:meth:`nmt.model.RNNSearch.step`), and :meth:`fork` re-syncs a second stepper to the
+    first ``at`` steps of this one, from where it can go another way.
     """
 
     def __init__(
         self, lm: LoadedModel, text: str, *, context: str | None = None, topk: int = 5,
-        max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False,
+        max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False, pretokenized: bool = False,
     ) -> None:
         self.lm = lm
         self.context = context or lm.config.context
         self.topk = topk
         self.unk_replace = unk_replace
-        self.source = prepare_source(lm, text, max_src_tokens)
+        self.source = prepare_source(lm, text, max_src_tokens, pretokenized)
         self.trace = _new_trace(lm, self.source, "step", self.context)
         self.max_len = max_target_len(len(self.source.ids))
         with torch.no_grad():
@@ -267,12 +265,26 @@ class Stepper:
         return len(self.trace.steps)
 
     @torch.no_grad()
-    def step(self, force: str | int | None = None) -> StepRecord:
-        """Produce the next word: the argmax, or ``force`` (a word or an id) if given."""
+    def peek(self, alpha: torch.Tensor | None = None) -> StepOutput:
+        """The model's next step (with ``alpha`` (1, Tx) in place of its own α), without taking it."""
+        return self.lm.model.step(self.enc, self._states[-1], self.context, alpha)
+
+    @torch.no_grad()
+    def step(
+        self, force: str | int | None = None, *, alpha: torch.Tensor | None = None,
+        energies: torch.Tensor | None = None,
+    ) -> StepRecord:
+        """Produce the next word: the argmax, or ``force`` (a word or an id) if given.
+
+        ``alpha`` (1, Tx) replaces the model's α at this step (c_i, p(y_i) and s_i read it; later
+        steps use the model's own again); ``energies`` (1, Tx) are recorded instead of the model's.
+        """
         if self.done:
             raise InputError("Decoding has already ended; go back or reset to continue.")
         state = self._states[-1]
-        out = self.lm.model.step(self.enc, state, self.context)
+        out = self.peek(alpha)
+        if energies is not None:
+            out = dataclasses.replace(out, attended=dataclasses.replace(out.attended, energies=energies))
         if force is None:
             token_id, forced_ = int(out.log_probs[0].argmax()), False
         else:
@@ -293,6 +305,16 @@ class Stepper:
             self.trace.steps.pop()
             self._states.pop()
             _finish(self.lm, self.trace, self.unk_replace)
+
+    def fork(self, at: int | None = None) -> Stepper:
+        """A second stepper re-synced to this one's first ``at`` steps (default: all), sharing the
+        encoder state; stepping either leaves the other alone."""
+        at = self.position if at is None else max(0, min(at, self.position))
+        twin = copy.copy(self)
+        twin.trace = dataclasses.replace(self.trace, steps=[copy.copy(r) for r in self.trace.steps[:at]])
+        twin._states = list(self._states[: at + 1])
+        _finish(self.lm, twin.trace, self.unk_replace)
+        return twin
 
     def run(self) -> DecodeTrace:
         """Step greedily to the end."""
@@ -341,43 +363,104 @@ def beam_search(
     traces = [_new_trace(lm, s, "beam", mode) for s in sources]
     for t in traces:
         t.beam_size, t.length_norm = beam, length_norm
+    how = _Beam(lm, mode, beam, n_best, length_norm, gnmt_alpha, topk, record_beam, unk_replace)
     for idx in _in_length_order(len(sources), [len(s.ids) for s in sources], batch_size):
-        _beam_batch(lm, [sources[b] for b in idx], [traces[b] for b in idx], mode, beam, n_best,
-                    length_norm, gnmt_alpha, topk, record_beam, unk_replace)
+        _beam_batch(how, [sources[b] for b in idx], [traces[b] for b in idx])
     return traces
 
 
-def _beam_batch(
-    lm: LoadedModel, sources: Sequence[Source], traces: Sequence[DecodeTrace], mode: str, k: int,
-    n_best: int, length_norm: str, gnmt_alpha: float, topk: int, record_beam: bool, unk_replace: bool,
-) -> None:
+@dataclass
+class _Beam:
+    """How a beam search runs: the model and context, k, the n-best size and the recording options."""
+
+    lm: LoadedModel
+    mode: str
+    k: int
+    n_best: int
+    length_norm: str
+    gnmt_alpha: float
+    topk: int
+    record_beam: bool
+    unk_replace: bool
+
+    def norm(self, logprob: float, length: int) -> float:
+        """The score a finished hypothesis is ranked by."""
+        return logprob / length_penalty(length, self.length_norm, self.gnmt_alpha)
+
+
+@dataclass
+class _Search:
+    """One sentence's search: its trace, live slots (None where empty), finished hypotheses, next id."""
+
+    trace: DecodeTrace
+    n_src: int
+    limit: int
+    slots: list[_Slot | None]
+    finished: list[tuple[float, _Slot]] = field(default_factory=list)
+    next_id: int = 1
+
+
+def _expand(
+    how: _Beam, search: _Search, view: _StepView, row0: int, i: int, ranked: tuple[list[float], list[int]], V: int,
+) -> tuple[list[_Slot], list[int]]:
+    """Take a sentence's 2k best expansions (``ranked``: scores and flat parent·V + token indices, best
+    first) at step i: up to k live ones, finished ones (</s> among the first k), the rest pruned; the
+    new live slots and their parents' positions (``row0`` is the sentence's first row in ``view``)."""
+    itos, k = how.lm.tgt_vocab.itos, how.k
+    step_rec = BeamStep() if how.record_beam else None
+    new_live: list[_Slot] = []
+    parents: list[int] = []
+    for rank, (score, flat) in enumerate(zip(*ranked, strict=True)):
+        if math.isinf(score):
+            continue
+        parent, tok = divmod(flat, V)
+        p_slot = search.slots[parent]
+        assert p_slot is not None  # empty slots score −∞
+        accepted = len(new_live) < k and (tok != EOS_ID or rank < k)
+        length = len(p_slot.tokens) + 1
+        status = "pruned"
+        if accepted:
+            rec = view.record(how.lm, row0 + parent, i, tok, False, search.n_src)
+            slot = _Slot(search.next_id, [*p_slot.tokens, tok], [*p_slot.records, rec], score)
+            if tok == EOS_ID:
+                search.finished.append((how.norm(score, length), slot))
+                status = "finished"
+            else:
+                new_live.append(slot)
+                parents.append(parent)
+                status = "live"
+        if step_rec is not None:
+            h = Hypothesis(search.next_id, p_slot.hyp_id, i, itos[tok], [itos[t] for t in [*p_slot.tokens, tok]],
+                           score, how.norm(score, length), status == "finished", status)
+            getattr(step_rec, status).append(h)
+        search.next_id += 1
+    if step_rec is not None:
+        search.trace.beam_steps.append(step_rec)
+    return new_live, parents
+
+
+def _beam_batch(how: _Beam, sources: Sequence[Source], traces: Sequence[DecodeTrace]) -> None:
     """Beam search over a batch laid out as k rows per searching sentence.
 
     Row a·k + j holds slot j of the a-th searching sentence. Empty slots carry a cumulative score of
     −∞, so all their expansions rank last; the k rows of a sentence share its encoder rows, which
     are only re-selected when a sentence finishes.
     """
-    itos = lm.tgt_vocab.itos
+    lm, k = how.lm, how.k
     dev = lm.device
     B = len(sources)
     enc = _encode(lm, sources).select(torch.arange(B, device=dev).repeat_interleave(k))  # (B·k, …)
     state = lm.model.initial_state(enc, torch.full((B * k,), BOS_ID, dtype=torch.long, device=dev))
     # The search starts from one empty hypothesis (id 0) per sentence.
-    slots: list[list[_Slot | None]] = [[_Slot(0, [], [], 0.0)] + [None] * (k - 1) for _ in range(B)]
+    searches = [_Search(t, len(s.ids), max_target_len(len(s.ids)), [_Slot(0, [], [], 0.0)] + [None] * (k - 1))
+                for s, t in zip(sources, traces, strict=True)]
     cum = torch.full((B, k), -math.inf, device=dev)
     cum[:, 0] = 0.0
-    finished: list[list[tuple[float, _Slot]]] = [[] for _ in range(B)]
-    next_id = [1] * B
     active = list(range(B))  # sentence of each block of k rows
-    limits = [max_target_len(len(s.ids)) for s in sources]
-
-    def norm(logprob: float, length: int) -> float:
-        return logprob / length_penalty(length, length_norm, gnmt_alpha)
-
     i = 0
     while active:
-        out = lm.model.step(enc, state, mode)  # (A·k, K_y)
-        view = _StepView(out, state.s, topk)
+        out = lm.model.step(enc, state, how.mode)  # (A·k, K_y)
+        view = _StepView(out, state.s, how.topk)
         V = out.log_probs.shape[-1]
         cand = (cum.unsqueeze(-1) + out.log_probs.view(len(active), k, V)).view(len(active), k * V)
         top_v, top_i = cand.topk(min(2 * k, k * V), dim=-1)  # (A, 2k): one call for the batch
@@ -386,45 +469,16 @@ def _beam_batch(
         tokens: list[int] = []
         new_cum: list[float] = []
         for a, (b, vals, idxs) in enumerate(zip(active, top_v.tolist(), top_i.tolist(), strict=True)):
-            live = slots[b]
-            step_rec = BeamStep() if record_beam else None
-            new_live: list[_Slot] = []
-            parents: list[int] = []
-            for rank, (score, flat) in enumerate(zip(vals, idxs, strict=True)):
-                if math.isinf(score):
-                    continue
-                parent, tok = divmod(flat, V)
-                p_slot = live[parent]
-                assert p_slot is not None  # empty slots score −∞
-                accepted = len(new_live) < k and (tok != EOS_ID or rank < k)
-                length = len(p_slot.tokens) + 1
-                status = "pruned"
-                if accepted:
-                    rec = view.record(lm, a * k + parent, i, tok, False, len(sources[b].ids))
-                    slot = _Slot(next_id[b], [*p_slot.tokens, tok], [*p_slot.records, rec], score)
-                    if tok == EOS_ID:
-                        finished[b].append((norm(score, length), slot))
-                        status = "finished"
-                    else:
-                        new_live.append(slot)
-                        parents.append(parent)
-                        status = "live"
-                if step_rec is not None:
-                    h = Hypothesis(next_id[b], p_slot.hyp_id, i, itos[tok],
-                                   [itos[t] for t in [*p_slot.tokens, tok]],
-                                   score, norm(score, length), status == "finished", status)
-                    getattr(step_rec, status).append(h)
-                next_id[b] += 1
-            if step_rec is not None:
-                traces[b].beam_steps.append(step_rec)
-            at_limit = i + 1 >= limits[b]
-            if len(finished[b]) >= k or at_limit or not new_live:
-                if at_limit or len(finished[b]) < n_best:
-                    finished[b].extend((norm(s.logprob, len(s.tokens)), s) for s in new_live)
-                _conclude(lm, traces[b], finished[b], n_best, unk_replace)
+            search = searches[b]
+            new_live, parents = _expand(how, search, view, a * k, i, (vals, idxs), V)
+            at_limit = i + 1 >= search.limit
+            if len(search.finished) >= k or at_limit or not new_live:
+                if at_limit or len(search.finished) < how.n_best:
+                    search.finished.extend((how.norm(s.logprob, len(s.tokens)), s) for s in new_live)
+                _conclude(lm, search.trace, search.finished, how.n_best, how.unk_replace)
                 continue
             pad = k - len(new_live)
-            slots[b] = [*new_live, *([None] * pad)]
+            search.slots = [*new_live, *([None] * pad)]
             kept.append(a)
             sel += [a * k + p for p in parents] + [a * k] * pad
             tokens += [s.tokens[-1] for s in new_live] + [EOS_ID] * pad

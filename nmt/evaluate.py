@@ -23,6 +23,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import read_parallel
 from nmt.decoding import LENGTH_NORMS, translate
 from nmt.metrics import all_bleu, bleu_by_length
+from nmt.model import CONTEXT_MODES
 
 
 def evaluate(
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", required=True)
     p.add_argument("--beam", type=int, default=1)
     p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length")
-    p.add_argument("--context", choices=("attention", "fixed", "mean"), default=None)
+    p.add_argument("--context", choices=CONTEXT_MODES, default=None)
     p.add_argument("--unk-replace", action="store_true")
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
     p.add_argument("--bootstrap", type=int, default=1, help="bootstrap resamples for 95%% CIs per bucket")

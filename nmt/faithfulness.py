@@ -43,9 +43,9 @@ from nmt.checkpoint import LoadedModel
 from nmt.corpora import link_file
 from nmt.data import corpus_file, read_lines, read_parallel
 from nmt.decoding import InputError, forced, greedy
-from nmt.model import RNNSearch
+from nmt.model import Forced, RNNSearch, context_of
 from nmt.parallel import map_chunks
-from nmt.surgery import Forced, readout_log_probs, require_rnnsearch, teacher_forced
+from nmt.surgery import require_rnnsearch
 from nmt.trace import DecodeTrace
 from nmt.vocab import BOS_ID, EOS
 
@@ -106,8 +106,8 @@ def permutation_test(
     perms = torch.stack([torch.randperm(Tx, generator=gen) for _ in range(Ty * n)]).to(alpha.device)
     shuffled = alpha.repeat_interleave(n, 0).gather(1, perms)  # (Ty·n, Tx)
     with torch.no_grad():
-        lp = readout_log_probs(model, annotations, run.s_prev[0].repeat_interleave(n, 0),
-                               run.y_emb[0].repeat_interleave(n, 0), shuffled).view(Ty, n, -1)
+        lp = model.log_probs(run.s_prev[0].repeat_interleave(n, 0), run.y_emb[0].repeat_interleave(n, 0),
+                             context_of(shuffled, annotations)).view(Ty, n, -1)
     p, p0 = lp.exp(), run.log_probs[0].exp().unsqueeze(1)  # (Ty, n, V), (Ty, 1, V)
     tvd = 0.5 * (p - p0).abs().sum(-1)  # TVD(p, p') = ½ Σ_y |p(y) − p'(y)|
     return PermutationResult(tvd, lp.argmax(-1) != run.log_probs[0].argmax(-1, keepdim=True), perms.view(Ty, n, Tx))
@@ -153,7 +153,7 @@ def adversarial_alpha(
     best, best_jsd, best_p = ref.clone(), torch.zeros(Ty * R, device=ref.device), p_ref.clone()
     rows = torch.arange(Ty * R, device=ref.device)
     for _ in range(iters + 1):
-        lp = readout_log_probs(model, annotations.detach(), s_prev, y_emb, a)  # (Ty·R, V)
+        lp = model.log_probs(s_prev, y_emb, context_of(a, annotations.detach()))  # (Ty·R, V)
         p_y, top = lp[rows, tgt].exp(), lp[rows, y_star]
         rival = lp.scatter(-1, y_star.view(-1, 1), float("-inf")).amax(-1)
         d = jsd(a, ref)
@@ -221,7 +221,7 @@ def debate_tests(
     ids = list(target_ids)
     with torch.no_grad():
         enc = model.encode(src, torch.tensor([src.shape[1]], device=dev))
-        run = teacher_forced(model, enc, torch.tensor([[BOS_ID, *ids[:-1]]], device=dev))
+        run = model.teacher_force(enc, torch.tensor([[BOS_ID, *ids[:-1]]], device=dev))
         perm = permutation_test(model, enc.annotations[0], run, n=n_perm, seed=seed)
     adv = adversarial_alpha(model, enc.annotations[0], run, torch.tensor(ids, device=dev), eps=eps, iters=adv_iters)
     return perm, adv, run.alpha[0]

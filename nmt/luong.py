@@ -36,9 +36,9 @@ Choices, written down:
 * Initialisation uniform in [−0.1, 0.1] (§4.1); dropout on embeddings, between layers and on h̃_t
   (the fed-back h̃_t is the dropped one, as in OpenNMT). Biases kept in W_c and W_s.
 
-The inference API is RNNSearch's (``encode`` / ``initial_state`` / ``step`` / ``forward``), so
-:mod:`nmt.decoding` runs it unchanged: :class:`LuongState` stands in for the tensor
-``DecoderState.s`` (see there).
+The inference API is RNNSearch's (``encode`` / ``encode_embeddings`` / ``initial_state`` /
+``step(..., alpha=None)`` / ``log_probs`` / ``forward``), so :mod:`nmt.decoding` runs it unchanged:
+:class:`LuongState` stands in for the tensor ``DecoderState.s`` (see there).
 """
 
 from __future__ import annotations
@@ -222,12 +222,12 @@ class LuongAttention(nn.Module):
 
     def forward(
         self, h: torch.Tensor, memory: torch.Tensor, keys: torch.Tensor | None, mask: torch.Tensor,
-        t: torch.Tensor,
+        t: torch.Tensor, alpha: torch.Tensor | None = None,
     ) -> LuongAttended:
         """Attention of decoder states h (N, T, n) at target positions t (N, T) over memory (N, S, n).
 
         Every field keeps the T axis: context (N, T, n), energies and α (N, T, S), p_t (N, T),
-        window (N, T, 2).
+        window (N, T, 2). A given ``alpha`` (N, T, S) replaces the final a_t(s) in c_t (surgery).
         """
         S = memory.shape[1]
         if self.score == "dot":
@@ -254,10 +254,11 @@ class LuongAttention(nn.Module):
             valid = valid & (dist.abs() <= self.D)  # s ∈ [p_t − D, p_t + D]
             window = torch.stack([(position - self.D).ceil().clamp(min=0),
                                   torch.minimum((position + self.D).floor(), last)], -1).long()  # (N, T, 2)
-        alpha = torch.softmax(e.masked_fill(~valid, float("-inf")), dim=-1)  # (N, T, S)   eq. (7)
-        if self.attention == "local-p":
-            sigma = self.D / 2
-            alpha = alpha * torch.exp(-dist.square() / (2 * sigma**2))  # (N, T, S)   eq. (11)
+        if alpha is None:
+            alpha = torch.softmax(e.masked_fill(~valid, float("-inf")), dim=-1)  # (N, T, S)   eq. (7)
+            if self.attention == "local-p":
+                sigma = self.D / 2
+                alpha = alpha * torch.exp(-dist.square() / (2 * sigma**2))  # (N, T, S)   eq. (11)
         context = alpha @ memory  # (N, T, n)   c_t = Σ_s a_t(s) h̄_s
         return LuongAttended(context, e.masked_fill(~mask.unsqueeze(1), 0.0), alpha, position, window)
 
@@ -297,10 +298,14 @@ class LuongNMT(nn.Module):
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> LuongEncoderState:
         """Source states h̄_s, attention keys and the decoder's initial states of a batch (B, S)."""
-        S = src.shape[1]
-        pos = torch.arange(S, device=src.device).unsqueeze(0)  # (1, S)
+        return self.encode_embeddings(self.src_embed(src), src_len)
+
+    def encode_embeddings(self, x: torch.Tensor, src_len: torch.Tensor) -> LuongEncoderState:
+        """:meth:`encode` from source embeddings x = E x_s (B, S, m)."""
+        S = x.shape[1]
+        pos = torch.arange(S, device=x.device).unsqueeze(0)  # (1, S)
         mask = pos < src_len.unsqueeze(1)  # (B, S)
-        x = self.dropout(self.src_embed(src))  # (B, S, m)
+        x = self.dropout(x)  # (B, S, m)
         rev = torch.where(mask, src_len.unsqueeze(1) - 1 - pos, pos).unsqueeze(-1)  # (B, S, 1) an involution
         if self.cfg.encoder == "reversed":
             x = x.gather(1, rev.expand_as(x))  # each sentence backwards within its length
@@ -338,22 +343,33 @@ class LuongNMT(nn.Module):
             x = self.dropout(h)  # the next layer's input
         return torch.stack(hs, 1), torch.stack(cs, 1) if cs else None
 
-    def _attend(self, h: torch.Tensor, enc: LuongEncoderState, t: torch.Tensor) -> tuple[LuongAttended, torch.Tensor]:
-        """Attention and the attentional state h̃_t (N, T, n) for top states h (N, T, n)."""
-        att = self.attention(h, enc.memory, enc.keys, enc.mask, t)
+    def _attend(
+        self, h: torch.Tensor, enc: LuongEncoderState, t: torch.Tensor, alpha: torch.Tensor | None = None
+    ) -> tuple[LuongAttended, torch.Tensor]:
+        """Attention and the attentional state h̃_t (N, T, n) for top states h (N, T, n); α given or own."""
+        att = self.attention(h, enc.memory, enc.keys, enc.mask, t, alpha)
         h_tilde = torch.tanh(self.W_c(torch.cat([att.context, h], -1)))  # (N, T, n)   eq. (5)
         return att, self.dropout(h_tilde)
 
-    def step(self, enc: LuongEncoderState, state: DecoderState, context: str | None = None) -> StepOutput:
-        """One target position t: h_t, a_t, c_t, h̃_t, log p(y_t | y_<t, x) and the next state."""
+    def step(
+        self, enc: LuongEncoderState, state: DecoderState, context: str | None = None,
+        alpha: torch.Tensor | None = None,
+    ) -> StepOutput:
+        """One target position t: h_t, a_t, c_t, h̃_t, log p(y_t | y_<t, x) and the next state.
+
+        A given ``alpha`` (N, S) replaces a_t(s) in c_t, so h̃_t, p(y_t) and the fed-back h̃_t read it."""
         _check_context(context)
         prev: LuongState = state.s
         h, c = self._recur(prev, self.tgt_embed(state.y_prev))  # (N, L, n)
-        att, h_tilde = self._attend(h[:, -1:], enc, prev.t.unsqueeze(1))  # T = 1
-        logits = self.W_s(h_tilde.squeeze(1))  # (N, K_y)   eq. (6)
+        given = None if alpha is None else alpha.unsqueeze(1)  # (N, 1, S)
+        att, h_tilde = self._attend(h[:, -1:], enc, prev.t.unsqueeze(1), given)  # T = 1
         att = LuongAttended(*(None if (v := getattr(att, f.name)) is None else v.squeeze(1) for f in fields(att)))
-        nxt = LuongState(h, c, h_tilde.squeeze(1), prev.t + 1)
-        return StepOutput(torch.log_softmax(logits.float(), dim=-1), att, DecoderState(nxt, state.y_prev))
+        nxt = DecoderState(LuongState(h, c, h_tilde.squeeze(1), prev.t + 1), state.y_prev)
+        return StepOutput(self.log_probs(h_tilde.squeeze(1)), att, nxt)
+
+    def log_probs(self, h_tilde: torch.Tensor) -> torch.Tensor:
+        """log p(y_t | y_<t, x) = log softmax(W_s h̃_t) (…, K_y)   eq. (6), in float32."""
+        return torch.log_softmax(self.W_s(h_tilde).float(), dim=-1)
 
     # -- training: teacher forcing ---------------------------------------------------------------
 

@@ -5,9 +5,16 @@ l = maxout units, Tx / Ty = source / target length, K_x / K_y = vocabulary sizes
 Equation numbers refer to the paper. Biases the appendix omits "to make the equations less
 cluttered" are kept.
 
+One decoder step is written once, :meth:`RNNSearch.step` (eqs. 5-6 in :class:`AdditiveAttention`, the
+GRU in :meth:`Decoder.recur`, the deep output in :meth:`Decoder.readout`): greedy, beam and forced
+decoding, the stepper, attention surgery (``step(..., alpha=α')``: a given α replaces the
+alignment model's) and attribution all call it or its parts (:meth:`RNNSearch.transition`,
+:meth:`RNNSearch.log_probs`, :meth:`RNNSearch.teacher_force`, :meth:`RNNSearch.encode_embeddings`).
+
 Modules hold weights only. Everything that belongs to one sentence (annotations h_j, the
 precomputed keys U_a h_j, the decoder state s_i) lives in :class:`EncoderState` and
-:class:`DecoderState`, which are passed in and returned, so one model serves many users at once.
+:class:`DecoderState` (:mod:`nmt.state`), which are passed in and returned, so one model serves
+many users at once.
 
 The ``context`` setting chooses what c_i is:
 
@@ -32,6 +39,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from nmt.state import Attended, DecoderState, EncoderState, Forced, StepOutput  # also imported from here
 from nmt.vocab import PAD_ID
 
 CONTEXT_MODES: tuple[str, ...] = ("attention", "fixed", "mean")
@@ -61,65 +69,6 @@ class ModelConfig:
     def from_dict(cls, d: dict[str, Any]) -> ModelConfig:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
-
-
-# ----------------------------------------------------------------------------------------------
-# Per-sentence state objects (never stored on a module)
-# ----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class EncoderState:
-    """What the decoder reads from one batch of source sentences.
-
-    annotations: (B, Tx, 2n)  h_j = [→h_j; ←h_j], zero on padding
-    keys:        (B, Tx, n')  U_a h_j, precomputed once per sentence (App. A.1.2)
-    mask:        (B, Tx)      True on real tokens (incl. ``</s>``), False on padding
-    summary:     (B, 2n)      c = [→h_Tx; ←h_1], the RNNencdec fixed context
-    s0:          (B, n)       s_0 = tanh(W_s ←h_1)
-    src_len:     (B,)
-    """
-
-    annotations: torch.Tensor
-    keys: torch.Tensor
-    mask: torch.Tensor
-    summary: torch.Tensor
-    s0: torch.Tensor
-    src_len: torch.Tensor
-
-    def select(self, rows: torch.Tensor) -> EncoderState:
-        """Rows ``rows`` of the batch (used to expand sentences into beams)."""
-        return EncoderState(*(t.index_select(0, rows) for t in (
-            self.annotations, self.keys, self.mask, self.summary, self.s0, self.src_len)))
-
-
-@dataclass
-class DecoderState:
-    """The decoder's recurrent state before step i: s_{i-1} (N, n) and y_{i-1} (N,)."""
-
-    s: torch.Tensor
-    y_prev: torch.Tensor
-
-    def select(self, rows: torch.Tensor) -> DecoderState:
-        return DecoderState(self.s.index_select(0, rows), self.y_prev.index_select(0, rows))
-
-
-@dataclass
-class Attended:
-    """One decoder step's context: c_i (N, 2n), energies e_ij and weights α_ij (N, Tx) or None."""
-
-    context: torch.Tensor
-    energies: torch.Tensor | None
-    alpha: torch.Tensor | None
-
-
-@dataclass
-class StepOutput:
-    """Result of one decoding step: log p(y_i | y_<i, x) (N, K_y), the context used, next state."""
-
-    log_probs: torch.Tensor
-    attended: Attended
-    state: DecoderState
 
 
 # ----------------------------------------------------------------------------------------------
@@ -172,15 +121,15 @@ class Encoder(nn.Module):
             nn.init.orthogonal_(self.u_zr.data[d, :, n:])
             nn.init.orthogonal_(self.u_h.data[d])
 
-    def forward(self, src: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Annotations (B, Tx, 2n) and the mask (B, Tx) of a padded source batch (B, Tx)."""
-        B, Tx = src.shape
+    def forward(self, x: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Annotations (B, Tx, 2n) and the mask (B, Tx) of padded source embeddings x = E x_j (B, Tx, m)."""
+        B, Tx, _ = x.shape
         n = self.u_h.shape[-1]
-        pos = torch.arange(Tx, device=src.device).unsqueeze(0)  # (1, Tx)
+        pos = torch.arange(Tx, device=x.device).unsqueeze(0)  # (1, Tx)
         mask = pos < src_len.unsqueeze(1)  # (B, Tx)
         # ← reads each sentence backwards *within its length*, so padding never enters a state.
         rev = torch.where(mask, src_len.unsqueeze(1) - 1 - pos, pos)  # (B, Tx), an involution
-        x = self.dropout(self.embed(src))  # (B, Tx, m)
+        x = self.dropout(x)  # (B, Tx, m)
         x_rev = x.gather(1, rev.unsqueeze(-1).expand_as(x))
         xs = torch.stack([x, x_rev])  # (2, B, Tx, m)
         gx = torch.einsum("dbtm,dmk->dbtk", xs, self.w_in) + self.b_in.unsqueeze(1)  # (2, B, Tx, 3n)
@@ -214,15 +163,40 @@ class AdditiveAttention(nn.Module):
         """U_a h_j for all j (B, Tx, n'): independent of i, so computed once per sentence."""
         return self.U_a(annotations)
 
-    def forward(
-        self, s_prev: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor
-    ) -> Attended:
-        """Energies e_ij, weights α_ij and the context c_i for decoder states s_{i-1} (N, n)."""
+    def energies(self, s_prev: torch.Tensor, keys: torch.Tensor) -> torch.Tensor:
+        """e_ij = v_aᵀ tanh(W_a s_{i-1} + U_a h_j) (N, Tx) for decoder states s_{i-1} (N, n)   eq. (6)."""
         q = self.W_a(s_prev).unsqueeze(1)  # (N, 1, n')
-        energies = self.v_a(torch.tanh(q + keys)).squeeze(-1)  # (N, Tx)   eq. (6)
-        alpha = torch.softmax(energies.masked_fill(~mask, float("-inf")), dim=-1)  # (N, Tx)   eq. (6)
-        context = torch.bmm(alpha.unsqueeze(1), annotations).squeeze(1)  # (N, 2n)   eq. (5)
-        return Attended(context, energies.masked_fill(~mask, 0.0), alpha)
+        return self.v_a(torch.tanh(q + keys)).squeeze(-1)  # (N, Tx)
+
+    def forward(
+        self, s_prev: torch.Tensor, keys: torch.Tensor, annotations: torch.Tensor, mask: torch.Tensor,
+        alpha: torch.Tensor | None = None,
+    ) -> Attended:
+        """Energies e_ij, weights α_ij and the context c_i for decoder states s_{i-1} (N, n).
+
+        A given ``alpha`` (N, Tx) replaces the softmax of eq. (6) in c_i (attention surgery); the
+        energies recorded are still the alignment model's.
+        """
+        energies = self.energies(s_prev, keys)  # (N, Tx)
+        if alpha is None:
+            alpha = self.weights(energies, mask)  # (N, Tx)   eq. (6)
+        return Attended(context_of(alpha, annotations), energies.masked_fill(~mask, 0.0), alpha)
+
+    @staticmethod
+    def weights(energies: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """α_ij = exp(e_ij) / Σ_k exp(e_ik) over the source tokens k where ``mask`` holds (…, Tx)   eq. (6)."""
+        return torch.softmax(energies.masked_fill(~mask, float("-inf")), dim=-1)
+
+
+def context_of(alpha: torch.Tensor, annotations: torch.Tensor) -> torch.Tensor:
+    """c_i = Σ_j α_ij h_j   eq. (5).
+
+    α (N, Tx) over a batch's annotations (N, Tx, 2n) gives (N, 2n); α (…, Tx) over one sentence's
+    annotations (Tx, 2n) gives (…, 2n) (many α rows, e.g. permuted or edited, against one sentence).
+    """
+    if annotations.dim() == 2:
+        return alpha @ annotations
+    return torch.bmm(alpha.unsqueeze(1), annotations).squeeze(1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -258,15 +232,21 @@ class Decoder(nn.Module):
         """s_0 = tanh(W_s ←h_1)   (B, n)."""
         return torch.tanh(self.W_s(h_bwd_first))
 
-    def attend(self, s_prev: torch.Tensor, enc: EncoderState, mode: str) -> Attended:
-        """c_i for the given context mode (see module docstring)."""
+    def attend(
+        self, s_prev: torch.Tensor, enc: EncoderState, mode: str, alpha: torch.Tensor | None = None
+    ) -> Attended:
+        """c_i for the given context mode (see module docstring); a given α (N, Tx) replaces the mode's."""
         if mode == "attention":
-            return self.attention(s_prev, enc.keys, enc.annotations, enc.mask)
+            return self.attention(s_prev, enc.keys, enc.annotations, enc.mask, alpha)
         if mode == "fixed":
+            if alpha is not None:
+                raise ValueError("the fixed context has no α to replace")
             return Attended(enc.summary, None, None)  # c_i = c, no alignment exists
         if mode == "mean":
-            alpha = enc.mask.float() / enc.src_len.unsqueeze(1).float()  # (N, Tx) uniform
-            return Attended(torch.bmm(alpha.unsqueeze(1), enc.annotations).squeeze(1), None, alpha)
+            if alpha is None:
+                dtype = enc.annotations.dtype
+                alpha = enc.mask.to(dtype) / enc.src_len.unsqueeze(1).to(dtype)  # (N, Tx) uniform
+            return Attended(context_of(alpha, enc.annotations), None, alpha)
         raise ValueError(f"unknown context mode {mode!r}")
 
     def recur(self, s_prev: torch.Tensor, wy: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
@@ -294,7 +274,11 @@ class RNNSearch(nn.Module):
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> EncoderState:
         """Annotations, keys, fixed summary and s_0 of a source batch (B, Tx)."""
-        annotations, mask = self.encoder(src, src_len)  # (B, Tx, 2n), (B, Tx)
+        return self.encode_embeddings(self.encoder.embed(src), src_len)
+
+    def encode_embeddings(self, x: torch.Tensor, src_len: torch.Tensor) -> EncoderState:
+        """:meth:`encode` from source embeddings x = E x_j (B, Tx, m) (attribution differentiates by x)."""
+        annotations, mask = self.encoder(x, src_len)  # (B, Tx, 2n), (B, Tx)
         n = self.cfg.hidden_dim
         last = (src_len - 1).view(-1, 1, 1).expand(-1, 1, n)
         h_fwd_last = annotations[:, :, :n].gather(1, last).squeeze(1)  # →h_Tx  (B, n)
@@ -312,42 +296,64 @@ class RNNSearch(nn.Module):
         """The decoder state before the first target word: s_0 and y_0 = ``<s>``."""
         return DecoderState(enc.s0, bos)
 
-    def step(self, enc: EncoderState, state: DecoderState, context: str | None = None) -> StepOutput:
+    def transition(
+        self, enc: EncoderState, s_prev: torch.Tensor, wy: torch.Tensor, mode: str,
+        alpha: torch.Tensor | None = None,
+    ) -> tuple[Attended, torch.Tensor]:
+        """c_i from s_{i-1} (eqs. 5-6, or a given α), then s_i from s_{i-1}, wy = W E y_{i-1} + b and c_i."""
+        att = self.decoder.attend(s_prev, enc, mode, alpha)  # c_i   (N, 2n)
+        return att, self.decoder.recur(s_prev, wy, att.context)  # s_i   (N, n)
+
+    def log_probs(self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
+        """log p(y_i | y_<i, x) (…, K_y) from s_{i-1}, E y_{i-1} and c_i, in float32 (fp16 weights too)."""
+        return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context).float(), dim=-1)
+
+    def step(
+        self, enc: EncoderState, state: DecoderState, context: str | None = None, alpha: torch.Tensor | None = None
+    ) -> StepOutput:
         """One target position: c_i, log p(y_i | y_<i, x) and the state s_i for the next step.
 
-        The caller chooses y_i (greedy, beam, forced) and sets it as ``state.y_prev`` next time.
+        The caller chooses y_i (greedy, beam, forced) and sets it as ``state.y_prev`` next time. A
+        given ``alpha`` (N, Tx) replaces the alignment model's α_i· in c_i, so the readout and s_i
+        read the edited context (attention surgery); the model's own α changes nothing.
+        """
+        mode = context or self.cfg.context
+        y_emb = self.decoder.embed(state.y_prev)  # (N, m)
+        att, s_next = self.transition(enc, state.s, self.decoder.W(y_emb), mode, alpha)
+        return StepOutput(self.log_probs(state.s, y_emb, att.context), att, DecoderState(s_next, state.y_prev))
+
+    # -- training: teacher forcing ---------------------------------------------------------------
+
+    def teacher_force(
+        self, enc: EncoderState, tgt_in: torch.Tensor, context: str | None = None, readout: bool = True
+    ) -> Forced:
+        """The decoder over the reference continuation ``tgt_in`` = <s> y_1 … y_{Ty-1} (B, Ty).
+
+        Only the recurrence s_{i-1} → c_i → s_i runs step by step (:meth:`transition`, as in
+        :meth:`step`); the embeddings, the input projections W E y and the whole deep output are
+        batched over all steps (``readout`` False skips the deep output).
         """
         mode = context or self.cfg.context
         dec = self.decoder
-        y_emb = dec.embed(state.y_prev)  # (N, m)
-        att = dec.attend(state.s, enc, mode)  # c_i from s_{i-1}
-        logits = dec.readout(state.s, y_emb, att.context)  # (N, K_y)
-        s_next = dec.recur(state.s, dec.W(y_emb), att.context)  # (N, n)
-        return StepOutput(torch.log_softmax(logits.float(), dim=-1), att, DecoderState(s_next, state.y_prev))
-
-    # -- training: teacher forcing ---------------------------------------------------------------
+        y_emb = dec.dropout(dec.embed(tgt_in))  # (B, Ty, m)
+        wy = dec.W(y_emb)  # (B, Ty, 3n)
+        s = enc.s0
+        prev_states, atts = [], []
+        for wy_i in wy.unbind(1):
+            prev_states.append(s)
+            att, s = self.transition(enc, s, wy_i, mode)
+            atts.append(att)
+        s_prev, contexts = torch.stack(prev_states, 1), torch.stack([a.context for a in atts], 1)
+        alpha = None if atts[0].alpha is None else torch.stack([a.alpha for a in atts], 1)
+        energies = None if atts[0].energies is None else torch.stack([a.energies for a in atts], 1)
+        logits = dec.readout(s_prev, y_emb, contexts) if readout else s_prev.new_zeros(0)  # (B, Ty, K_y)
+        return Forced(s_prev, y_emb, alpha, energies, contexts, logits)
 
     def forward(
         self, src: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, context: str | None = None
     ) -> torch.Tensor:
-        """Logits (B, Ty, K_y) of the reference continuation ``tgt_in`` = <s> y_1 … y_{Ty-1}.
-
-        Only the recurrence s_{i-1} → c_i → s_i runs step by step; the embeddings, the input
-        projections W E y, the keys U_a h_j and the whole deep output are batched over all steps.
-        """
-        mode = context or self.cfg.context
-        dec = self.decoder
-        enc = self.encode(src, src_len)
-        y_emb = dec.dropout(dec.embed(tgt_in))  # (B, Ty, m)
-        wy = dec.W(y_emb)  # (B, Ty, 3n)
-        s = enc.s0
-        prev_states, contexts = [], []
-        for wy_i in wy.unbind(1):
-            att = dec.attend(s, enc, mode)
-            prev_states.append(s)
-            contexts.append(att.context)
-            s = dec.recur(s, wy_i, att.context)  # (B, n)
-        return dec.readout(torch.stack(prev_states, 1), y_emb, torch.stack(contexts, 1))  # (B, Ty, K_y)
+        """Logits (B, Ty, K_y) of the reference continuation ``tgt_in`` = <s> y_1 … y_{Ty-1}."""
+        return self.teacher_force(self.encode(src, src_len), tgt_in, context).logits
 
 
 def sequence_loss(

@@ -3,20 +3,21 @@
 RNNsearch attends before it writes (Bahdanau et al. 2015, App. A.2.2): at step i the alignment
 model turns s_{i-1} into energies e_ij and weights α_ij (eq. 6), the context is
 c_i = Σ_j α_ij h_j (eq. 5), the deep output reads (s_{i-1}, E y_{i-1}, c_i) into p(y_i) and the GRU
-reads (s_{i-1}, W E y_{i-1}, c_i) into s_i. :func:`step_with_alpha` runs that step with any α in
-place of the model's own, with the decoder's own submodules, so it reproduces
-:meth:`nmt.model.RNNSearch.step` bit for bit when α is the model's.
+reads (s_{i-1}, W E y_{i-1}, c_i) into s_i. The model's own step runs that with any α in place of
+its own (:meth:`nmt.model.RNNSearch.step` with ``alpha``); nothing here computes a step.
 
 :func:`decode_with_surgery` replays a decoding with :class:`Edit` s at chosen steps (zero one
 source word and renormalise, one-hot, uniform, shuffled, copied from another step, explicit α or
-energies) and optionally freezes α from a step on; the rest of the translation, its log p and the
-new α rows come back in a :class:`SurgeryResult` whose trace records which steps were edited.
-:data:`PRESETS` are ready-made surgeries whose claims the tests check on the shipped model.
+energies) and optionally freezes α from a step on: a loop over a :class:`nmt.decoding.Stepper`
+that peeks at the model's α, edits it and steps with the edit. The rest of the translation, its
+log p and the new α rows come back in a :class:`SurgeryResult` whose trace records which steps were
+edited. :data:`PRESETS` are ready-made surgeries whose claims the tests check on the shipped model.
 The permutation and adversarial-α tests built on these pieces live in :mod:`nmt.faithfulness`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,21 +25,10 @@ from typing import Any
 import torch
 
 from nmt.checkpoint import LoadedModel
-from nmt.decoding import (  # the trace-recording helpers
-    MAX_SOURCE_TOKENS,
-    InputError,
-    Source,
-    Stepper,
-    _encode,
-    _finish,
-    _new_trace,
-    _StepView,
-    max_target_len,
-    prepare_source,
-)
-from nmt.model import Attended, DecoderState, EncoderState, RNNSearch, StepOutput
+from nmt.decoding import MAX_SOURCE_TOKENS, InputError, Stepper
+from nmt.model import RNNSearch
 from nmt.trace import DecodeTrace
-from nmt.vocab import BOS_ID, EOS_ID, UNK_ID
+from nmt.vocab import EOS_ID, UNK_ID
 
 EDIT_KINDS = ("own", "zero", "onehot", "uniform", "shuffle", "copy", "alpha", "energies")
 
@@ -49,81 +39,6 @@ def require_rnnsearch(lm: LoadedModel, context: str | None = None) -> RNNSearch:
     if not isinstance(model, RNNSearch) or (context or model.cfg.context) != "attention":
         raise InputError("attention surgery needs an RNNsearch checkpoint decoding with attention (α exists)")
     return model
-
-
-# ----------------------------------------------------------------------------------------------
-# One step with a given α
-# ----------------------------------------------------------------------------------------------
-
-
-def context_of(alpha: torch.Tensor, annotations: torch.Tensor) -> torch.Tensor:
-    """c_i = Σ_j α_ij h_j (eq. 5) for α (N, Tx) and annotations (N, Tx, 2n), as the model computes it."""
-    return torch.bmm(alpha.unsqueeze(1), annotations).squeeze(1)
-
-
-def step_with_alpha(
-    model: RNNSearch, enc: EncoderState, state: DecoderState, alpha: torch.Tensor,
-    energies: torch.Tensor | None = None,
-) -> StepOutput:
-    """One decoder step whose context uses ``alpha`` (N, Tx) instead of the alignment model's.
-
-    Mirrors :meth:`RNNSearch.step`: readout(s_{i-1}, E y_{i-1}, c_i) → log p(y_i) and
-    recur(s_{i-1}, W E y_{i-1}, c_i) → s_i, with c_i = Σ_j α_ij h_j (eq. 5). ``energies`` are only
-    recorded (default: the alignment model's own e_ij).
-    """
-    dec = model.decoder
-    y_emb = dec.embed(state.y_prev)  # (N, m)
-    if energies is None:
-        energies = dec.attend(state.s, enc, "attention").energies
-    context = context_of(alpha, enc.annotations)  # (N, 2n)
-    logits = dec.readout(state.s, y_emb, context)  # (N, K_y)
-    s_next = dec.recur(state.s, dec.W(y_emb), context)  # (N, n)
-    return StepOutput(torch.log_softmax(logits.float(), dim=-1), Attended(context, energies, alpha),
-                      DecoderState(s_next, state.y_prev))
-
-
-def readout_log_probs(
-    model: RNNSearch, annotations: torch.Tensor, s_prev: torch.Tensor, y_emb: torch.Tensor, alpha: torch.Tensor
-) -> torch.Tensor:
-    """log p(· | s_{i-1}, y_{i-1}, c_i) (N, K_y) for rows of α (N, Tx) over one sentence's h (Tx, 2n)."""
-    context = alpha @ annotations  # (N, 2n)   eq. (5)
-    return torch.log_softmax(model.decoder.readout(s_prev, y_emb, context).float(), dim=-1)
-
-
-@dataclass
-class Forced:
-    """A teacher-forced pass over one target: everything step i reads, for i = 0 … Ty − 1.
-
-    s_prev (B, Ty, n) = s_{i-1};  y_emb (B, Ty, m) = E y_{i-1};  alpha, energies (B, Ty, Tx);
-    context (B, Ty, 2n) = c_i;  log_probs (B, Ty, K_y) = log p(· | y_<i, x) (empty without readout).
-    """
-
-    s_prev: torch.Tensor
-    y_emb: torch.Tensor
-    alpha: torch.Tensor
-    energies: torch.Tensor
-    context: torch.Tensor
-    log_probs: torch.Tensor
-
-
-def teacher_forced(model: RNNSearch, enc: EncoderState, tgt_in: torch.Tensor, readout: bool = True) -> Forced:
-    """Run the decoder over ``tgt_in`` (B, Ty) = <s> y_1 … y_{Ty−1}, as :meth:`RNNSearch.forward` does."""
-    dec = model.decoder
-    y_emb = dec.embed(tgt_in)  # (B, Ty, m)
-    wy = dec.W(y_emb)  # (B, Ty, 3n)
-    s = enc.s0
-    states, alphas, energies, contexts = [], [], [], []
-    for wy_i in wy.unbind(1):
-        att = dec.attend(s, enc, "attention")  # eq. (6) from s_{i-1}
-        states.append(s)
-        alphas.append(att.alpha)
-        energies.append(att.energies)
-        contexts.append(att.context)
-        s = dec.recur(s, wy_i, att.context)
-    s_prev, context = torch.stack(states, 1), torch.stack(contexts, 1)
-    log_probs = (torch.log_softmax(dec.readout(s_prev, y_emb, context).float(), dim=-1)
-                 if readout else s_prev.new_zeros(0))
-    return Forced(s_prev, y_emb, torch.stack(alphas, 1), torch.stack(energies, 1), context, log_probs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -240,68 +155,77 @@ class SurgeryResult:
 EditSpec = Mapping[int, Edit | Sequence[Edit]]
 
 
-def _decode(
-    lm: LoadedModel, source: Source, edits: EditSpec, freeze_from: int | None, prefix: Sequence[int],
-    prefix_forced: Sequence[bool], target: Sequence[int] | None, topk: int, unk_replace: bool,
-    original_alpha: Sequence[Sequence[float]] = (),
-) -> tuple[DecodeTrace, list[int], dict[int, str], dict[int, list[float]]]:
-    """Decode one sentence, editing α where asked; returns the trace and the edit record."""
-    model = lm.model
-    trace = _new_trace(lm, source, "surgery" if edits or freeze_from is not None else "step", "attention")
-    limit = len(target) if target is not None else max_target_len(len(source.ids))
-    edited: list[int] = []
-    described: dict[int, str] = {}
-    before: dict[int, list[float]] = {}
+@dataclass
+class _Plan:
+    """What a surgery decoding does at each step: the edits, the freeze, and which words it writes."""
+
+    edits: dict[int, Edit | Sequence[Edit]]
+    freeze_from: int | None
+    prefix: list[int]  # forced first
+    target: list[int] | None  # the whole target, forced (ends with </s>), or None: greedy after the prefix
+
+    def edits_at(self, i: int) -> list[Edit]:
+        e = self.edits.get(i, ())
+        return [e] if isinstance(e, Edit) else list(e)
+
+    def word(self, i: int) -> int | None:
+        """The word to force at step i (None: the model's argmax)."""
+        if self.target is not None:
+            return self.target[i]
+        return self.prefix[i] if i < len(self.prefix) else None
+
+    def first_edit(self) -> int | None:
+        steps = [*self.edits, *([] if self.freeze_from is None else [self.freeze_from])]
+        return min(steps) if steps else None
+
+
+@dataclass
+class _Edits:
+    """The record of one edited decoding: steps edited, what was done there, the model's α before."""
+
+    steps: list[int] = field(default_factory=list)
+    described: dict[int, str] = field(default_factory=dict)
+    before: dict[int, list[float]] = field(default_factory=dict)
+
+
+def _decode(stepper: Stepper, plan: _Plan, original_alpha: Sequence[Sequence[float]] = ()) -> _Edits:
+    """Step ``stepper`` to the end of the plan, editing α where asked; returns the edit record."""
+    record = _Edits()
     frozen: torch.Tensor | None = None
-    with torch.no_grad():
-        enc = _encode(lm, [source])
-        state = model.initial_state(enc, torch.full((1,), BOS_ID, dtype=torch.long, device=lm.device))
-        for i in range(limit):
-            step_edits = edits.get(i, ())
-            step_edits = [step_edits] if isinstance(step_edits, Edit) else list(step_edits)
-            if frozen is None and not step_edits:
-                out = model.step(enc, state, "attention")  # untouched step: the model's own code
-            else:
-                att = model.decoder.attend(state.s, enc, "attention")
-                alpha, energies = att.alpha, att.energies
-                notes = []
-                if frozen is not None:
-                    alpha, notes = frozen, [f"α frozen from step {freeze_from}"]
-                for e in step_edits:
-                    alpha, energies = apply_edit(e, alpha, energies, original_alpha)
-                    notes.append(e.describe(trace.src_tokens))
-                edited.append(i)
-                described[i] = "; ".join(notes)
-                before[i] = att.alpha[0].tolist()
-                out = step_with_alpha(model, enc, state, alpha, energies)
-            if freeze_from == i:
-                frozen = out.attended.alpha
-            if target is not None:
-                token_id, forced_ = target[i], True
-            elif i < len(prefix):
-                token_id, forced_ = prefix[i], prefix_forced[i]
-            else:
-                token_id, forced_ = int(out.log_probs[0].argmax()), False
-            trace.steps.append(_StepView(out, state.s, topk).record(lm, 0, i, token_id, forced_, len(source.ids)))
-            state = DecoderState(out.state.s, torch.tensor([token_id], device=lm.device))
-            if token_id == EOS_ID and target is None:
-                break
-    return _finish(lm, trace, unk_replace), edited, described, before
+    while not stepper.done:
+        i = stepper.position
+        step_edits = plan.edits_at(i)
+        alpha = energies = None
+        if frozen is not None or step_edits or plan.freeze_from == i:
+            own = stepper.peek().attended  # the model's own α and e at step i
+            alpha, energies = own.alpha, own.energies
+            notes = []
+            if frozen is not None:
+                alpha, notes = frozen, [f"α frozen from step {plan.freeze_from}"]
+            for e in step_edits:
+                alpha, energies = apply_edit(e, alpha, energies, original_alpha)
+                notes.append(e.describe(stepper.trace.src_tokens))
+            if notes:
+                record.steps.append(i)
+                record.described[i] = "; ".join(notes)
+                record.before[i] = own.alpha[0].tolist()
+        stepper.step(plan.word(i), alpha=alpha, energies=energies)  # the model's own step
+        if plan.freeze_from == i:
+            frozen = alpha
+    return record
 
 
-def _surgery(
-    lm: LoadedModel, source: Source, edits: EditSpec | None, freeze_from: int | None, prefix: Sequence[int],
-    prefix_forced: Sequence[bool] | None, target: Sequence[int] | None, topk: int, unk_replace: bool,
-) -> SurgeryResult:
-    edits = dict(edits or {})
-    flags = list(prefix_forced) if prefix_forced is not None else [True] * len(prefix)
-    original, *_ = _decode(lm, source, {}, None, prefix, flags, target, topk, unk_replace)
-    orig_alpha = [s.alpha or [] for s in original.steps]
-    trace, edited, described, before = _decode(lm, source, edits, freeze_from, prefix, flags, target, topk,
-                                               unk_replace, orig_alpha)
+def _surgery(base: Stepper, plan: _Plan) -> SurgeryResult:
+    """The unedited decoding of ``plan`` from ``base`` and the edited one, re-synced to it up to the first edit."""
+    at, first = base.position, plan.first_edit()
+    original = base.fork()
+    _decode(original, dataclasses.replace(plan, edits={}, freeze_from=None))
+    edited = original.fork(original.position if first is None else max(at, first))  # the shared prefix
+    record = _decode(edited, plan, [s.alpha or [] for s in original.trace.steps])
+    trace = edited.trace
     trace.method = "surgery"
-    original.method = "forced" if target is not None else "step"
-    return SurgeryResult(trace, original, edited, described, before)
+    original.trace.method = "forced" if plan.target is not None else "step"
+    return SurgeryResult(trace, original.trace, record.steps, record.described, record.before)
 
 
 def _ids(lm: LoadedModel, words: Sequence[int | str]) -> list[int]:
@@ -317,13 +241,15 @@ def decode_with_surgery(
     ``</s>`` needed), with α edited at the steps in ``edits`` and, from ``freeze_from`` on, α held
     at that step's (possibly edited) α. Steps are 0-based target positions."""
     require_rnnsearch(lm)
-    source = prepare_source(lm, text, max_src_tokens, pretokenized)
+    stepper = Stepper(lm, text, context="attention", topk=topk, max_src_tokens=max_src_tokens,
+                      unk_replace=unk_replace, pretokenized=pretokenized)
     tgt = None
     if target is not None:
         tgt = _ids(lm, target)
         if not tgt or tgt[-1] != EOS_ID:
             tgt.append(EOS_ID)
-    return _surgery(lm, source, edits, freeze_from, _ids(lm, prefix), None, tgt, topk, unk_replace)
+        stepper.max_len = len(tgt)
+    return _surgery(stepper, _Plan(dict(edits or {}), freeze_from, _ids(lm, prefix), tgt))
 
 
 def surgery_at_stepper(
@@ -331,16 +257,16 @@ def surgery_at_stepper(
 ) -> SurgeryResult:
     """Edit α at the stepper's next step (and, with ``freeze``, hold it there) and decode on greedily.
 
-    The stepper is not changed; its steps so far are replayed as they were (forced where forced)."""
+    The stepper is not changed: the surgery runs on forks re-synced to its steps so far (``topk``
+    applies to the new steps)."""
     require_rnnsearch(stepper.lm, stepper.context)
     i = stepper.position
     if stepper.done:
         raise InputError("Decoding has already ended; go back to edit a step.")
-    prefix = [s.token_id for s in stepper.trace.steps]
-    flags = [s.forced for s in stepper.trace.steps]
+    base = stepper.fork()
+    base.topk = topk or stepper.topk
     edits = {i: edit} if edit is not None else {}
-    return _surgery(stepper.lm, stepper.source, edits, i if freeze else None, prefix, flags, None,
-                    topk or stepper.topk, stepper.unk_replace)
+    return _surgery(base, _Plan(edits, i if freeze else None, [], None))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from nmt.vocab import EOS, UNK
+
 
 @dataclass
 class Hypothesis:
@@ -114,9 +116,28 @@ class DecodeTrace:
 
     @property
     def has_alignment(self) -> bool:
-        """Whether there are α rows to draw: some step decoded, with a context that has α
-        (attention, or the uniform α of the mean context; not the fixed summary)."""
-        return self.context != "fixed" and bool(self.steps)
+        """Whether there are α rows to draw: the one "has α" rule, read from the recorded steps.
+
+        Decoding records α for attention (the model's, or an edited one) and for the mean context's
+        uniform α, never for a fixed summary c; a step's own ``alpha is None`` says the same per step.
+        """
+        return any(s.alpha is not None for s in self.steps)
+
+    def unk_copies(self) -> dict[int, tuple[int, str]]:
+        """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>``, the source
+        position and word with the single largest α_ij, never the final ``</s>``. None where α points
+        at no one word: no α (fixed summary) or a tie for the largest (the mean context's uniform α)."""
+        real = len(self.src_tokens) - 1 if self.src_tokens and self.src_tokens[-1] == EOS else len(self.src_tokens)
+        out: dict[int, tuple[int, str]] = {}
+        for s in self.steps:
+            if s.token != UNK or s.alpha is None or real <= 0:
+                continue
+            a = s.alpha[:real]
+            best = max(a)
+            if a.count(best) == 1:
+                j = a.index(best)
+                out[s.i] = (j, self.src_tokens[j])
+        return out
 
     def _matrix(self, attr: str) -> np.ndarray:
         out = np.full((len(self.steps), len(self.src_tokens)), np.nan)

@@ -21,6 +21,7 @@ import torch
 from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
 from nmt.lexicon import read_lexicon, translations
+from nmt.model import CONTEXT_MODES
 from nmt.unk_replace import translation_with_dictionary
 
 CHUNK = 1000  # lines translated, then written, at a time
@@ -40,7 +41,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
     p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length",
                    help="beam score normalisation (default: length)")
-    p.add_argument("--context", choices=("attention", "fixed", "mean"), default=None,
+    p.add_argument("--context", choices=CONTEXT_MODES, default=None,
                    help="override the model's context mode (an untrained ablation)")
     p.add_argument("--unk-replace", action="store_true", help="copy the most-attended source word for <unk>")
     p.add_argument("--unk-dict", help="lexicon (scripts/build_lexicon.py): an <unk> becomes the dictionary's "

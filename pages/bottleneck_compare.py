@@ -60,16 +60,10 @@ class Column:
     note: str
 
 
-COLUMN_NAMES = {"rnnsearch": ("RNNsearch", "a fresh context c_i = Σ_j α_ij h_j for every word"),
-                "rnnencdec": ("RNNencdec", "one fixed summary c, trained that way"),
-                "ablation": ("RNNsearch, c_i frozen", "RNNsearch weights reading a fixed c (an untrained ablation)")}
-
-
 def columns_for(group: models.ModelGroup, ablation: bool) -> list[Column]:
     """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them,
     each resolved once by :func:`ui.models.columns` (the stepper's toggle uses the same resolver)."""
-    return [Column(*COLUMN_NAMES[c.kind][:1], c.ckpt, c.context, COLUMN_NAMES[c.kind][1])
-            for c in models.columns(group, ablation)]
+    return [Column(c.description.name, c.ckpt, c.context, c.description.note) for c in models.columns(group, ablation)]
 
 
 def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, list[str], list[str]] | None:

@@ -24,7 +24,7 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
     from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md
-    from ui.views.compare import compare_chart, model_label, summary_frame
+    from ui.views.compare import compare_chart, summary_frame
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -35,10 +35,9 @@ def attention_models() -> dict[str, models.CheckpointInfo]:
     """Checkpoints that attend (RNNsearch and Luong models; not RNNencdec), by display label."""
     out: dict[str, models.CheckpointInfo] = {}
     for c in W.all_checkpoints():
-        config = models.read_meta(str(c.path), c.mtime).get("config", {})
-        if config.get("context", "attention") != "attention":
-            continue
-        out[f"{model_label(config)} · {c.name}"] = c
+        d = models.description(c)
+        if d.has_alpha:
+            out[f"{d.full_name} · {c.name}"] = c
     return out
 
 

@@ -51,16 +51,16 @@ LANGUAGES = {"en": "English", "fr": "French", "de": "German"}
 
 def unusable(ckpt: models.CheckpointInfo) -> str | None:
     """Why a checkpoint cannot be explained here (plain words), or None for an RNNsearch with attention."""
-    kind = models.describe(ckpt)["model"]
-    if kind == "RNNsearch":
+    described = models.description(ckpt)
+    if described.kind == "rnnsearch":
         return None
-    others = [c.name for c in W.all_checkpoints() if models.describe(c)["model"] == "RNNsearch"]
+    others = [c.name for c in W.all_checkpoints() if models.description(c).kind == "rnnsearch"]
     hint = (f" Pick an RNNsearch checkpoint in the sidebar ({', '.join(others)})." if others else
             " There is no RNNsearch checkpoint in the checkpoint folder.")
-    if kind == "RNNencdec":
+    if described.kind == "rnnencdec":
         return ("RNNencdec has no α: it reads one fixed summary vector c of the whole sentence for every target "
                 "word, so there is no attention to compare attributions with or to edit." + hint)
-    return (f"This page explains RNNsearch (Bahdanau et al. 2015) only; {ckpt.name} is a {kind} model, "
+    return (f"This page explains RNNsearch (Bahdanau et al. 2015) only; {ckpt.name} is a {described.name} model, "
             "which the attribution and surgery library does not support." + hint)
 
 

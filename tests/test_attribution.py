@@ -20,7 +20,6 @@ from nmt.attribution import (
     METHODS,
     agreement,
     attribute,
-    encode_embeddings,
     explain,
     explain_trace,
     js_divergence,
@@ -66,13 +65,19 @@ def _inputs(lm, trace):
 
 
 @torch.no_grad()
-def test_encode_from_embeddings_is_bit_equal_to_encode(lm) -> None:
+def test_the_encoder_reads_the_embeddings_it_is_given(lm) -> None:
+    """encode_embeddings(x) reads x itself: word 6's embedding put where word 7 stands encodes as the ids
+    with 6 in 7's place (and differs from the sentence with 7), padding never read."""
     src = torch.tensor([[5, 6, 7, 8, 3], [9, 10, 3, PAD_ID, PAD_ID]])
+    swapped = torch.tensor([[5, 6, 6, 8, 3], [9, 10, 3, 11, 12]])  # row 1: other ids in the padding
     lens = torch.tensor([5, 3])
-    ref = lm.model.encode(src, lens)
-    out = encode_embeddings(lm.model, lm.model.encoder.embed(src), lens)
+    x = lm.model.encoder.embed(src)
+    x[0, 2] = lm.model.encoder.embed.weight[6]
+    out = lm.model.encode_embeddings(x, lens)
+    ref, own = lm.model.encode(swapped, lens), lm.model.encode(src, lens)
     for k in ("annotations", "keys", "mask", "summary", "s0"):
-        assert torch.equal(getattr(out, k), getattr(ref, k)), k
+        assert torch.allclose(getattr(out, k).float(), getattr(ref, k).float(), atol=1e-6), k
+    assert not torch.allclose(out.annotations[0], own.annotations[0], atol=1e-3)
 
 
 @torch.no_grad()

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 import train
+from nmt.kinds import describe_model
 from nmt.trace import DecodeTrace, StepRecord
 from tests.conftest import TINY_DATA
 from ui import models
@@ -17,19 +20,36 @@ from ui import widgets as W
 from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
-from ui.views.compare import compare_chart, model_label, summary_frame, window_frame
+from ui.views.compare import compare_chart, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _name(config: dict, context: str | None = None) -> str:
+    return describe_model(config, context).full_name
+
+
 def test_models_are_named_by_what_they_are() -> None:
     luong = {"arch": "luong", "attention": "local-p", "score": "general", "input_feeding": True}
-    assert model_label(luong) == "Luong 2015, local-p, general, input feeding"
-    assert model_label({**luong, "attention": "global", "score": "dot", "input_feeding": False}) == \
+    assert _name(luong) == "Luong 2015, local-p, general, input feeding"
+    assert _name({**luong, "attention": "global", "score": "dot", "input_feeding": False}) == \
         "Luong 2015, global, dot, no input feeding"
-    assert model_label({"context": "attention"}) == "RNNsearch (Bahdanau 2015)"
-    assert model_label({"context": "fixed"}) == "RNNencdec"
-    assert model_label({}) == "RNNsearch (Bahdanau 2015)"
+    assert _name({"context": "attention"}) == "RNNsearch (Bahdanau 2015)"
+    assert _name({"context": "fixed"}) == "RNNencdec"
+    assert _name({}) == "RNNsearch (Bahdanau 2015)"
+
+
+def test_one_description_per_checkpoint_and_mode() -> None:
+    """Kind, context, name and colour of each (config, decoding mode); a Luong model is never "rnnsearch"."""
+    cases = [({}, None, ("rnnsearch", "attention", "RNNsearch", "#206fb2", True)),
+             ({"context": "fixed"}, None, ("rnnencdec", "fixed", "RNNencdec", "#e6550d", False)),
+             ({}, "fixed", ("ablation", "fixed", "RNNsearch, c_i frozen", "#e6550d", False)),
+             ({}, "mean", ("mean", "mean", "mean context", "#31a354", True)),
+             ({"arch": "luong", "context": "attention"}, None,
+              ("luong", "attention", "Luong 2015, global, ?, input feeding", "#206fb2", True))]
+    for config, mode, want in cases:
+        d = describe_model(config, mode)
+        assert (d.kind, d.context, d.name, d.colour, d.has_alpha) == want
 
 
 def _trace(windows: list[tuple[float, list[int]] | None]) -> DecodeTrace:
@@ -93,6 +113,7 @@ def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, mo
     assert len(at.get("vega_lite_chart")) == 2
     luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
     assert models.describe(luong.search)["model"] == "Luong 2015, local-p, general, input feeding"
+    assert luong.search.kind == models.resolve(luong, False, False).kind == "luong"  # not "rnnsearch"
     assert "Luong 2015, local-p, general, input feeding" in models.group_label(luong)  # the stepper's picker
     assert W.kind_label(luong.search) == \
         "tiny-en-fr-luong-local-p.pt (Luong 2015, local-p, general, input feeding)"  # the analysis pages' picker
@@ -139,3 +160,10 @@ def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkey
     assert not at.exception, at.exception
     assert any("Local attention (Luong et al. 2015) reads only the words" in c.value for c in at.caption)
     assert any("window" in h.proto.body for h in at.get("html"))
+
+
+def test_the_model_catalogue_imports_no_view_module() -> None:
+    """ui.models describes checkpoints from nmt.kinds, not from a page's view builders."""
+    code = "import sys, ui.models; print(sorted(m for m in sys.modules if m.startswith(('ui.views', 'pages'))))"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -22,6 +22,7 @@ from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
 from nmt.vocab import BOS_ID, EOS, SPECIALS, UNK, UNK_ID, Vocab
 from tests.conftest import TINY_DATA
+from ui.views.stepper import output_words
 
 SENTS = [line for line in (TINY_DATA / "train.en").read_text().splitlines()]
 REFS = [line for line in (TINY_DATA / "train.fr").read_text().splitlines()]
@@ -262,6 +263,17 @@ def test_unk_replacement_copies_the_most_attended_source_word_never_eos(hand_lm)
     assert Stepper(hand_lm, HAND_SENT, unk_replace=True).run().translation == "L'Zorblax homme."
     assert decoding.translate(hand_lm, [HAND_SENT], unk_replace=True) == ["L'Zorblax homme."]
     assert decoding.translate(hand_lm, [HAND_SENT]) == ["L'<unk> homme."]
+
+
+def test_unk_replacement_in_the_mean_context_copies_nothing_in_decoding_and_in_the_view(hand_lm) -> None:
+    """The mean context's uniform α points at no word: greedy, beam, the stepper and the stepper page's
+    copies (all the trace's one rule) keep <unk> (a first-largest argmax would copy "A")."""
+    g = greedy(hand_lm, [HAND_SENT], context="mean", unk_replace=True)[0]
+    assert g.target_tokens == HAND_TOKENS and g.has_alignment and g.unk_copies() == {}
+    assert g.translation == "L'<unk> homme."
+    assert beam_search(hand_lm, [HAND_SENT], beam=2, context="mean", unk_replace=True)[0].translation == g.translation
+    assert Stepper(hand_lm, HAND_SENT, context="mean", unk_replace=True).run().translation == g.translation
+    assert output_words(g, g.unk_copies()) == ["L'", UNK, "homme", "."]
 
 
 def test_forced_decoding_of_output_with_unk_reproduces_it(hand_lm) -> None:

@@ -242,6 +242,30 @@ def test_teacher_forcing_equals_stepping(kw: dict) -> None:
         assert (o.attended.alpha[~(torch.arange(7) < src_len.unsqueeze(1))] == 0).all()  # padding
 
 
+@pytest.mark.parametrize("kw", VARIANTS, ids=lambda kw: "-".join(map(str, kw.values())))
+def test_a_given_alpha_replaces_a_t_and_the_models_own_changes_nothing(kw: dict) -> None:
+    """step(alpha=its own a_t) is step(); a one-hot α on word 1 makes c_t = h̄_1, and h̃_t (eq. 5) and
+    p(y_t) (eq. 6), computed here from W_c and W_s, read that c_t with the unchanged h_t."""
+    model = tiny(**kw)
+    src, src_len, tgt = toy_batch()
+    with torch.no_grad():
+        enc = model.encode(src, src_len)
+        state = model.initial_state(enc, tgt[:, 0])
+        own = model.step(enc, state)
+        same = model.step(enc, state, alpha=own.attended.alpha)
+        assert torch.equal(same.log_probs, own.log_probs) and torch.equal(same.attended.context, own.attended.context)
+        assert torch.equal(same.state.s.feed, own.state.s.feed) and torch.equal(same.state.s.h, own.state.s.h)
+        onehot = torch.zeros(3, 7)
+        onehot[:, 1] = 1.0
+        out = model.step(enc, state, alpha=onehot)
+        assert torch.equal(out.attended.context, enc.memory[:, 1]) and torch.equal(out.attended.alpha, onehot)
+        h_t = own.state.s.h[:, -1]  # the recurrence runs before attention: h_t is the same
+        h_tilde = torch.tanh(torch.cat([enc.memory[:, 1], h_t], -1) @ model.W_c.weight.T + model.W_c.bias)
+        torch.testing.assert_close(out.state.s.feed, h_tilde)
+        torch.testing.assert_close(out.log_probs, torch.log_softmax(h_tilde @ model.W_s.weight.T + model.W_s.bias, -1))
+        assert not torch.allclose(out.log_probs, own.log_probs)
+
+
 def test_only_the_attention_context_exists() -> None:
     model = tiny()
     src, src_len, tgt = toy_batch()

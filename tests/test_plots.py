@@ -22,7 +22,6 @@ from ui.views.stepper import (
     topk_rows,
     trace_csv,
     trace_json,
-    unk_copies,
     word_marks,
 )
 from ui.views.stepper_charts import (
@@ -318,7 +317,7 @@ def _unk_trace() -> DecodeTrace:
 
 def test_unknown_words_are_copied_from_the_largest_alpha_never_eos() -> None:
     t = _unk_trace()
-    copies = unk_copies(t)
+    copies = t.unk_copies()
     assert copies == {1: (1, "gondola")}  # </s> has the largest α (0.55) but is never copied
     assert output_words(t) == ["un", "<unk>"] and output_words(t, copies) == ["un", "gondola"]
     html = translation_html(t, 2, copies)
@@ -326,11 +325,11 @@ def test_unknown_words_are_copied_from_the_largest_alpha_never_eos() -> None:
     assert shown_text.startswith("gondola") and "copied" in shown_text and "&lt;unk&gt;" not in shown_text
     assert "copied" not in translation_html(t, 2)
     fixed = dataclasses.replace(t, steps=[dataclasses.replace(s, alpha=None) for s in t.steps])
-    assert unk_copies(fixed) == {}  # no α, nothing to copy from
-    assert unk_copies(dataclasses.replace(fixed, context="fixed")) == {}
+    assert fixed.unk_copies() == {}  # no α, nothing to copy from
+    assert dataclasses.replace(fixed, context="fixed").unk_copies() == {}
     mean = dataclasses.replace(t, context="mean", steps=[dataclasses.replace(s, alpha=[0.5, 0.5, 0.0], energies=None)
                                                          for s in t.steps])
-    assert unk_copies(mean) == {}  # uniform α points at no word (it would pick the first)
+    assert mean.unk_copies() == {}  # uniform α points at no word (it would pick the first)
 
 
 def test_topk_rows_mark_the_written_word() -> None:

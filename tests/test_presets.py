@@ -8,7 +8,7 @@ from nmt import checkpoint
 from nmt.decoding import greedy
 from tests.conftest import ROOT
 from ui.presets import BY_NAME, EUROPARL, PRESETS
-from ui.views.stepper import output_words, unk_copies
+from ui.views.stepper import output_words
 
 CKPTS = ROOT / "checkpoints"
 SEARCH = CKPTS / "m30k-en-fr-rnnsearch.pt"
@@ -120,10 +120,10 @@ def test_unknown_word_presets_copy_the_source_word(preset) -> None:
     """The model writes <unk>, and the replacement (largest α) copies the unknown source word."""
     t = greedy(pair(preset.group)[0], [preset.text])[0]
     assert "<unk>" in t.target_tokens
-    copied = [w for _, w in unk_copies(t).values()]
+    copied = [w for _, w in t.unk_copies().values()]
     assert copied == list(preset.copies)
-    assert all(w in output_words(t, unk_copies(t)) for w in preset.copies)
-    assert "<unk>" not in output_words(t, unk_copies(t))
+    assert all(w in output_words(t, t.unk_copies()) for w in preset.copies)
+    assert "<unk>" not in output_words(t, t.unk_copies())
 
 
 # -- the paper's own sentences on the Europarl RNNsearch-50 / RNNencdec-50 (issue 8) -------------

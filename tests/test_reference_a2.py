@@ -123,15 +123,19 @@ class RefSteps:
     states: Tensor  # (Ty, n): s_i after each step
 
 
-def decode_ref(w: Weights, x: list[int], y_in: list[int], mode: str = "attention") -> RefSteps:
-    """Run the decoder of A.2.2 on the given previous words y_0 = <s>, y_1, … (teacher forcing)."""
+def decode_ref(
+    w: Weights, x: list[int], y_in: list[int], mode: str = "attention", given: dict[int, Tensor] | None = None
+) -> RefSteps:
+    """Run the decoder of A.2.2 on the given previous words y_0 = <s>, y_1, … (teacher forcing);
+    ``given`` α rows replace the alignment model's at their steps (attention surgery)."""
     H, s, summary = encode_ref(w, x)
     s0 = s
     energies, alphas, log_ps, states = [], [], [], []
-    for y_prev in y_in:
+    for i, y_prev in enumerate(y_in):
         if mode == "attention":
             e = torch.stack([w["v_a"] @ torch.tanh(w["W_a"] @ s + w["U_a"] @ h_j + w["b_a"]) for h_j in H])
             alpha = torch.exp(e - e.max()) / torch.exp(e - e.max()).sum()
+            alpha = alpha if given is None or i not in given else given[i].to(torch.float64)
             c = (alpha.unsqueeze(1) * H).sum(0)
             energies.append(e)
             alphas.append(alpha)
@@ -260,14 +264,15 @@ def test_mean_context_follows_the_paper_in_float32() -> None:
         torch.testing.assert_close(torch.log_softmax(logits[b].double(), -1), ref.log_p, atol=1e-5, rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="model.Decoder.attend builds the mean α with mask.float(): float32 only (not fixed here)")
 def test_mean_context_runs_in_float64() -> None:
-    """Records a known limitation; fails (XPASS) once the mean mode keeps the model's dtype."""
+    """The mean α is built in the model's dtype (it was float32 only: mask.float()), and follows the paper."""
     model = random_model("mean")
+    w = paper_weights(model)
     src, src_len = padded(SOURCES)
     with torch.no_grad():
-        model(src, src_len, torch.tensor(TARGETS))
+        logits = model(src, src_len, torch.tensor(TARGETS))
+    for b, (x, y) in enumerate(zip(SOURCES, TARGETS, strict=True)):
+        torch.testing.assert_close(torch.log_softmax(logits[b], -1), decode_ref(w, x, y, "mean").log_p, **TOL)
 
 
 def _lm(model: RNNSearch) -> LoadedModel:

@@ -17,15 +17,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.decoding import InputError, Stepper
 from nmt.faithfulness import adversarial_alpha, jsd, permutation_test, project_simplex
 from nmt.model import DecoderState, ModelConfig, RNNSearch
-from nmt.surgery import (
-    PRESETS,
-    Edit,
-    apply_edit,
-    decode_with_surgery,
-    step_with_alpha,
-    surgery_at_stepper,
-    teacher_forced,
-)
+from nmt.surgery import PRESETS, Edit, apply_edit, decode_with_surgery, surgery_at_stepper
 from nmt.tokenize import Tokenizer
 from nmt.vocab import BOS_ID, SPECIALS, Vocab
 from tests.conftest import ROOT, TINY_DATA
@@ -98,13 +90,16 @@ def _enc_state(lm: LoadedModel, texts: list[str]):
 
 
 @torch.no_grad()
-def test_step_with_the_models_own_alpha_is_bit_equal_to_model_step(lm) -> None:
+def test_passing_the_models_own_alpha_changes_nothing(lm) -> None:
+    """step(alpha=its own α) is step(): log p, c_i and s_i bit for bit; any other α changes all three."""
     enc, state = _enc_state(lm, [TEXT, "A man ."])  # a padded batch of two
     for _ in range(3):
         ref = lm.model.step(enc, state)
-        out = step_with_alpha(lm.model, enc, state, ref.attended.alpha)
-        assert torch.equal(out.log_probs, ref.log_probs)
+        out = lm.model.step(enc, state, alpha=ref.attended.alpha)
+        assert torch.equal(out.log_probs, ref.log_probs) and torch.equal(out.attended.alpha, ref.attended.alpha)
         assert torch.equal(out.state.s, ref.state.s) and torch.equal(out.attended.context, ref.attended.context)
+        other = lm.model.step(enc, state, alpha=enc.mask.float() / enc.mask.sum(-1, keepdim=True))  # uniform
+        assert not torch.allclose(other.log_probs, ref.log_probs) and not torch.allclose(other.state.s, ref.state.s)
         state = DecoderState(ref.state.s, ref.log_probs.argmax(-1))
 
 
@@ -114,7 +109,7 @@ def test_one_hot_alpha_on_word_j_makes_c_i_equal_h_j(lm) -> None:
     for j in range(enc.annotations.shape[1]):
         alpha = torch.zeros(1, enc.annotations.shape[1])
         alpha[0, j] = 1.0
-        out = step_with_alpha(lm.model, enc, state, alpha)
+        out = lm.model.step(enc, state, alpha=alpha)
         assert torch.equal(out.attended.context[0], enc.annotations[0, j])
 
 
@@ -252,7 +247,7 @@ def _forced_run(lm: LoadedModel, trace):
     src = torch.tensor([lm.src_vocab.encode(trace.src_tokens[:-1])])
     with torch.no_grad():
         enc = lm.model.encode(src, torch.tensor([src.shape[1]]))
-        return enc, teacher_forced(lm.model, enc, torch.tensor([[BOS_ID, *ids[:-1]]])), ids
+        return enc, lm.model.teacher_force(enc, torch.tensor([[BOS_ID, *ids[:-1]]])), ids
 
 
 def test_permutation_test_matches_a_step_with_the_shuffled_alpha(lm) -> None:
@@ -264,7 +259,7 @@ def test_permutation_test_matches_a_step_with_the_shuffled_alpha(lm) -> None:
         alpha = run.alpha[0, i][res.perms[i, k]].unsqueeze(0)
         y_prev = torch.tensor([BOS_ID if i == 0 else ids[i - 1]])
         with torch.no_grad():
-            out = step_with_alpha(lm.model, enc, DecoderState(run.s_prev[:, i], y_prev), alpha)
+            out = lm.model.step(enc, DecoderState(run.s_prev[:, i], y_prev), alpha=alpha)
         p, p0 = out.log_probs[0].exp(), run.log_probs[0, i].exp()
         assert float(res.tvd[i, k]) == pytest.approx(0.5 * float((p - p0).abs().sum()), abs=1e-5)
         assert bool(res.flipped[i, k]) == (int(p.argmax()) != int(p0.argmax()))
@@ -279,7 +274,7 @@ def _check_adversarial(lm: LoadedModel, text: str, eps: float) -> torch.Tensor:
     for i, y in enumerate(ids):  # re-run every step with α' through the model's own step
         y_prev = torch.tensor([BOS_ID if i == 0 else ids[i - 1]])
         with torch.no_grad():
-            out = step_with_alpha(lm.model, enc, DecoderState(run.s_prev[:, i], y_prev), res.alpha[i : i + 1])
+            out = lm.model.step(enc, DecoderState(run.s_prev[:, i], y_prev), alpha=res.alpha[i : i + 1])
         assert int(out.log_probs[0].argmax()) == y == trace.steps[i].token_id  # the output word is kept
         assert abs(float(out.log_probs[0, y].exp()) - float(res.prob_model[i])) <= eps + 1e-5
     assert torch.allclose(res.jsd, jsd(res.alpha, run.alpha[0]), atol=1e-6)

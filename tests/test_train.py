@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint
+from nmt import checkpoint, training
 from nmt.device import CpuInfo, cpu_info
 from tests.conftest import ROOT, TINY_ARGS, TINY_DATA
 
@@ -304,7 +304,7 @@ def test_metrics_log_each_update_once_after_a_kill(tmp_path: Path) -> None:
 
 def test_precision_is_chosen_logged_and_recorded(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(train, "cpu_info", lambda: CpuInfo("Fake EPYC 7B12", frozenset({"avx2"})))
+    monkeypatch.setattr(training, "cpu_info", lambda: CpuInfo("Fake EPYC 7B12", frozenset({"avx2"})))  # configure()
     base = [*TINY_ARGS, "--max-updates", "1"]
     weights, metas = {}, {}
     for amp in ("off", "auto", "bf16"):

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint, export
+from nmt import checkpoint, export, training
 from nmt.data import read_parallel
 from nmt.sampled_softmax import RestrictedLinear, install
 from nmt.tokenize import Tokenizer
@@ -26,7 +26,7 @@ def test_truecased_sampled_softmax_run(tmp_path: Path, monkeypatch: pytest.Monke
         layer.forward = lambda x: widths.append((y := forward(x)).shape[-1]) or y  # type: ignore[method-assign]
         return layer
 
-    monkeypatch.setattr(train, "install", spy_install)
+    monkeypatch.setattr(training, "install", spy_install)  # build_run (nmt.training) installs it
     src, tgt = read_parallel(TINY_DATA, "train", "en", "fr")
     for lang, lines in (("en", src), ("fr", tgt)):
         tc = Truecaser.train(Tokenizer(lang).tokenize(x) for x in lines)

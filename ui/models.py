@@ -35,12 +35,11 @@ import torch
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
 from nmt.cli import threads_from_env
-from ui.views.compare import CONTEXT_NAMES, model_label
+from nmt.kinds import ModelDescription, describe_model
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = {"rnnsearch": "attention", "rnnencdec": "fixed"}
 
 
 def checkpoint_dir() -> Path:
@@ -55,7 +54,7 @@ class CheckpointInfo:
 
     path: Path
     group: str  # name prefix shared by an RNNsearch / RNNencdec pair
-    kind: str  # rnnsearch | rnnencdec | other
+    kind: str  # as trained, :class:`nmt.kinds.ModelDescription`'s kind: rnnsearch | rnnencdec | luong | mean
     mtime: float
 
     @property
@@ -65,7 +64,8 @@ class CheckpointInfo:
 
 @dataclass(frozen=True)
 class ModelGroup:
-    """An RNNsearch checkpoint and its RNNencdec twin (either may be missing)."""
+    """A checkpoint that attends (``search``: an RNNsearch, or a Luong model) and its twin with a fixed
+    context (``encdec``: an RNNencdec); either may be missing."""
 
     name: str
     search: CheckpointInfo | None
@@ -87,9 +87,18 @@ class Choice:
 
     ckpt: CheckpointInfo
     context: str
-    kind: str  # rnnsearch | rnnencdec | ablation
-    label: str  # short human description
+    description: ModelDescription  # what the checkpoint is when decoded in ``context``
     notice: str | None = None  # shown when the toggle could not be honoured as asked
+
+    @property
+    def kind(self) -> str:
+        """rnnsearch | rnnencdec | ablation | luong | mean."""
+        return self.description.kind
+
+    @property
+    def label(self) -> str:
+        """One line saying what the model reads at each step."""
+        return self.description.label
 
 
 # <prefix>-rnnsearch[-<variant>].pt: the paper's RNNsearch-50 is europarl-en-fr-rnnsearch-50.pt
@@ -110,7 +119,8 @@ def scan(directory: Path) -> list[ModelGroup]:
     """The model groups in ``directory`` (sorted by name); an unreadable folder gives none.
 
     A file that follows neither naming pattern forms a group of its own; whether it fills the
-    RNNsearch or the RNNencdec slot is read from the context it was trained with.
+    attending or the fixed-context slot is read from its description (whether it has α). Every
+    file's ``kind`` is its description's (a Luong model is "luong", whichever slot it fills).
     """
     try:
         files = sorted(p for p in directory.glob("*.pt") if p.is_file())
@@ -122,12 +132,12 @@ def scan(directory: Path) -> list[ModelGroup]:
             mtime = p.stat().st_mtime
         except OSError:
             continue
-        group, kind = _kind_of(p)
-        info = CheckpointInfo(p, group, kind, mtime)
-        if kind == "other":
-            ctx = trained_context(str(p), mtime)
-            kind = "rnnencdec" if ctx == "fixed" else "rnnsearch"
-        slots.setdefault(group, {}).setdefault(kind, info)
+        group, slot = _kind_of(p)
+        described = describe_model(_config(str(p), mtime))
+        info = CheckpointInfo(p, group, described.kind, mtime)
+        if slot == "other":
+            slot = "rnnsearch" if described.has_alpha else "rnnencdec"
+        slots.setdefault(group, {}).setdefault(slot, info)
     return [ModelGroup(name, s.get("rnnsearch"), s.get("rnnencdec")) for name, s in sorted(slots.items())]
 
 
@@ -149,29 +159,23 @@ def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
     """
     s, e = group.search, group.encdec
 
-    def own(c: CheckpointInfo, kind: str, label: str, notice: str | None = None) -> Choice:
-        config = read_meta(str(c.path), c.mtime).get("config", {})
-        if config.get("arch") == "luong":
-            label = f"{model_label(config)}: attends after each recurrent step"
-        return Choice(c, trained_context(str(c.path), c.mtime), kind, label, notice)
+    def own(c: CheckpointInfo, notice: str | None = None) -> Choice:
+        d = description(c)
+        return Choice(c, d.context, d, notice)
 
-    search_label = "RNNsearch: a fresh context c_i for every target word"
-    encdec_label = "RNNencdec: one fixed summary c for every target word"
     if not freeze:
         if s is not None:
-            return own(s, "rnnsearch", search_label)
+            return own(s)
         assert e is not None
-        return own(e, "rnnencdec", encdec_label,
-                   f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
+        return own(e, f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
     if (ablation or e is None) and s is not None:
         notice = None if ablation else (
             f"Group “{group.name}” has no RNNencdec checkpoint; showing the RNNsearch weights with "
             "c_i frozen instead (an untrained ablation).")
-        return Choice(s, "fixed", "ablation",
-                      "RNNsearch weights with c_i frozen to the summary c (untrained ablation)", notice)
+        return Choice(s, "fixed", description(s, "fixed"), notice)
     if e is None:  # pragma: no cover - a group always has a member
         raise ValueError(f"group {group.name} is empty")
-    return own(e, "rnnencdec", encdec_label, None if not ablation else
+    return own(e, None if not ablation else
                f"Group “{group.name}” has no RNNsearch checkpoint to ablate; showing the RNNencdec.")
 
 
@@ -209,6 +213,16 @@ def trained_context(path: str, mtime: float) -> str:
     """The context mode a checkpoint was trained with ("attention" when unknown)."""
     meta = read_meta(path, mtime)
     return str(meta.get("config", {}).get("context") or meta.get("args", {}).get("context") or "attention")
+
+
+def _config(path: str, mtime: float) -> dict[str, Any]:
+    """A checkpoint's config with its trained context filled in (older files kept it in ``args``)."""
+    return {**read_meta(path, mtime).get("config", {}), "context": trained_context(path, mtime)}
+
+
+def description(ckpt: CheckpointInfo, context: str | None = None) -> ModelDescription:
+    """What ``ckpt`` is when decoded in ``context`` (default: as trained): kind, name, label, colour."""
+    return describe_model(_config(str(ckpt.path), ckpt.mtime), context)
 
 
 def configure_threads() -> int:
@@ -309,12 +323,10 @@ def gaussian_half_width(ckpt: CheckpointInfo) -> int | None:
 def describe(ckpt: CheckpointInfo) -> dict[str, Any]:
     """One catalogue row for a checkpoint: file, kind, data, scores and training facts."""
     meta = read_meta(str(ckpt.path), ckpt.mtime)
-    ctx = trained_context(str(ckpt.path), ckpt.mtime)
     valid = _num(meta.get("best_valid_bleu"))
     return {
         "file": ckpt.name,
-        "model": model_label(meta["config"]) if meta.get("config", {}).get("arch") == "luong" else
-        CONTEXT_NAMES.get(ctx, ctx),
+        "model": description(ckpt).name,
         "languages": meta.get("langs", ""),
         "data": data_name(meta),
         "scores": format_scores(meta.get("scores")) or "—",

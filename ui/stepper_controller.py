@@ -30,8 +30,6 @@ MAX_SRC_TOKENS = 80
 TOPK = 5
 CUSTOM = "(your own sentence)"
 DEFAULT_PRESET = "Reordered phrase"
-KIND_LABELS = {"rnnsearch": "RNNsearch: a fresh c_i for every word", "rnnencdec": "RNNencdec: one fixed c",
-               "ablation": "RNNsearch weights with c_i frozen (untrained ablation)"}
 
 ss = st.session_state
 
@@ -227,7 +225,7 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
     """
     lm = models.load_model(path, mtime)
     t = greedy(lm, [text], context=context, topk=1, max_src_tokens=MAX_SRC_TOKENS)[0]
-    words = sv.output_words(t, sv.unk_copies(t) if unk else None)
+    words = sv.output_words(t, t.unk_copies() if unk else None)
     if not t.has_alignment:
         return words, [0.0] * len(words)
     src = prepare_source(lm, text, MAX_SRC_TOKENS)
@@ -237,20 +235,22 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
     return words, sc.context_drift(t.alpha_matrix()[: len(words)], h)
 
 
-def bottleneck_pair(group: models.ModelGroup, text: str) -> list[tuple[str, list[str], list[float]]] | None:
+def bottleneck_pair(
+    group: models.ModelGroup, text: str
+) -> tuple[list[tuple[str, list[str], list[float]]], list[str]] | None:
     """Both sides of the toggle on this sentence: (label, words, c_i distances) for the fresh-c_i
-    model and the frozen one; None when the group has only one of them."""
+    model and the frozen one, and their colours; None when the group has only one of them."""
     sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["ablation"]))]
     if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
         return None
-    return [(KIND_LABELS.get(c.kind, c.label), *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context,
-                                                                 bool(ss["unk"])))
-            for c in sides]
+    series = [(c.label, *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context, bool(ss["unk"])))
+              for c in sides]
+    return series, [c.description.colour for c in sides]
 
 
 def copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
     """The source words copied for ``<unk>`` outputs, when the replacement is on."""
-    return sv.unk_copies(trace) if ss.get("unk") else {}
+    return trace.unk_copies() if ss.get("unk") else {}
 
 
 def catalogue(groups: list[models.ModelGroup]) -> tuple[dict[str, str], list[dict[str, Any]]]:

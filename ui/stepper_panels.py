@@ -25,7 +25,7 @@ def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, h
     note = sv.context_note(trace.context, step, choice.kind == "ablation")
     if note:
         st.info(note)
-    if trace.context == "fixed":
+    if step.alpha is None:
         return
     if step.window is not None:
         st.caption("Local attention (Luong et al. 2015) reads only the words in the window [p_t − D, p_t + D]"

@@ -347,7 +347,7 @@ def nbest_alpha_chart(trace: DecodeTrace, rank: int) -> alt.TopLevelMixin | None
     if not 1 <= rank <= len(trace.nbest):
         return None
     e = trace.nbest[rank - 1]
-    if trace.context == "fixed" or e.alpha is None:
+    if e.alpha is None:
         return fixed_context_chart(trace) if rank == 1 else None
     return alpha_chart(source_labels(trace), e.tokens, e.alpha, title=f"α of hypothesis {rank}: {e.translation}")
 
@@ -355,6 +355,6 @@ def nbest_alpha_chart(trace: DecodeTrace, rank: int) -> alt.TopLevelMixin | None
 def nbest_cells(trace: DecodeTrace, rank: int) -> pd.DataFrame:
     """Long-format α cells of one n-best hypothesis (for CSV export)."""
     e = trace.nbest[rank - 1]
-    if trace.context == "fixed" or e.alpha is None:
+    if e.alpha is None:
         return pd.DataFrame(columns=["i", "j", "target", "source", "alpha"])
     return alpha_frame(trace.src_tokens, e.tokens, e.alpha)

@@ -1,6 +1,6 @@
 """Builders of the attention comparison page: one sentence under Bahdanau's and Luong's attention.
 
-Every model is named by what it is, read from its checkpoint's config (:func:`model_label`), and
+Every model is named by what it is, read from its checkpoint's config (:mod:`nmt.kinds`), and
 every column shows the same things: the translation, its α heatmap (with the window of local
 attention drawn on it), the log-probability of the reference and sentence BLEU. Nothing here runs a
 model; the numbers are the ones the traces recorded.
@@ -16,23 +16,6 @@ import pandas as pd
 
 from nmt.trace import DecodeTrace
 from ui.views.heatmaps import trace_chart
-
-SCORE_NAMES = {"dot": "dot", "general": "general", "concat": "concat", "location": "location"}
-
-
-CONTEXT_NAMES = {"attention": "RNNsearch", "fixed": "RNNencdec", "mean": "mean context"}
-"""What a model of each context mode (:data:`nmt.model.CONTEXT_MODES`) is called in the app."""
-
-
-def model_label(config: Mapping[str, Any]) -> str:
-    """What a checkpoint is, in words: "RNNsearch", "RNNencdec" or "Luong 2015, local-p, general, input feeding"."""
-    if config.get("arch") == "luong":
-        parts = ["Luong 2015", str(config.get("attention", "global")),
-                 SCORE_NAMES.get(str(config.get("score")), str(config.get("score", "?")))]
-        parts.append("input feeding" if config.get("input_feeding", True) else "no input feeding")
-        return ", ".join(parts)
-    context = str(config.get("context", "attention"))
-    return CONTEXT_NAMES.get(context, context) + (" (Bahdanau 2015)" if context == "attention" else "")
 
 
 def window_frame(trace: DecodeTrace) -> pd.DataFrame:

@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 
 from nmt.trace import DecodeTrace, StepRecord
-from nmt.vocab import UNK
 from ui.views.common import EOS, csv_text, md
 from ui.views.stepper_charts import alignment_frame
 
@@ -45,7 +44,7 @@ def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = 
 
     For local attention it also says whether each word is inside the window and, given the model's
     D (``half_width``, local-p only), the Gaussian factor that multiplied the softmax into α."""
-    if trace.context == "fixed" or step.alpha is None:
+    if step.alpha is None:
         return None
     unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
     best = int(np.argmax(step.alpha))
@@ -69,7 +68,7 @@ def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = 
 
 def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
     """Σ_j α_ij, the entropy of α in nats (and its maximum ln T_x) and the most-weighted word."""
-    if trace.context == "fixed" or step.alpha is None:
+    if step.alpha is None:
         return {"sum": None, "entropy": None, "max_entropy": None, "argmax": None, "word": None, "weight": None}
     best = int(np.argmax(step.alpha))
     return {
@@ -80,23 +79,6 @@ def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
         "word": trace.src_tokens[best],
         "weight": float(step.alpha[best]),
     }
-
-
-def unk_copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
-    """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>``, the source
-    position and word with the largest α_ij, never the final ``</s>``; only with attention (a fixed
-    summary has no α, and the mean context's uniform α points at no word)."""
-    out: dict[int, tuple[int, str]] = {}
-    if trace.context != "attention":
-        return out
-    real = len(trace.src_tokens) - 1 if trace.src_tokens and trace.src_tokens[-1] == EOS else len(trace.src_tokens)
-    for s in trace.steps:
-        if s.token != UNK or s.alpha is None or real <= 0:
-            continue
-        a = s.alpha[:real]
-        j = max(range(len(a)), key=a.__getitem__)
-        out[s.i] = (j, trace.src_tokens[j])
-    return out
 
 
 def output_words(trace: DecodeTrace, copies: Mapping[int, tuple[int, str]] | None = None) -> list[str]:

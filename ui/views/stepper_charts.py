@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import vl_convert as vlc
 
+from nmt.kinds import ATTENTION_COLOUR, FIXED_COLOUR
 from nmt.trace import DecodeTrace
 from ui.views.common import label_expr, source_labels, target_labels
 
@@ -31,7 +32,7 @@ BLUES = ("#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#459
          "#125ca4", "#0a4a90")
 PAPER = ("#000000", "#ffffff")  # greyscale: 0 black, 1 white
 LATEST, PICKED = "#f28e2b", "#d62728"  # outline of the latest row, and of the row clicked
-MODEL_COLOURS = ("#206fb2", "#e6550d")  # attention (fresh c_i), fixed c
+MODEL_COLOURS = (ATTENTION_COLOUR, FIXED_COLOUR)  # default pair: attention (fresh c_i), fixed c (nmt.kinds)
 WINDOW = "#6a3d9a"  # local attention's window and p_t (purple, apart from the blue ramp and the orange rows)
 FIT_MAX_SOURCE = 45  # up to this many source words (the paper's long sentences too) the heatmap fits its width
 
@@ -222,8 +223,9 @@ def context_drift(alpha: Any, annotations: Any) -> list[float]:
 
 
 def drift_chart(series: Sequence[tuple[str, Sequence[str], Sequence[float]]], look: Look = Look(),
-                upto: int | None = None) -> alt.Chart | None:
-    """Lines of ‖c_i − c_0‖ / ‖c_0‖ per target word, one per model ``(label, words, drift)``.
+                upto: int | None = None, colours: Sequence[str] = MODEL_COLOURS) -> alt.Chart | None:
+    """Lines of ‖c_i − c_0‖ / ‖c_0‖ per target word, one per model ``(label, words, drift)``, in the
+    models' ``colours`` (their descriptions').
 
     A flat line at 0 is the fixed vector of the RNNencdec; the moving line is RNNsearch reading a
     new part of the sentence for each word. ``upto`` draws a rule at the step shown.
@@ -242,7 +244,7 @@ def drift_chart(series: Sequence[tuple[str, Sequence[str], Sequence[float]]], lo
             x=alt.X("i:Q", title="target word i", axis=alt.Axis(tickMinStep=1, format="d", **axis)),
             y=alt.Y("drift:Q", title="‖c_i − c_0‖ / ‖c_0‖", scale=alt.Scale(zero=True), axis=alt.Axis(**axis)),
             color=alt.Color("model:N", title=None, sort=labels,
-                            scale=alt.Scale(domain=labels, range=list(MODEL_COLOURS[: len(labels)])),
+                            scale=alt.Scale(domain=labels, range=list(colours[: len(labels)])),
                             legend=None),  # the model names above the chart are written in these colours
             tooltip=[alt.Tooltip("model:N"), alt.Tooltip("i:Q"), alt.Tooltip("word:N"),
                      alt.Tooltip("drift:Q", format=".2f", title="‖c_i − c_0‖ / ‖c_0‖")],

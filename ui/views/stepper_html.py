@@ -59,10 +59,10 @@ def translation_html(
 def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False) -> str:
     """The source words as chips, each shaded by α_ij of ``step`` from the heatmap's own colour
     ramp and showing its α under the word (plain when there is no α)."""
-    alpha = step.alpha if step is not None and trace.context != "fixed" else None
+    alpha = None if step is None else step.alpha
     if step is None:
         head = "Source sentence"
-    elif trace.context == "fixed":
+    elif alpha is None:
         head = f"Source sentence · no α at i = {step.i}: c_i is one fixed summary"
     else:
         head = f"Source sentence · α_ij at i = {step.i} ({esc(step.token)})"
@@ -139,12 +139,11 @@ def prob_bar_html(p: float) -> str:
 
 
 def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
-                 big: bool = False) -> str:
-    """Two translations of one sentence, one line each, words without a counterpart marked."""
+                 big: bool = False, colours: Sequence[str] = MODEL_COLOURS) -> str:
+    """Two translations of one sentence, one line each in its model's colour, words without a counterpart marked."""
     ma, mb = word_marks(words_a, words_b)
     lines = []
-    for label, words, marks, colour in ((label_a, words_a, ma, MODEL_COLOURS[0]),
-                                        (label_b, words_b, mb, MODEL_COLOURS[1])):
+    for label, words, marks, colour in ((label_a, words_a, ma, colours[0]), (label_b, words_b, mb, colours[1])):
         chips = []
         for w, m in zip(words, marks):
             style = _chip(big) + (f"border:2px solid {colour};font-weight:600;" if m else "opacity:.8;")

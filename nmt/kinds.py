@@ -1,0 +1,78 @@
+"""What a checkpoint is, described once: kind, context mode, name, label and colour.
+
+Every page, the checkpoint catalogue and the stepper's toggle read a checkpoint's description from
+:func:`describe_model` (its config, and the context mode it is decoded in) instead of keeping their
+own tables of names. Plain data: no model is loaded, nothing here imports Streamlit.
+
+Kinds: ``rnnsearch`` (Bahdanau et al. 2015, attention), ``rnnencdec`` (trained with one fixed
+summary c), ``ablation`` (attention weights decoded with c_i frozen to the summary: untrained),
+``mean`` (uniform α, decoded or trained so) and ``luong`` (Luong et al. 2015, any variant).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+ATTENTION_COLOUR = "#206fb2"  # a fresh c_i per word (the heatmaps' blue)
+FIXED_COLOUR = "#e6550d"  # one fixed c
+MEAN_COLOUR = "#31a354"
+
+
+@dataclass(frozen=True)
+class ModelDescription:
+    """One checkpoint as decoded in one context mode.
+
+    ``name`` is short (tables, pickers, column heads), ``label`` one line saying what c_i is,
+    ``note`` the half-line a comparison column adds under the name.
+    """
+
+    kind: str  # rnnsearch | rnnencdec | ablation | mean | luong
+    context: str  # the mode it decodes in: attention | fixed | mean
+    name: str
+    label: str
+    note: str
+    colour: str
+    paper: str = ""  # added to the name where models of two papers meet (the comparison page)
+
+    @property
+    def has_alpha(self) -> bool:
+        """Whether its decodings record α (any mode but the fixed summary); traces say it per step."""
+        return self.context != "fixed"
+
+    @property
+    def full_name(self) -> str:
+        """The name with its paper, e.g. "RNNsearch (Bahdanau 2015)"."""
+        return f"{self.name} ({self.paper})" if self.paper else self.name
+
+
+def luong_name(config: Mapping[str, Any]) -> str:
+    """E.g. "Luong 2015, local-p, general, input feeding", read from a Luong config."""
+    feeding = "input feeding" if config.get("input_feeding", True) else "no input feeding"
+    return ", ".join(["Luong 2015", str(config.get("attention", "global")), str(config.get("score", "?")), feeding])
+
+
+def describe_model(config: Mapping[str, Any], context: str | None = None) -> ModelDescription:
+    """The description of a checkpoint with ``config`` decoded in ``context`` (default: as trained)."""
+    trained = str(config.get("context") or "attention")
+    mode = context or trained
+    if config.get("arch") == "luong":
+        name = luong_name(config)
+        return ModelDescription("luong", mode, name, f"{name}: attends after each recurrent step",
+                                "attends after each recurrent step (from h_t)", ATTENTION_COLOUR)
+    if mode == "attention":
+        return ModelDescription("rnnsearch", mode, "RNNsearch", "RNNsearch: a fresh context c_i for every target word",
+                                "a fresh context c_i = Σ_j α_ij h_j for every word", ATTENTION_COLOUR,
+                                "Bahdanau 2015")
+    if mode == "fixed" and trained == "fixed":
+        return ModelDescription("rnnencdec", mode, "RNNencdec", "RNNencdec: one fixed summary c for every target word",
+                                "one fixed summary c, trained that way", FIXED_COLOUR)
+    if mode == "fixed":
+        return ModelDescription("ablation", mode, "RNNsearch, c_i frozen",
+                                "RNNsearch weights with c_i frozen to the summary c (untrained ablation)",
+                                "RNNsearch weights reading a fixed c (an untrained ablation)", FIXED_COLOUR)
+    if mode == "mean":
+        return ModelDescription("mean", mode, "mean context", "mean context: uniform α, the same average c for "
+                                "every target word", "c = the mean of the annotations (uniform α)", MEAN_COLOUR)
+    return ModelDescription("other", mode, mode, f"{mode}: an unknown context mode", "", FIXED_COLOUR)
