@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,18 +18,12 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from scripts import app_server
+from tests.chromium import ARTIFACTS, launched, sync_api
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
 
 
 @contextlib.contextmanager
@@ -54,12 +47,8 @@ def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    with launched() as b:
+        yield b
 
 
 def _settle(page: object) -> None:

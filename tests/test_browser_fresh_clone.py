@@ -10,7 +10,6 @@ corpus pickers must offer the built-in sets. About two minutes on two CPU cores 
 from __future__ import annotations
 
 import re
-import shutil
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,13 +17,10 @@ from pathlib import Path
 import pytest
 
 from scripts import app_server
+from tests.chromium import ARTIFACTS, launched
 from ui.shell import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 NOT_FOUND = re.compile(r"\bnot found\b|\bno\b[^\n]{0,120}\bfound\b|\bno readable\b|\bcannot read\b", re.IGNORECASE)
 BUILTIN_EN_FR = ["alignment/hansards-naacl2003-en-fr/test", "alignment/hansards-naacl2003-en-fr/trial",
                  "europarl-v7-fr-en/test2000q4", "multi30k/test_2016_flickr", "multi30k/test_2017_flickr",
@@ -38,9 +34,6 @@ EXTRA = [("pages/bottleneck_compare.py", "?bn_from=corpus+by+length")]  # the le
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
 
 
 def url_path(file: str) -> str:
@@ -63,12 +56,8 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     """Headless Debian Chromium, shared by the module's tests."""
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+    with launched() as b:
+        yield b
 
 
 def rendered(page: object, url: str) -> None:

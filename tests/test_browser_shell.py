@@ -8,24 +8,17 @@ import, as on a machine where scipy is missing (it once was, and the explanation
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from scripts import app_server
+from tests.chromium import ARTIFACTS, launched
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
 
 NO_SCIPY = 'raise ModuleNotFoundError("No module named \'scipy\'", name="scipy")\n'
 
@@ -45,12 +38,8 @@ def app_without_scipy(tiny_checkpoint_dir: Path, tmp_path_factory: pytest.TempPa
 
 @pytest.fixture(scope="module")
 def page(app_without_scipy: str) -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b.new_page(viewport={"width": 1280, "height": 720})
-        finally:
-            b.close()
+    with launched() as b:
+        yield b.new_page(viewport={"width": 1280, "height": 720})
 
 
 def test_missing_package_keeps_the_navigation(app_without_scipy: str, page: object) -> None:
