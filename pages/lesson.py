@@ -1,0 +1,282 @@
+"""Lesson: the paper's story in eight stops, each a live view of the model, narrated at a chosen level.
+
+Predict, then reveal: at the stops with an α row to predict, the row stays hidden until the class
+picks the source word it expects and someone reveals it; the model's row then shows with the guess
+framed. A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
+previous one, ↓ to reveal. The URL holds the stop (``ls_stop``, 1-based; anything else opens stop
+1) and the level (``ls_level``). The sidebar offers a printable handout (HTML, print-styled).
+Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson`.
+"""
+
+from __future__ import annotations
+
+from ui import shell
+
+with shell.page("Lesson"):  # setup and navigation first: a failing import shows the boundary
+    import json
+    from typing import Any
+
+    import numpy as np
+    import streamlit as st
+    import torch
+
+    from nmt.data import pad_ids
+    from nmt.decoding import prepare_source
+    from nmt.trace import DecodeTrace
+    from ui import models
+    from ui import widgets as W
+    from ui.lesson_content import GROUP, LEVELS, RESULTS_FILE, RESULTS_TEST, STOPS, Stop
+    from ui.views import lesson as L
+    from ui.views.common import FONT_MAIN, chart_svg, md, readable
+    from ui.views.heatmaps import fixed_context_chart, trace_alpha_chart
+    from ui.views.lesson_handout import handout_html
+
+STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
+KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · ↓ reveal"
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def annotations(path: str, mtime: float, text: str) -> np.ndarray:
+    """The encoder's annotations h_j (source words + ``</s>`` × 2n) of one sentence."""
+    lm = models.load_model(path, mtime)
+    src = prepare_source(lm, text)
+    ids, lengths = pad_ids([src.ids])
+    with torch.no_grad():
+        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0]
+    return h.float().cpu().numpy()
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def read_results(name: str, mtime: float) -> dict[str, Any]:
+    """A results file of the checkpoint folder, by its fixed name from the lesson's content."""
+    try:
+        return json.loads((models.checkpoint_dir() / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def results() -> dict[str, Any]:
+    """The Fig. 2 results (BLEU by length), or {} when the file is missing."""
+    path = models.checkpoint_dir() / RESULTS_FILE
+    return read_results(RESULTS_FILE, path.stat().st_mtime) if path.is_file() else {}
+
+
+def model_pair() -> models.ModelGroup | None:
+    """The lesson's checkpoint pair (the Multi30k one), or the default pair with a warning."""
+    groups = models.scan(models.checkpoint_dir())
+    group = next((g for g in groups if g.name == GROUP and g.search is not None), None)
+    if group is None:
+        group = models.default_group(groups)
+        if group is None or group.search is None:
+            W.no_checkpoints()
+            return None
+        st.warning(f"The lesson was written for the {GROUP} pair, which is missing: showing {md(group.name)}; "
+                   "the narration may not match what this model does.")
+    return group
+
+
+def trace_of(ckpt: models.CheckpointInfo, text: str) -> DecodeTrace:
+    """The greedy trace of ``text`` (cached for every visitor)."""
+    return W.decode(W.job_for(ckpt, "greedy"), [text])[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Navigation: the stop lives in the URL; clicker keys are button shortcuts
+# ----------------------------------------------------------------------------------------------
+
+
+def current_stop() -> int:
+    """The 0-based stop from the URL (out of range or not a number: the first stop)."""
+    return L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
+
+
+def go(delta: int) -> None:
+    """Move ``delta`` stops (clamped to the lesson) and write the stop into the URL."""
+    k = min(len(STOPS) - 1, max(0, current_stop() + delta))
+    st.query_params[STOP_KEY] = str(k + 1)
+
+
+def reveal(key: str) -> None:
+    """Show the hidden α row of stop ``key``."""
+    st.session_state[f"ls_rev_{key}"] = True
+
+
+def nav_bar(k: int, stop: Stop) -> None:
+    """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next."""
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
+                  disabled=k == 0)
+        st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=go,
+                  args=(1,), disabled=k == len(STOPS) - 1, type="primary")
+        st.button("Reveal", key="ls_reveal", icon=":material/visibility:", shortcut="Down", on_click=reveal,
+                  args=(stop.key,), disabled=stop.predict is None)
+        st.markdown(f"**Stop {k + 1} of {len(STOPS)}** · {KEYS_NOTE}")
+    with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
+        st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
+        st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
+    st.html("<style>.st-key-ls_clicker{display:none}</style>")
+
+
+# ----------------------------------------------------------------------------------------------
+# The stops' views
+# ----------------------------------------------------------------------------------------------
+
+
+def predict_view(trace: DecodeTrace, stop: Stop) -> int | None:
+    """The α heatmap with the predicted row hidden or revealed, and the guess pills; returns the
+    revealed step (None while hidden)."""
+    step = min(stop.predict or 0, len(trace.steps) - 1)
+    words = trace.src_tokens
+    revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
+    st.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word will it read? "
+                "Pick one, then reveal (↓).")
+    guess = st.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
+                     key=f"ls_guess_{stop.key}", label_visibility="collapsed")
+    chart = L.lesson_alpha_chart(trace, step, revealed, guess)
+    if chart is not None:
+        W.show_chart(chart, size=FONT_MAIN)
+    if revealed:
+        v = L.verdict(trace, step, guess)
+        (st.success if v.matched else st.info)(md(L.verdict_text(v)))
+        return step
+    return None
+
+
+def view_bottleneck(stop: Stop, group: models.ModelGroup) -> None:
+    """RNNsearch's α beside the RNNencdec's one fixed summary, with both translations."""
+    assert stop.sentence is not None and group.search is not None
+    cols = st.columns(2)
+    for col, ckpt, name in ((cols[0], group.search, "RNNsearch"), (cols[1], group.encdec, "RNNencdec")):
+        with col:
+            if ckpt is None:
+                st.info(f"No {name} checkpoint in this pair.")
+                continue
+            t = trace_of(ckpt, stop.sentence)
+            st.markdown(f"**{name}** writes: {md(t.translation)}")
+            chart = trace_alpha_chart(t, max_width=520) if t.has_alignment else fixed_context_chart(t, max_width=520)
+            if chart is not None:
+                W.show_chart(chart, size=FONT_MAIN)
+
+
+def view_annotations(stop: Stop, group: models.ModelGroup) -> None:
+    """The cosine similarity of the annotations h_j."""
+    assert stop.sentence is not None and group.search is not None
+    t = trace_of(group.search, stop.sentence)
+    h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+    st.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers.")
+    W.show_chart(L.similarity_chart(t.src_tokens, h), size=FONT_MAIN)
+
+
+def numbers_view(stop: Stop, group: models.ModelGroup) -> None:
+    """Energies, softmax and context stops: the predicted row, then its numbers once revealed."""
+    assert stop.sentence is not None and group.search is not None
+    t = trace_of(group.search, stop.sentence)
+    step = predict_view(t, stop)
+    if step is None:
+        return
+    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("e_ij", "e_ij − max", "exp(e_ij − max)",
+                                                                      "α_ij = exp / Σ", "α_ij (model)", "α_ij")}
+    if stop.key == "energies":
+        df = L.energy_table(t, step)[["source word", "e_ij"]]
+        st.dataframe(df, hide_index=True, column_config=fmt)
+    elif stop.key == "softmax":
+        st.dataframe(L.energy_table(t, step), hide_index=True, column_config=fmt)
+    else:
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        alpha = t.steps[step].alpha or []
+        df = L.context_table(t.src_tokens, alpha, h)
+        fmt |= {c: st.column_config.NumberColumn(format="%.3f") for c in df.columns if c.startswith("α·h")}
+        st.dataframe(df, hide_index=True, column_config=fmt)
+        st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
+                   f"the decoder's own ‖c_i‖: {t.steps[step].context_norm:.4f}.")
+
+
+def view_predict(stop: Stop, group: models.ModelGroup) -> None:
+    """Reordering and unknown words: the predicted row, and what the model wrote."""
+    assert stop.sentence is not None and group.search is not None
+    t = trace_of(group.search, stop.sentence)
+    st.markdown(f"The model writes: {md(t.translation)}")
+    if predict_view(t, stop) is not None and stop.key == "unknown":
+        for i, word in L.unk_outputs(t):
+            st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
+
+
+def view_length(stop: Stop, group: models.ModelGroup) -> None:
+    """Fig. 2: BLEU by source length for both models."""
+    frame = L.fig2_frame(results(), RESULTS_TEST)
+    chart = L.fig2_chart(frame)
+    if chart is None:
+        st.info(f"No BLEU-by-length results ({RESULTS_FILE}) in the checkpoint folder.")
+        return
+    W.show_chart(chart, size=FONT_MAIN)
+    gaps = L.bleu_gaps(frame, "rnnsearch", "rnnencdec")
+    if gaps:
+        st.markdown("RNNsearch minus RNNencdec: " + " · ".join(f"{b} words: **{g:+.1f}**" for b, g in gaps.items()))
+
+
+VIEWS = {"bottleneck": view_bottleneck, "annotations": view_annotations, "energies": numbers_view,
+         "softmax": numbers_view, "context": numbers_view, "reorder": view_predict, "unknown": view_predict,
+         "length": view_length}
+
+
+# ----------------------------------------------------------------------------------------------
+# Handout
+# ----------------------------------------------------------------------------------------------
+
+
+def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
+    """The figure of a stop as printed: the α so far with the row to predict hidden, the
+    bottleneck's RNNencdec, the annotations' similarities or Fig. 2."""
+    assert group.search is not None
+    if stop.key == "length":
+        return L.fig2_chart(L.fig2_frame(results(), RESULTS_TEST))
+    assert stop.sentence is not None
+    if stop.key == "annotations":
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h)
+    t = trace_of(group.search, stop.sentence)
+    return L.lesson_alpha_chart(t, stop.predict, revealed=False)
+
+
+def handout(group: models.ModelGroup, level: str) -> str:
+    """The handout's HTML (figures rendered by vl-convert when the download is clicked)."""
+    figures, notes = {}, {}
+    for stop in STOPS:
+        chart = stop_figure(stop, group)
+        figures[stop.key] = None if chart is None else chart_svg(readable(chart, FONT_MAIN))
+        if stop.sentence and group.search is not None:
+            notes[stop.key] = f"RNNsearch: {trace_of(group.search, stop.sentence).translation}"
+            if stop.key == "bottleneck" and group.encdec is not None:
+                notes[stop.key] += f" · RNNencdec: {trace_of(group.encdec, stop.sentence).translation}"
+    return handout_html(STOPS, level, figures, notes)
+
+
+def main() -> None:
+    """Build the page."""
+    with st.sidebar:
+        st.header("Lesson")
+        level = st.radio("Narration", list(LEVELS), format_func=LEVELS.__getitem__, key=LEVEL_KEY, bind=W.BIND,
+                         index=list(LEVELS).index(L.level_of(None)))
+    level = L.level_of(level)
+    k = current_stop()
+    stop = STOPS[k]
+    if st.query_params.get(STOP_KEY) != str(k + 1):
+        st.query_params[STOP_KEY] = str(k + 1)  # an out-of-range or missing stop becomes stop 1
+    group = model_pair()
+    if group is None or group.search is None or W.load_lm(group.search) is None:
+        return
+    nav_bar(k, stop)
+    st.title(stop.title)
+    if stop.sentence:
+        st.markdown(f"*{md(stop.sentence)}*")
+    st.markdown(md(stop.narration[level]))
+    VIEWS[stop.key](stop, group)
+    with st.container(border=True):
+        st.markdown(f"**Question for the class.** {md(stop.question)}")
+    with st.sidebar:
+        st.download_button("Handout (HTML, print it)", lambda: handout(group, level), file_name="lesson-handout.html",
+                           mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
+
+
+with shell.error_boundary("Lesson"):
+    main()
