@@ -3,8 +3,9 @@
 Predict, then reveal: at the stops with an α row to predict, the row stays hidden until the class
 picks the source word it expects and someone reveals it; the model's row then shows with the guess
 framed. A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
-previous one, ↓ to reveal. The URL holds the stop (``ls_stop``, 1-based; anything else opens stop
-1) and the level (``ls_level``). The sidebar offers a printable handout (HTML, print-styled).
+previous one, B (a clicker's blank-screen key) to reveal. The URL holds the stop (``ls_stop``,
+1-based; anything else opens stop 1) and the level (``ls_level``). The sidebar offers a printable
+handout (HTML, print-styled).
 Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson`.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Lesson"):  # setup and navigation first: a failing import shows the boundary
+with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a failing import shows the boundary
     import json
     from typing import Any
 
@@ -28,11 +29,11 @@ with shell.page("Lesson"):  # setup and navigation first: a failing import shows
     from ui.lesson_content import GROUP, LEVELS, RESULTS_FILE, RESULTS_TEST, STOPS, Stop
     from ui.views import lesson as L
     from ui.views.common import FONT_MAIN, chart_svg, md, readable
-    from ui.views.heatmaps import fixed_context_chart, trace_alpha_chart
+    from ui.views.heatmaps import fixed_context_chart
     from ui.views.lesson_handout import handout_html
 
 STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
-KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · ↓ reveal"
+KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B reveals (a clicker's blank-screen key)"
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -104,17 +105,19 @@ def reveal(key: str) -> None:
 def nav_bar(k: int, stop: Stop) -> None:
     """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next."""
     with st.container(horizontal=True, vertical_alignment="center"):
+        st.markdown(f"### {md(stop.title)}")
+        st.space("stretch")
         st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
                   disabled=k == 0)
         st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=go,
                   args=(1,), disabled=k == len(STOPS) - 1, type="primary")
-        st.button("Reveal", key="ls_reveal", icon=":material/visibility:", shortcut="Down", on_click=reveal,
+        st.button("Reveal", key="ls_reveal", icon=":material/visibility:", shortcut="B", on_click=reveal,
                   args=(stop.key,), disabled=stop.predict is None)
-        st.markdown(f"**Stop {k + 1} of {len(STOPS)}** · {KEYS_NOTE}")
+        st.markdown(f"**{k + 1} / {len(STOPS)}**", help=KEYS_NOTE)
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
-    st.html("<style>.st-key-ls_clicker{display:none}</style>")
+    st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:3.5rem}</style>")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -122,100 +125,105 @@ def nav_bar(k: int, stop: Stop) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def predict_view(trace: DecodeTrace, stop: Stop) -> int | None:
-    """The α heatmap with the predicted row hidden or revealed, and the guess pills; returns the
-    revealed step (None while hidden)."""
+def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tuple[int, int | None, bool]:
+    """The question for the row (left), the guess pills (right, above the heatmap) and, once
+    revealed, the verdict (left); returns (step, guess, revealed)."""
     step = min(stop.predict or 0, len(trace.steps) - 1)
     words = trace.src_tokens
+    left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word will it read? "
+                  "Pick one on the right, then reveal (B).")
+    guess = right.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
+                        key=f"ls_guess_{stop.key}")
     revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
-    st.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word will it read? "
-                "Pick one, then reveal (↓).")
-    guess = st.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
-                     key=f"ls_guess_{stop.key}", label_visibility="collapsed")
-    chart = L.lesson_alpha_chart(trace, step, revealed, guess)
-    if chart is not None:
-        W.show_chart(chart, size=FONT_MAIN)
     if revealed:
         v = L.verdict(trace, step, guess)
-        (st.success if v.matched else st.info)(md(L.verdict_text(v)))
-        return step
-    return None
+        (left.success if v.matched else left.info)(md(L.verdict_text(v)))
+    return step, guess, revealed
 
 
-def view_bottleneck(stop: Stop, group: models.ModelGroup) -> None:
+def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int) -> None:
+    """The revealed row's numbers: energies, the softmax worked through, or c_i as a weighted sum."""
+    assert stop.sentence is not None and group.search is not None
+    if stop.key in ("energies", "softmax"):
+        df = L.energy_table(trace, step)
+        df = df[["source word", "e_ij"]] if stop.key == "energies" else df
+    else:
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        alpha = trace.steps[step].alpha or []
+        df = L.context_table(trace.src_tokens, alpha, h)
+        st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
+                   f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
+    table = L.wide(df)
+    st.dataframe(table, hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:]})
+
+
+def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """Energies, softmax, context, reordering, unknown words: the α so far with the row to predict."""
+    assert stop.sentence is not None and group.search is not None
+    t = trace_of(group.search, stop.sentence)
+    with left:
+        if stop.key in ("reorder", "unknown"):
+            st.markdown(f"The model writes: **{md(t.translation)}**")
+    step, guess, revealed = guess_controls(t, stop, left, right)
+    with left:
+        if revealed and stop.key == "unknown":
+            for i, word in L.unk_outputs(t):
+                st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
+    with right:
+        chart = L.lesson_alpha_chart(t, step, revealed, guess)
+        if chart is not None:
+            W.show_chart(chart, size=FONT_MAIN)
+        if revealed and stop.key in ("energies", "softmax", "context"):
+            numbers(stop, group, t, step)
+
+
+def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
     """RNNsearch's α beside the RNNencdec's one fixed summary, with both translations."""
     assert stop.sentence is not None and group.search is not None
-    cols = st.columns(2)
+    cols = right.columns([3, 2])
     for col, ckpt, name in ((cols[0], group.search, "RNNsearch"), (cols[1], group.encdec, "RNNencdec")):
-        with col:
-            if ckpt is None:
-                st.info(f"No {name} checkpoint in this pair.")
-                continue
-            t = trace_of(ckpt, stop.sentence)
-            st.markdown(f"**{name}** writes: {md(t.translation)}")
-            chart = trace_alpha_chart(t, max_width=520) if t.has_alignment else fixed_context_chart(t, max_width=520)
-            if chart is not None:
+        if ckpt is None:
+            col.info(f"No {name} checkpoint in this pair.")
+            continue
+        t = trace_of(ckpt, stop.sentence)
+        left.markdown(f"**{name}** writes: {md(t.translation)}")
+        chart = (L.lesson_alpha_chart(t, None, True, cell=22, legend="bottom") if t.has_alignment
+                 else fixed_context_chart(t, title=name, max_width=240))
+        if chart is not None:
+            with col:
+                if t.has_alignment:
+                    st.markdown(f"**{name}**: a new α row, so a new c_i, for every word")
                 W.show_chart(chart, size=FONT_MAIN)
 
 
-def view_annotations(stop: Stop, group: models.ModelGroup) -> None:
+def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
     """The cosine similarity of the annotations h_j."""
     assert stop.sentence is not None and group.search is not None
     t = trace_of(group.search, stop.sentence)
     h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-    st.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers.")
-    W.show_chart(L.similarity_chart(t.src_tokens, h), size=FONT_MAIN)
+    left.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers; "
+                  "the grid compares every pair.")
+    with right:
+        W.show_chart(L.similarity_chart(t.src_tokens, h), size=FONT_MAIN)
 
 
-def numbers_view(stop: Stop, group: models.ModelGroup) -> None:
-    """Energies, softmax and context stops: the predicted row, then its numbers once revealed."""
-    assert stop.sentence is not None and group.search is not None
-    t = trace_of(group.search, stop.sentence)
-    step = predict_view(t, stop)
-    if step is None:
-        return
-    fmt = {c: st.column_config.NumberColumn(format="%.3f") for c in ("e_ij", "e_ij − max", "exp(e_ij − max)",
-                                                                      "α_ij = exp / Σ", "α_ij (model)", "α_ij")}
-    if stop.key == "energies":
-        df = L.energy_table(t, step)[["source word", "e_ij"]]
-        st.dataframe(df, hide_index=True, column_config=fmt)
-    elif stop.key == "softmax":
-        st.dataframe(L.energy_table(t, step), hide_index=True, column_config=fmt)
-    else:
-        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-        alpha = t.steps[step].alpha or []
-        df = L.context_table(t.src_tokens, alpha, h)
-        fmt |= {c: st.column_config.NumberColumn(format="%.3f") for c in df.columns if c.startswith("α·h")}
-        st.dataframe(df, hide_index=True, column_config=fmt)
-        st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
-                   f"the decoder's own ‖c_i‖: {t.steps[step].context_norm:.4f}.")
-
-
-def view_predict(stop: Stop, group: models.ModelGroup) -> None:
-    """Reordering and unknown words: the predicted row, and what the model wrote."""
-    assert stop.sentence is not None and group.search is not None
-    t = trace_of(group.search, stop.sentence)
-    st.markdown(f"The model writes: {md(t.translation)}")
-    if predict_view(t, stop) is not None and stop.key == "unknown":
-        for i, word in L.unk_outputs(t):
-            st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
-
-
-def view_length(stop: Stop, group: models.ModelGroup) -> None:
+def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
     """Fig. 2: BLEU by source length for both models."""
     frame = L.fig2_frame(results(), RESULTS_TEST)
     chart = L.fig2_chart(frame)
     if chart is None:
-        st.info(f"No BLEU-by-length results ({RESULTS_FILE}) in the checkpoint folder.")
+        left.info(f"No BLEU-by-length results ({RESULTS_FILE}) in the checkpoint folder.")
         return
-    W.show_chart(chart, size=FONT_MAIN)
+    with right:
+        W.show_chart(chart, size=FONT_MAIN)
     gaps = L.bleu_gaps(frame, "rnnsearch", "rnnencdec")
     if gaps:
-        st.markdown("RNNsearch minus RNNencdec: " + " · ".join(f"{b} words: **{g:+.1f}**" for b, g in gaps.items()))
+        left.markdown("RNNsearch minus RNNencdec: " + " · ".join(f"{b} words: **{g:+.1f}**" for b, g in gaps.items()))
 
 
-VIEWS = {"bottleneck": view_bottleneck, "annotations": view_annotations, "energies": numbers_view,
-         "softmax": numbers_view, "context": numbers_view, "reorder": view_predict, "unknown": view_predict,
+VIEWS = {"bottleneck": view_bottleneck, "annotations": view_annotations, "energies": view_predict,
+         "softmax": view_predict, "context": view_predict, "reorder": view_predict, "unknown": view_predict,
          "length": view_length}
 
 
@@ -266,13 +274,15 @@ def main() -> None:
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
     nav_bar(k, stop)
-    st.title(stop.title)
-    if stop.sentence:
-        st.markdown(f"*{md(stop.sentence)}*")
-    st.markdown(md(stop.narration[level]))
-    VIEWS[stop.key](stop, group)
-    with st.container(border=True):
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        if stop.sentence:
+            st.markdown(f"*{md(stop.sentence)}*")
+        st.markdown(md(stop.narration[level]))
+    VIEWS[stop.key](stop, group, left, right)
+    with left, st.container(border=True):
         st.markdown(f"**Question for the class.** {md(stop.question)}")
+    left.caption(KEYS_NOTE)
     with st.sidebar:
         st.download_button("Handout (HTML, print it)", lambda: handout(group, level), file_name="lesson-handout.html",
                            mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")

@@ -83,8 +83,13 @@ def verdict_text(v: Verdict) -> str:
     return f"{model} Your guess “{v.guess_word}” got α = {v.guess_alpha:.2f}."
 
 
+def cell_size(n_src: int, width: int = 560) -> int:
+    """Pixel width of a heatmap column so ``n_src`` columns fit in about ``width`` (24 to 40 px)."""
+    return max(24, min(40, width // max(n_src, 1)))
+
+
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
-                       cell: int = 38) -> alt.LayerChart | None:
+                       cell: int | None = None, legend: str = "right") -> alt.LayerChart | None:
     """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
     ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
 
@@ -92,6 +97,7 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     if not trace.has_alignment:
         return None
     last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
+    cell = cell or cell_size(len(trace.src_tokens))
     src, tgt = source_labels(trace), [s.token for s in trace.steps[: last + 1]]
     shown = [s.alpha for s in trace.steps[:last]]
     shown.append(trace.steps[last].alpha if (revealed or step is None) else None)
@@ -104,7 +110,7 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
             alt.Tooltip("alpha:Q", title="α_ij", format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(
         x=x, y=y, tooltip=tips, color=alt.Color("alpha:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                                                legend=alt.Legend(title="α_ij", gradientLength=120)))]
+                                                legend=alt.Legend(title="α_ij", orient=legend, gradientLength=120)))]
     if step is not None and not revealed:
         hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src)})
         layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y))
@@ -118,7 +124,7 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
         if v.guess is not None:
             frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
             layers.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
-    return alt.layer(*layers).properties(width=alt.Step(cell), height=alt.Step(min(cell, 34)))
+    return alt.layer(*layers).properties(width=alt.Step(cell), height=alt.Step(min(cell, 30)))
 
 
 def energy_table(trace: DecodeTrace, step: int) -> pd.DataFrame:
@@ -169,8 +175,9 @@ def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> 
     rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2)}
             for j in range(len(words)) for k in range(len(words))]
     df = pd.DataFrame(rows)
-    x = alt.X("k:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(words)))
-    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words)))
+    x = alt.X("k:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(words),
+                                               labelOverlap=False))
+    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False))
     base = alt.Chart(df).encode(x=x, y=y)
     rect = base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
                                                    legend=alt.Legend(title="cos(h_j, h_k)")),
@@ -219,3 +226,14 @@ def unk_outputs(trace: DecodeTrace) -> list[tuple[int, str]]:
             out.append((s.i, trace.src_tokens[max(range(real), key=a.__getitem__)]))
     return out
 
+
+
+def wide(frame: pd.DataFrame, label: str = "source word") -> pd.DataFrame:
+    """A per-word table turned sideways (a first column naming the quantity, then one column per
+    word) to fit under a chart; a word that occurs twice gets its position added (``a (6)``) so columns stay unique."""
+    words = list(frame[label])
+    names = [f"{w} ({j})" if words.count(w) > 1 else str(w) for j, w in enumerate(words)]
+    out = frame.drop(columns=[label]).T
+    out.columns = names
+    out.insert(0, "quantity", list(out.index))
+    return out.reset_index(drop=True)
