@@ -17,6 +17,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     import json
     from typing import Any
 
+    import altair as alt
     import numpy as np
     import streamlit as st
     import torch
@@ -179,21 +180,19 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
 
 
 def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """RNNsearch's α beside the RNNencdec's one fixed summary, with both translations."""
+    """RNNsearch's α beside the RNNencdec's one fixed summary, each under its translation."""
     assert stop.sentence is not None and group.search is not None
-    cols = right.columns([3, 2])
+    cols = right.columns(2)
     for col, ckpt, name in ((cols[0], group.search, "RNNsearch"), (cols[1], group.encdec, "RNNencdec")):
         if ckpt is None:
             col.info(f"No {name} checkpoint in this pair.")
             continue
         t = trace_of(ckpt, stop.sentence)
-        left.markdown(f"**{name}** writes: {md(t.translation)}")
-        chart = (L.lesson_alpha_chart(t, None, True, cell=22, legend="bottom") if t.has_alignment
-                 else fixed_context_chart(t, title=name, max_width=240))
+        col.markdown(f"**{name}** writes: {md(t.translation)}")
+        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom") if t.has_alignment
+                 else fixed_context_chart(t, title="one fixed c", max_width=300))
         if chart is not None:
             with col:
-                if t.has_alignment:
-                    st.markdown(f"**{name}**: a new α row, so a new c_i, for every word")
                 W.show_chart(chart, size=FONT_MAIN)
 
 
@@ -243,7 +242,11 @@ def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
         h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
         return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h)
     t = trace_of(group.search, stop.sentence)
-    return L.lesson_alpha_chart(t, stop.predict, revealed=False)
+    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False)
+    if stop.key == "bottleneck" and group.encdec is not None:  # beside the RNNencdec's one summary
+        fixed = fixed_context_chart(trace_of(group.encdec, stop.sentence), title="RNNencdec: one fixed c")
+        return chart if fixed is None else alt.hconcat(chart, fixed)
+    return chart
 
 
 def handout(group: models.ModelGroup, level: str) -> str:
@@ -274,7 +277,7 @@ def main() -> None:
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
     nav_bar(k, stop)
-    left, right = st.columns([2, 3], gap="medium")
+    left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
     with left:
         if stop.sentence:
             st.markdown(f"*{md(stop.sentence)}*")
