@@ -98,6 +98,11 @@ def go(delta: int) -> None:
     st.query_params[STOP_KEY] = str(k + 1)
 
 
+def on_level() -> None:
+    """Write the chosen narration level into the URL (short keys such as ``phd``, not the labels)."""
+    st.query_params[LEVEL_KEY] = L.level_of(st.session_state.get(LEVEL_KEY))
+
+
 def reveal(key: str) -> None:
     """Show the hidden α row of stop ``key``."""
     st.session_state[f"ls_rev_{key}"] = True
@@ -266,8 +271,8 @@ def main() -> None:
     """Build the page."""
     with st.sidebar:
         st.header("Lesson")
-        level = st.radio("Narration", list(LEVELS), format_func=LEVELS.__getitem__, key=LEVEL_KEY, bind=W.BIND,
-                         index=list(LEVELS).index(L.level_of(None)))
+        level = st.radio("Narration", list(LEVELS), format_func=LEVELS.__getitem__, key=LEVEL_KEY,
+                         index=list(LEVELS).index(L.level_of(st.query_params.get(LEVEL_KEY))), on_change=on_level)
     level = L.level_of(level)
     k = current_stop()
     stop = STOPS[k]

@@ -82,3 +82,19 @@ def test_reveal_key_after_a_click_shows_the_row(app_url: str, page: object) -> N
     assert "“car”" in text and "Your guess “red” got α = 0.00" in text, text
     page.wait_for_timeout(1000)  # let the heatmap redraw with the row
     page.screenshot(path=str(ARTIFACTS / "lesson-reveal.png"))
+
+
+def test_handout_downloads_with_every_stop_and_figure(app_url: str, page: object) -> None:
+    page.goto(f"{app_url}/lesson?ls_stop=2&ls_level=school")
+    at_stop(page, 2, "Annotations")
+    expand = page.get_by_test_id("stExpandSidebarButton")
+    if expand.count():  # the lesson starts with the sidebar collapsed
+        expand.click()
+    with page.expect_download(timeout=WAIT * 2) as download:
+        page.get_by_role("button", name=re.compile("Handout")).click()
+    path = ARTIFACTS / "lesson-handout.html"
+    download.value.save_as(str(path))
+    text = path.read_text(encoding="utf-8")
+    assert text.count('<section class="stop">') == 8
+    assert text.count('src="data:image/svg+xml;base64,') == 8  # every stop has its figure
+    assert "for a high schooler" in text and "Fourteen words are already too many" in text

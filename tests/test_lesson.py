@@ -225,10 +225,12 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
 # The page
 
 
-def page(stop: str | None = None) -> AppTest:
+def page(stop: str | None = None, level: str | None = None) -> AppTest:
     at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120)
     if stop is not None:
         at.query_params["ls_stop"] = stop
+    if level is not None:
+        at.query_params["ls_level"] = level
     return at.run()
 
 
@@ -285,5 +287,13 @@ def test_level_changes_the_narration() -> None:
     at = page("3")
     at.radio(key="ls_level").set_value("phd").run()
     texts = [plain(m.value) for m in at.markdown]
-    assert STOPS[2].narration["phd"] in texts
-    assert not any(t.startswith("The alignment model a scores") for t in texts)
+    assert STOPS[2].narration["phd"] in texts and STOPS[2].narration["undergrad"] not in texts
+    assert at.query_params["ls_level"] == "phd"
+
+
+@shipped
+@pytest.mark.parametrize(("value", "level"), [("school", "school"), ("nonsense", "undergrad")])
+def test_level_from_the_url(value: str, level: str) -> None:
+    at = page("3", value)
+    assert not at.exception and at.radio(key="ls_level").value == level
+    assert STOPS[2].narration[level] in [plain(m.value) for m in at.markdown]
