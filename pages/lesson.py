@@ -110,8 +110,8 @@ def reveal(key: str) -> None:
 
 def nav_bar(k: int, stop: Stop) -> None:
     """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next."""
-    with st.container(horizontal=True, vertical_alignment="center"):
-        st.markdown(f"### {md(stop.title)}")
+    with st.container(horizontal=True, vertical_alignment="center", key="ls_top"):
+        st.title(stop.title, anchor=False)
         st.space("stretch")
         st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
                   disabled=k == 0)
@@ -123,7 +123,8 @@ def nav_bar(k: int, stop: Stop) -> None:
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
-    st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:3.5rem}</style>")
+    st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:3.5rem} "
+            ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
 
 
 # ----------------------------------------------------------------------------------------------
