@@ -123,7 +123,7 @@ def nav_bar(k: int, stop: Stop) -> None:
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
-    st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:3.5rem} "
+    st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
             ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
 
 
@@ -195,11 +195,11 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
             continue
         t = trace_of(ckpt, stop.sentence)
         col.markdown(f"**{name}** writes: {md(t.translation)}")
-        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom") if t.has_alignment
+        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
                  else fixed_context_chart(t, title="one fixed c", max_width=300))
         if chart is not None:
             with col:
-                W.show_chart(chart, size=FONT_MAIN)
+                W.show_chart(chart, size=FONT_MAIN, fit=t.has_alignment)
 
 
 def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:

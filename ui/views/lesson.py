@@ -89,11 +89,12 @@ def cell_size(n_src: int, width: int = 560) -> int:
 
 
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
-                       cell: int | None = None, legend: str = "right") -> alt.LayerChart | None:
+                       cell: int | None = None, legend: str = "right", fit: bool = False) -> alt.LayerChart | None:
     """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
     ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
 
-    ``step`` None draws every row (a stop without a prediction). ``None`` for a fixed context."""
+    ``step`` None draws every row (a stop without a prediction). ``fit`` stretches the columns to
+    the container's width (cells of ``cell`` px otherwise). ``None`` for a fixed context."""
     if not trace.has_alignment:
         return None
     last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
@@ -124,7 +125,8 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
         if v.guess is not None:
             frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
             layers.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
-    return alt.layer(*layers).properties(width=alt.Step(cell), height=alt.Step(min(cell, 30)))
+    return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
+                                         height=alt.Step(max(18, min(cell, 30))))
 
 
 def energy_table(trace: DecodeTrace, step: int) -> pd.DataFrame:
