@@ -27,7 +27,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from nmt.trace import DecodeTrace
     from ui import models
     from ui import widgets as W
-    from ui.lesson_content import GROUP, LEVELS, RESULTS_FILE, RESULTS_TEST, STOPS, Stop
+    from ui.lesson_content import FIG2, GROUP, LEVELS, STOPS, Stop
     from ui.views import lesson as L
     from ui.views.common import FONT_MAIN, chart_svg, md, readable
     from ui.views.heatmaps import fixed_context_chart
@@ -57,10 +57,22 @@ def read_results(name: str, mtime: float) -> dict[str, Any]:
         return {}
 
 
-def results() -> dict[str, Any]:
-    """The Fig. 2 results (BLEU by length), or {} when the file is missing."""
-    path = models.checkpoint_dir() / RESULTS_FILE
-    return read_results(RESULTS_FILE, path.stat().st_mtime) if path.is_file() else {}
+def results(name: str) -> dict[str, Any]:
+    """A results file named in the lesson's content (BLEU by length), or {} when it is missing."""
+    path = models.checkpoint_dir() / name
+    return read_results(name, path.stat().st_mtime) if path.is_file() else {}
+
+
+def fig2_charts() -> list[tuple[Any, str]]:
+    """Each Fig. 2 chart that has results, with its gaps in words (RNNsearch minus RNNencdec)."""
+    out = []
+    for name, test, title, better, worse in FIG2:
+        frame = L.fig2_frame(results(name), test)
+        chart = L.fig2_chart(frame, title)
+        if chart is not None:
+            gaps = L.bleu_gaps(frame, better, worse)
+            out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
+    return out
 
 
 def model_pair() -> models.ModelGroup | None:
@@ -104,8 +116,8 @@ def on_level() -> None:
 
 
 def reveal(key: str) -> None:
-    """Show the hidden α row of stop ``key``."""
-    st.session_state[f"ls_rev_{key}"] = True
+    """Show the hidden α row of stop ``key``, or hide it again (for the next class)."""
+    st.session_state[f"ls_rev_{key}"] = not st.session_state.get(f"ls_rev_{key}", False)
 
 
 def nav_bar(k: int, stop: Stop) -> None:
@@ -117,8 +129,10 @@ def nav_bar(k: int, stop: Stop) -> None:
                   disabled=k == 0)
         st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=go,
                   args=(1,), disabled=k == len(STOPS) - 1, type="primary")
-        st.button("Reveal", key="ls_reveal", icon=":material/visibility:", shortcut="B", on_click=reveal,
-                  args=(stop.key,), disabled=stop.predict is None)
+        shown = bool(st.session_state.get(f"ls_rev_{stop.key}"))
+        st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=reveal,
+                  icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
+                  disabled=stop.predict is None)
         st.markdown(f"**{k + 1} / {len(STOPS)}**", help=KEYS_NOTE)
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
@@ -214,17 +228,15 @@ def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any
 
 
 def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """Fig. 2: BLEU by source length for both models."""
-    frame = L.fig2_frame(results(), RESULTS_TEST)
-    chart = L.fig2_chart(frame)
-    if chart is None:
-        left.info(f"No BLEU-by-length results ({RESULTS_FILE}) in the checkpoint folder.")
+    """Fig. 2: BLEU by source length, for the Europarl models and the Multi30k pair."""
+    charts = fig2_charts()
+    if not charts:
+        left.info("No BLEU-by-length results (*.results.json) in the checkpoint folder.")
         return
-    with right:
-        W.show_chart(chart, size=FONT_MAIN)
-    gaps = L.bleu_gaps(frame, "rnnsearch", "rnnencdec")
-    if gaps:
-        left.markdown("RNNsearch minus RNNencdec: " + " · ".join(f"{b} words: **{g:+.1f}**" for b, g in gaps.items()))
+    cols = right.columns(len(charts))
+    for col, (chart, gaps) in zip(cols, charts):  # an explicit height: in columns Streamlit squashed the plot
+        col.altair_chart(readable(chart, FONT_MAIN), height=420, width="content")
+        left.markdown(md(gaps))
 
 
 VIEWS = {"bottleneck": view_bottleneck, "annotations": view_annotations, "energies": view_predict,
@@ -242,7 +254,8 @@ def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
     bottleneck's RNNencdec, the annotations' similarities or Fig. 2."""
     assert group.search is not None
     if stop.key == "length":
-        return L.fig2_chart(L.fig2_frame(results(), RESULTS_TEST))
+        charts = [c for c, _ in fig2_charts()]
+        return alt.hconcat(*charts) if charts else None
     assert stop.sentence is not None
     if stop.key == "annotations":
         h = annotations(str(group.search.path), group.search.mtime, stop.sentence)

@@ -178,6 +178,12 @@ def test_fig2_frame_keeps_one_decoding_and_buckets_of_ten_sentences() -> None:
     assert L.fig2_chart(L.fig2_frame(RESULTS, "no such test")) is None
 
 
+def test_fig2_colours_encdec_orange_search_blue() -> None:
+    assert L.model_colours(["rnnencdec", "rnnsearch"]) == ["#e6550d", "#206fb2"]
+    assert L.model_colours(["RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"]) == [
+        "#fdae6b", "#e6550d", "#9ecae1", "#206fb2"]
+
+
 # ----------------------------------------------------------------------------------------------
 # Handout
 
@@ -267,6 +273,9 @@ def test_guess_then_reveal_shows_the_row_and_marks_the_guess() -> None:
     at.pills(key="ls_guess_reorder").set_value(2).run()  # "car"
     (ok,) = [plain(m.value) for m in at.success if "looks most at" in m.value]
     assert "Your guess “car” is right" in ok
+    assert at.button(key="ls_reveal").label == "Hide row"
+    at.button(key="ls_reveal").click().run()  # hidden again, for the next class
+    assert not [m for m in [*at.info, *at.success] if "looks most at" in m.value]
 
 
 @shipped

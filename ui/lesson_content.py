@@ -23,8 +23,12 @@ LEVELS: dict[str, str] = {
 DEFAULT_LEVEL = "undergrad"
 
 GROUP = "m30k-en-fr"  # the checkpoint pair the sentences were chosen for (ui.models group name)
-RESULTS_FILE = "m30k-en-fr.results.json"  # BLEU by source length (Fig. 2), in the checkpoint folder
-RESULTS_TEST = "test_2016_flickr"
+# BLEU by source length (Fig. 2): (results file in the checkpoint folder, test set, title, better, worse)
+FIG2: tuple[tuple[str, str, str, str, str], ...] = (
+    ("europarl-en-fr.results.json", "europarl-v7-fr-en/test2000q4", "Europarl: the paper's models",
+     "RNNsearch-50", "RNNencdec-50"),
+    ("m30k-en-fr.results.json", "test_2016_flickr", "Multi30k: the lesson's pair", "rnnsearch", "rnnencdec"),
+)
 
 DOGS = "Two dogs are running in the snow."
 CAR = "A red car is parked near a white house."
@@ -140,17 +144,19 @@ STOPS: tuple[Stop, ...] = (
     Stop(
         key="length", title="7. Long sentences (Fig. 2)", sentence=None,
         narration={
-            "school": "The longer the sentence, the worse the old model gets. The attention model also "
-                      "gets worse, but much more slowly.",
-            "undergrad": "BLEU by source-sentence length on the Multi30k test set (greedy decoding), for "
-                         "our two models. The gap widens with length: the paper's Fig. 2, on our data. "
-                         "Buckets with fewer than 10 sentences are left out.",
+            "school": "The longer the sentence, the worse the old model gets. The attention model trained "
+                      "on parliament debates (Europarl) stays about as good from 0 to 80 words.",
+            "undergrad": "BLEU by source-sentence length (greedy decoding). Left: our Europarl models, trained "
+                         "on sentences of up to 30 or 50 words as in the paper; RNNsearch-50 stays near 24 BLEU "
+                         "up to 79 words while RNNencdec-50 falls from 21 to 9. Right: the lesson's Multi30k "
+                         "pair, where the gap also widens. Buckets of fewer than 10 sentences are left out.",
             "phd": "Cho et al. (2014) observed that encoder–decoder quality degrades quickly with length; "
-                   "Fig. 2 of Bahdanau et al. shows RNNsearch-50 flat up to 50+ words. Multi30k has few "
-                   "long sentences: read the longest bucket with its sentence count.",
+                   "Fig. 2 of Bahdanau et al. shows RNNsearch-50 flat beyond 50 words. Our Europarl replica "
+                   "reproduces the shape (RNNsearch-30 also degrades past 40 words, as in the paper); "
+                   "absolute BLEU is lower than the paper's newstest2014 numbers.",
         },
-        question="By how many BLEU points does the gap between the models grow from short to long "
-                 "sentences? What would you expect for 50-word sentences?",
+        question="By how many BLEU points does the gap between RNNsearch-50 and RNNencdec-50 grow from "
+                 "short to long sentences? Why would a fixed vector hurt long sentences most?",
     ),
     Stop(
         key="unknown", title="8. Unknown words", sentence=LETTER, predict=4,

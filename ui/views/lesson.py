@@ -184,7 +184,7 @@ def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> 
     rect = base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
                                                    legend=alt.Legend(title="cos(h_j, h_k)")),
                                    tooltip=["a:N", "b:N", "cos:Q"])
-    text = base.mark_text(fontSize=13).encode(
+    text = base.mark_text(fontSize=14).encode(
         text=alt.Text("cos:Q", format=".1f"),
         color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
     return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8))
@@ -205,17 +205,37 @@ def bleu_gaps(frame: pd.DataFrame, better: str, worse: str) -> dict[str, float]:
     return {str(b): round(float(r[better] - r[worse]), 2) for (_, b), r in wide.iterrows()}
 
 
-def fig2_chart(frame: pd.DataFrame) -> alt.Chart | None:
+ENCDEC_COLOURS = ("#fdae6b", "#e6550d", "#a63603")  # RNNencdec lines: oranges, lightest first
+SEARCH_COLOURS = ("#9ecae1", "#206fb2", "#08306b")  # RNNsearch lines: blues
+
+
+def model_colours(names: Sequence[str]) -> list[str]:
+    """A colour per model name (in the given order): oranges for RNNencdec, blues for the others;
+    a family of one model gets its middle shade, a larger one light to dark in order (-30, -50)."""
+    fams = ["encdec" if "encdec" in n.lower() else "search" for n in names]
+    out = []
+    for k, fam in enumerate(fams):
+        ramp = ENCDEC_COLOURS if fam == "encdec" else SEARCH_COLOURS
+        size, rank = fams.count(fam), fams[:k].count(fam)
+        out.append(ramp[1] if size == 1 else ramp[min(rank, len(ramp) - 1)])
+    return out
+
+
+def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Chart | None:
     """Fig. 2 on our data: BLEU against source length bucket, one line per model."""
     if frame.empty:
         return None
     order = frame.sort_values("lo")["bucket"].drop_duplicates().tolist()
-    return alt.Chart(frame).mark_line(point={"size": 90}, strokeWidth=3).encode(
-        x=alt.X("bucket:O", sort=order, title="source sentence length (words)", axis=alt.Axis(labelAngle=0)),
+    names = sorted(frame["model"].unique())
+    values = [{"model": str(r.model), "bucket": str(r.bucket), "bleu": float(r.bleu), "n": int(r.n)}
+              for r in frame.itertuples()]  # plain values: no Arrow column types reach the browser
+    return alt.Chart(alt.Data(values=values)).mark_line(point={"size": 70}, strokeWidth=3).encode(
+        x=alt.X("bucket:O", sort=order, title="source sentence length (words)", axis=alt.Axis(labelAngle=-45)),
         y=alt.Y("bleu:Q", title="BLEU", scale=alt.Scale(zero=True)),
-        color=alt.Color("model:N", title="model", scale=alt.Scale(range=["#e6550d", "#206fb2"])),
+        color=alt.Color("model:N", title=None, scale=alt.Scale(domain=names, range=model_colours(names)),
+                        legend=alt.Legend(orient="top", direction="vertical")),
         tooltip=["model:N", "bucket:N", alt.Tooltip("bleu:Q", format=".1f"), alt.Tooltip("n:Q", title="sentences")],
-    ).properties(width=460, height=260)
+    ).properties(width=width, height=230, title=title)
 
 
 def unk_outputs(trace: DecodeTrace) -> list[tuple[int, str]]:
