@@ -255,7 +255,7 @@ def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
     assert group.search is not None
     if stop.key == "length":
         charts = [c for c, _ in fig2_charts()]
-        return alt.hconcat(*charts) if charts else None
+        return alt.hconcat(*charts).resolve_scale(color="independent") if charts else None
     assert stop.sentence is not None
     if stop.key == "annotations":
         h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
