@@ -307,3 +307,22 @@ def test_level_from_the_url(value: str, level: str) -> None:
     at = page("3", value)
     assert not at.exception and at.radio(key="ls_level").value == level
     assert STOPS[2].narration[level] in [plain(m.value) for m in at.markdown]
+
+
+@pytest.mark.skipif(not (ROOT / "checkpoints" / "europarl-en-fr.results.json").exists(), reason="no results")
+def test_the_fig2_narration_matches_the_shipped_results() -> None:
+    """“RNNsearch-50 stays near 24 BLEU up to 79 words while RNNencdec-50 falls from 21 to 9”, and
+    the Multi30k gap widens."""
+    import json
+
+    from ui.lesson_content import FIG2
+
+    (ep_file, ep_test, *_), (m_file, m_test, *_) = FIG2
+    ep = L.fig2_frame(json.loads((ROOT / "checkpoints" / ep_file).read_text(encoding="utf-8")), ep_test)
+    search = ep[(ep["model"] == "RNNsearch-50") & (ep["lo"] < 80)]["bleu"]
+    encdec = ep[ep["model"] == "RNNencdec-50"].set_index("bucket")["bleu"]
+    assert len(search) == 8 and search.between(23.0, 25.0).all()
+    assert round(encdec["0–9"]) == 21 and round(encdec["60–69"]) == 9
+    m30k = L.fig2_frame(json.loads((ROOT / "checkpoints" / m_file).read_text(encoding="utf-8")), m_test)
+    gaps = list(L.bleu_gaps(m30k, "rnnsearch", "rnnencdec").values())
+    assert len(gaps) == 3 and gaps == sorted(gaps)
