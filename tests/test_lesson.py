@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from nmt.trace import DecodeTrace
 from tests.conftest import plain
 from tests.traces import make_trace
-from ui.lesson_content import LEVELS, STOPS, Stop
+from ui.lesson_content import DOGS, LEVELS, STOPS, Stop
 from ui.views import lesson as L
 from ui.views.lesson_handout import handout_html
 
@@ -225,6 +225,21 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
     cat = next(s for s in STOPS if s.key == "bottleneck").sentence
     assert " chat " in greedy(search, [cat])[0].translation
     assert " chat " not in greedy(encdec, [cat])[0].translation  # the white cat became a white dog
+
+    # stop 2: "dogs" is more like its neighbour "are" than like "snow"; annotations are 2 × 512 numbers
+    import torch
+
+    from nmt.data import pad_ids
+    from nmt.decoding import prepare_source
+
+    src = prepare_source(search, DOGS)
+    ids, lengths = pad_ids([src.ids])
+    with torch.no_grad():
+        h = search.model.encode(ids, lengths).annotations[0].float().numpy()
+    words = [*src.tokens, "</s>"]
+    sim = L.cosine_matrix(h)
+    dogs, are, snow = words.index("dogs"), words.index("are"), words.index("snow")
+    assert h.shape[1] == 1024 and sim[dogs, are] > sim[dogs, snow] + 0.2
 
 
 # ----------------------------------------------------------------------------------------------
