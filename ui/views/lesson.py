@@ -58,6 +58,7 @@ class Verdict:
 
     @property
     def matched(self) -> bool:
+        """Whether the class guessed the source word the model attends to most."""
         return self.guess is not None and self.guess == self.argmax
 
 
