@@ -341,3 +341,9 @@ def test_the_fig2_narration_matches_the_shipped_results() -> None:
     m30k = L.fig2_frame(json.loads((ROOT / "checkpoints" / m_file).read_text(encoding="utf-8")), m_test)
     gaps = list(L.bleu_gaps(m30k, "rnnsearch", "rnnencdec").values())
     assert len(gaps) == 3 and gaps == sorted(gaps)
+
+
+def test_lesson_is_near_the_top_of_the_navigation() -> None:
+    from ui.shell import PAGES
+
+    assert [f for f, _, _ in PAGES][:2] == ["app.py", "pages/lesson.py"]
