@@ -42,6 +42,7 @@ P = ParamSpec("P")
 ICON = Path(__file__).resolve().parent / "icon.png"
 PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
     ("app.py", "Step through decoding", ":material/footprint:"),
+    ("pages/lesson.py", "Lesson", ":material/school:"),
     ("pages/beam_explorer.py", "Beam search explorer", ":material/account_tree:"),
     ("pages/alignment_browser.py", "Alignment browser", ":material/grid_on:"),
     ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),

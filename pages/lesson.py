@@ -1,0 +1,314 @@
+"""Lesson: the paper's story in eight stops, each a live view of the model, narrated at a chosen level.
+
+Predict, then reveal: at the stops with an α row to predict, the row stays hidden until the class
+picks the source word it expects and someone reveals it; the model's row then shows with the guess
+framed. A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
+previous one, B (a clicker's blank-screen key) to reveal. The URL holds the stop (``ls_stop``,
+1-based; anything else opens stop 1) and the level (``ls_level``). The sidebar offers a printable
+handout (HTML, print-styled).
+Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson`.
+"""
+
+from __future__ import annotations
+
+from ui import shell
+
+with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a failing import shows the boundary
+    import json
+    from typing import Any
+
+    import altair as alt
+    import numpy as np
+    import streamlit as st
+    import torch
+
+    from nmt.data import pad_ids
+    from nmt.decoding import prepare_source
+    from nmt.trace import DecodeTrace
+    from ui import models
+    from ui import widgets as W
+    from ui.lesson_content import FIG2, GROUP, LEVELS, STOPS, Stop
+    from ui.views import lesson as L
+    from ui.views.common import FONT_MAIN, chart_svg, md, readable
+    from ui.views.heatmaps import fixed_context_chart
+    from ui.views.lesson_handout import handout_html
+
+STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
+KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B reveals (a clicker's blank-screen key)"
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def annotations(path: str, mtime: float, text: str) -> np.ndarray:
+    """The encoder's annotations h_j (source words + ``</s>`` × 2n) of one sentence."""
+    lm = models.load_model(path, mtime)
+    src = prepare_source(lm, text)
+    ids, lengths = pad_ids([src.ids])
+    with torch.no_grad():
+        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0]
+    return h.float().cpu().numpy()
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def read_results(name: str, mtime: float) -> dict[str, Any]:
+    """A results file of the checkpoint folder, by its fixed name from the lesson's content."""
+    try:
+        return json.loads((models.checkpoint_dir() / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def results(name: str) -> dict[str, Any]:
+    """A results file named in the lesson's content (BLEU by length), or {} when it is missing."""
+    path = models.checkpoint_dir() / name
+    return read_results(name, path.stat().st_mtime) if path.is_file() else {}
+
+
+def fig2_charts() -> list[tuple[Any, str]]:
+    """Each Fig. 2 chart that has results, with its gaps in words (RNNsearch minus RNNencdec)."""
+    out = []
+    for name, test, title, better, worse in FIG2:
+        frame = L.fig2_frame(results(name), test)
+        chart = L.fig2_chart(frame, title)
+        if chart is not None:
+            gaps = L.bleu_gaps(frame, better, worse)
+            out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
+    return out
+
+
+def model_pair() -> models.ModelGroup | None:
+    """The lesson's checkpoint pair (the Multi30k one), or the default pair with a warning."""
+    groups = models.scan(models.checkpoint_dir())
+    group = next((g for g in groups if g.name == GROUP and g.search is not None), None)
+    if group is None:
+        group = models.default_group(groups)
+        if group is None or group.search is None:
+            W.no_checkpoints()
+            return None
+        st.warning(f"The lesson was written for the {GROUP} pair, which is missing: showing {md(group.name)}; "
+                   "the narration may not match what this model does.")
+    return group
+
+
+def trace_of(ckpt: models.CheckpointInfo, text: str) -> DecodeTrace:
+    """The greedy trace of ``text`` (cached for every visitor)."""
+    return W.decode(W.job_for(ckpt, "greedy"), [text])[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Navigation: the stop lives in the URL; clicker keys are button shortcuts
+# ----------------------------------------------------------------------------------------------
+
+
+def current_stop() -> int:
+    """The 0-based stop from the URL (out of range or not a number: the first stop)."""
+    return L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
+
+
+def go(delta: int) -> None:
+    """Move ``delta`` stops (clamped to the lesson) and write the stop into the URL."""
+    k = min(len(STOPS) - 1, max(0, current_stop() + delta))
+    st.query_params[STOP_KEY] = str(k + 1)
+
+
+def on_level() -> None:
+    """Write the chosen narration level into the URL (short keys such as ``phd``, not the labels)."""
+    st.query_params[LEVEL_KEY] = L.level_of(st.session_state.get(LEVEL_KEY))
+
+
+def reveal(key: str) -> None:
+    """Show the hidden α row of stop ``key``, or hide it again (for the next class)."""
+    st.session_state[f"ls_rev_{key}"] = not st.session_state.get(f"ls_rev_{key}", False)
+
+
+def nav_bar(k: int, stop: Stop) -> None:
+    """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next."""
+    with st.container(horizontal=True, vertical_alignment="center", key="ls_top"):
+        st.title(stop.title, anchor=False)
+        st.space("stretch")
+        st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
+                  disabled=k == 0)
+        st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=go,
+                  args=(1,), disabled=k == len(STOPS) - 1, type="primary")
+        shown = bool(st.session_state.get(f"ls_rev_{stop.key}"))
+        st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=reveal,
+                  icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
+                  disabled=stop.predict is None)
+        st.markdown(f"**{k + 1} / {len(STOPS)}**", help=KEYS_NOTE)
+    with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
+        st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
+        st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
+    st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
+            ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
+
+
+# ----------------------------------------------------------------------------------------------
+# The stops' views
+# ----------------------------------------------------------------------------------------------
+
+
+def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tuple[int, int | None, bool]:
+    """The question for the row (left), the guess pills (right, above the heatmap) and, once
+    revealed, the verdict (left); returns (step, guess, revealed)."""
+    step = min(stop.predict or 0, len(trace.steps) - 1)
+    words = trace.src_tokens
+    left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word will it read? "
+                  "Pick one on the right, then reveal (B).")
+    guess = right.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
+                        key=f"ls_guess_{stop.key}")
+    revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
+    if revealed:
+        v = L.verdict(trace, step, guess)
+        (left.success if v.matched else left.info)(md(L.verdict_text(v)))
+    return step, guess, revealed
+
+
+def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int) -> None:
+    """The revealed row's numbers: energies, the softmax worked through, or c_i as a weighted sum."""
+    assert stop.sentence is not None and group.search is not None
+    if stop.key in ("energies", "softmax"):
+        df = L.energy_table(trace, step)
+        df = df[["source word", "e_ij"]] if stop.key == "energies" else df
+    else:
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        alpha = trace.steps[step].alpha or []
+        df = L.context_table(trace.src_tokens, alpha, h)
+        st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
+                   f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
+    table = L.wide(df)
+    st.dataframe(table, hide_index=True,
+                 column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:]})
+
+
+def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """Energies, softmax, context, reordering, unknown words: the α so far with the row to predict."""
+    assert stop.sentence is not None and group.search is not None
+    t = trace_of(group.search, stop.sentence)
+    with left:
+        if stop.key in ("reorder", "unknown"):
+            st.markdown(f"The model writes: **{md(t.translation)}**")
+    step, guess, revealed = guess_controls(t, stop, left, right)
+    with left:
+        if revealed and stop.key == "unknown":
+            for i, word in L.unk_outputs(t):
+                st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
+    with right:
+        chart = L.lesson_alpha_chart(t, step, revealed, guess)
+        if chart is not None:
+            W.show_chart(chart, size=FONT_MAIN)
+        if revealed and stop.key in ("energies", "softmax", "context"):
+            numbers(stop, group, t, step)
+
+
+def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """RNNsearch's α beside the RNNencdec's one fixed summary, each under its translation."""
+    assert stop.sentence is not None and group.search is not None
+    cols = right.columns(2)
+    for col, ckpt, name in ((cols[0], group.search, "RNNsearch"), (cols[1], group.encdec, "RNNencdec")):
+        if ckpt is None:
+            col.info(f"No {name} checkpoint in this pair.")
+            continue
+        t = trace_of(ckpt, stop.sentence)
+        col.markdown(f"**{name}** writes: {md(t.translation)}")
+        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
+                 else fixed_context_chart(t, title="one fixed c", max_width=300))
+        if chart is not None:
+            with col:
+                W.show_chart(chart, size=FONT_MAIN, fit=t.has_alignment)
+
+
+def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """The cosine similarity of the annotations h_j."""
+    assert stop.sentence is not None and group.search is not None
+    t = trace_of(group.search, stop.sentence)
+    h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+    left.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers; "
+                  "the grid compares every pair.")
+    with right:
+        W.show_chart(L.similarity_chart(t.src_tokens, h), size=FONT_MAIN)
+
+
+def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """Fig. 2: BLEU by source length, for the Europarl models and the Multi30k pair."""
+    charts = fig2_charts()
+    if not charts:
+        left.info("No BLEU-by-length results (*.results.json) in the checkpoint folder.")
+        return
+    cols = right.columns(len(charts))
+    for col, (chart, gaps) in zip(cols, charts):  # an explicit height: in columns Streamlit squashed the plot
+        col.altair_chart(readable(chart, FONT_MAIN), height=420, width="content")
+        left.markdown(md(gaps))
+
+
+VIEWS = {"bottleneck": view_bottleneck, "annotations": view_annotations, "energies": view_predict,
+         "softmax": view_predict, "context": view_predict, "reorder": view_predict, "unknown": view_predict,
+         "length": view_length}
+
+
+# ----------------------------------------------------------------------------------------------
+# Handout
+# ----------------------------------------------------------------------------------------------
+
+
+def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
+    """The figure of a stop as printed: the α so far with the row to predict hidden, the
+    bottleneck's RNNencdec, the annotations' similarities or Fig. 2."""
+    assert group.search is not None
+    if stop.key == "length":
+        charts = [c for c, _ in fig2_charts()]
+        return alt.hconcat(*charts).resolve_scale(color="independent") if charts else None
+    assert stop.sentence is not None
+    if stop.key == "annotations":
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h)
+    t = trace_of(group.search, stop.sentence)
+    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False)
+    if stop.key == "bottleneck" and group.encdec is not None:  # beside the RNNencdec's one summary
+        fixed = fixed_context_chart(trace_of(group.encdec, stop.sentence), title="RNNencdec: one fixed c")
+        return chart if fixed is None else alt.hconcat(chart, fixed)
+    return chart
+
+
+def handout(group: models.ModelGroup, level: str) -> str:
+    """The handout's HTML (figures rendered by vl-convert when the download is clicked)."""
+    figures, notes = {}, {}
+    for stop in STOPS:
+        chart = stop_figure(stop, group)
+        figures[stop.key] = None if chart is None else chart_svg(readable(chart, FONT_MAIN))
+        if stop.sentence and group.search is not None:
+            notes[stop.key] = f"RNNsearch: {trace_of(group.search, stop.sentence).translation}"
+            if stop.key == "bottleneck" and group.encdec is not None:
+                notes[stop.key] += f" · RNNencdec: {trace_of(group.encdec, stop.sentence).translation}"
+    return handout_html(STOPS, level, figures, notes)
+
+
+def main() -> None:
+    """Build the page."""
+    with st.sidebar:
+        st.header("Lesson")
+        level = st.radio("Narration", list(LEVELS), format_func=LEVELS.__getitem__, key=LEVEL_KEY,
+                         index=list(LEVELS).index(L.level_of(st.query_params.get(LEVEL_KEY))), on_change=on_level)
+    level = L.level_of(level)
+    k = current_stop()
+    stop = STOPS[k]
+    if st.query_params.get(STOP_KEY) != str(k + 1):
+        st.query_params[STOP_KEY] = str(k + 1)  # an out-of-range or missing stop becomes stop 1
+    group = model_pair()
+    if group is None or group.search is None or W.load_lm(group.search) is None:
+        return
+    nav_bar(k, stop)
+    left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
+    with left:
+        if stop.sentence:
+            st.markdown(f"*{md(stop.sentence)}*")
+        st.markdown(md(stop.narration[level]))
+    VIEWS[stop.key](stop, group, left, right)
+    with left, st.container(border=True):
+        st.markdown(f"**Question for the class.** {md(stop.question)}")
+    left.caption(KEYS_NOTE)
+    with st.sidebar:
+        st.download_button("Handout (HTML, print it)", lambda: handout(group, level), file_name="lesson-handout.html",
+                           mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
+
+
+with shell.error_boundary("Lesson"):
+    main()

@@ -1,0 +1,178 @@
+"""The Lesson page's content as data: the paper's story in eight stops, narrated at three levels.
+
+No Streamlit and no model here. Each :class:`Stop` names the sentence it is shown on, the view
+that draws it (:mod:`ui.views.lesson`), the target step whose α row the class predicts (``None``
+where the stop has no prediction), its narration per level and its question for the class.
+
+The sentences were checked on the shipped Multi30k pair (``m30k-en-fr-rnnsearch.pt`` /
+``-rnnencdec.pt``, greedy decoding); ``expect`` records what the stop relies on, as
+(target step, target word, source word with the largest α), and ``tests/test_lesson.py`` decodes
+them again so that the narration cannot drift away from what the model does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+LEVELS: dict[str, str] = {
+    "school": "For a high schooler",
+    "undergrad": "For an undergraduate",
+    "phd": "For a PhD candidate",
+}
+"""Narration levels, simplest first: URL value → label."""
+DEFAULT_LEVEL = "undergrad"
+
+GROUP = "m30k-en-fr"  # the checkpoint pair the sentences were chosen for (ui.models group name)
+# BLEU by source length (Fig. 2): (results file in the checkpoint folder, test set, title, better, worse)
+FIG2: tuple[tuple[str, str, str, str, str], ...] = (
+    ("europarl-en-fr.results.json", "europarl-v7-fr-en/test2000q4", "Europarl: the paper's models",
+     "RNNsearch-50", "RNNencdec-50"),
+    ("m30k-en-fr.results.json", "test_2016_flickr", "Multi30k: the lesson's pair", "rnnsearch", "rnnencdec"),
+)
+
+DOGS = "Two dogs are running in the snow."
+CAR = "A red car is parked near a white house."
+CAT = "A black dog and a white cat are sleeping on a red couch."
+LETTER = "She read the old letter slowly."
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One stop of the lesson."""
+
+    key: str  # short id, also the view's name in ui.views.lesson
+    title: str
+    sentence: str | None  # None: the stop shows results, not a sentence
+    narration: dict[str, str]  # level → a few sentences
+    question: str
+    predict: int | None = None  # target step i whose α row stays hidden until the class guesses
+    expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)
+
+
+STOPS: tuple[Stop, ...] = (
+    Stop(
+        key="bottleneck", title="1. The bottleneck", sentence=CAT,
+        narration={
+            "school": "The older model (RNNencdec) reads the whole English sentence and squeezes it into one "
+                      "list of numbers before it writes a single French word. Fourteen words are already too "
+                      "many: the white cat comes out as a white dog.",
+            "undergrad": "An encoder–decoder compresses the source into one fixed-length vector c, and every "
+                         "target word is predicted from that same c. On this 14-word sentence our RNNencdec "
+                         "writes « un chien blanc » (a white dog) where RNNsearch writes « un chat blanc ».",
+            "phd": "Cho et al.'s RNNencdec conditions p(y_i | y_<i, x) on a single summary c = q({h_j}), "
+                   "fixed for all i. The information-theoretic bottleneck grows with |x|; Bahdanau et al. "
+                   "replace c by a step-dependent c_i. Compare the two decoders trained on the same Multi30k "
+                   "data: only the context differs.",
+        },
+        question="Where did the cat go? Which words of the sentence would you expect a single summary to "
+                 "lose first, and why?",
+        expect=((5, "chat", "cat"),),
+    ),
+    Stop(
+        key="annotations", title="2. Annotations: one vector per word", sentence=DOGS,
+        narration={
+            "school": "Instead of one summary, RNNsearch keeps a note for every English word. Each note "
+                      "also remembers the words around it, so neighbouring notes look alike.",
+            "undergrad": "A bidirectional RNN reads the sentence forwards and backwards; the annotation h_j "
+                         "of word j joins both states. Each h_j describes word j in its context. The grid "
+                         "shows how similar two annotations are (cosine): high near the diagonal.",
+            "phd": "h_j = [→h_j ; ←h_j] (here 2 × 512 dimensions) summarises the whole sentence with a "
+                   "focus on x_j, since recurrent states favour recent inputs. The cosine similarities "
+                   "decay with |j − k|: the annotations are contextual, but local.",
+        },
+        question="Why does the annotation of “dogs” look more like that of “are” than like that of “snow”?",
+    ),
+    Stop(
+        key="energies", title="3. Energies: scoring each word", sentence=DOGS, predict=5,
+        narration={
+            "school": "Before writing each French word, the model gives every English word a score: how "
+                      "useful is this word right now? Guess which word scores highest before « neige ».",
+            "undergrad": "The alignment model a scores each annotation h_j against the decoder's previous "
+                         "state s_{i−1}: e_ij = a(s_{i−1}, h_j). A higher energy means a better match.",
+            "phd": "a is a one-hidden-layer MLP, e_ij = v_a^T tanh(W_a s_{i−1} + U_a h_j), trained jointly "
+                   "with the translation model; U_a h_j can be precomputed once per sentence. Energies are "
+                   "unnormalised: only their differences matter.",
+        },
+        question="Which English word gets the highest energy when the model is about to write « neige »? "
+                 "Click it, then reveal.",
+        expect=((5, "neige", "snow"),),
+    ),
+    Stop(
+        key="softmax", title="4. Softmax: from energies to α", sentence=DOGS, predict=4,
+        narration={
+            "school": "The scores are turned into shares that add up to 100 %: the attention. A clear winner "
+                      "takes almost everything; a close race shares the attention.",
+            "undergrad": "α_ij = exp(e_ij) / Σ_k exp(e_ik): a softmax over the source words. The table "
+                         "shows each step: subtract the largest energy, exponentiate, divide by the sum.",
+            "phd": "The softmax gives a soft, differentiable alignment: α_ij is the probability that y_i is "
+                   "aligned to x_j, and c_i the expected annotation under it. For the article « la » the "
+                   "mass is split; a hard alignment could not express that.",
+        },
+        question="For the article « la », which word gets the most attention, and is it more than half?",
+        expect=((4, "la", "the"),),
+    ),
+    Stop(
+        key="context", title="5. The context c_i: a weighted sum", sentence=DOGS, predict=1,
+        narration={
+            "school": "The model mixes the notes of all English words, using the attention shares as the "
+                      "recipe. For « chiens » the mix is almost only the note of “dogs”.",
+            "undergrad": "c_i = Σ_j α_ij h_j. The table shows the first four of the 1024 numbers of each "
+                         "annotation, multiplied by α_ij and added up. A new c_i is computed for every "
+                         "target word: that is what removes the bottleneck.",
+            "phd": "c_i enters the decoder's recurrence s_i = f(s_{i−1}, y_{i−1}, c_i) and the output "
+                   "layer. Our ‖c_i‖ recomputed from α and h_j matches the decoder's own to the last "
+                   "digit shown: c_i is exactly the expectation of h under α_i.",
+        },
+        question="Which word's annotation will dominate the mix for « chiens »?",
+        expect=((1, "chiens", "dogs"),),
+    ),
+    Stop(
+        key="reorder", title="6. Reordering", sentence=CAR, predict=1,
+        narration={
+            "school": "French puts most colours after the noun: “a red car” is « une voiture rouge ». The "
+                      "attention jumps over “red” to “car”, then comes back.",
+            "undergrad": "Attention is not tied to word order. At « voiture » α jumps ahead to “car”, "
+                         "skipping “red”, and returns to “red” for « rouge »: a non-monotonic alignment, "
+                         "the paper's Fig. 3(a) in miniature.",
+            "phd": "The alignment is latent and learned from translation alone, yet it recovers the "
+                   "adjective–noun inversion (and again for « maison blanche »). Compare with phrase-based "
+                   "systems, where reordering needs its own model.",
+        },
+        question="After « Une », which English word does the model read to write the next word?",
+        expect=((1, "voiture", "car"), (2, "rouge", "red"), (8, "maison", "house"), (9, "blanche", "white")),
+    ),
+    Stop(
+        key="length", title="7. Long sentences (Fig. 2)", sentence=None,
+        narration={
+            "school": "The longer the sentence, the worse the old model gets. The attention model trained "
+                      "on parliament debates (Europarl) stays about as good from 0 to 80 words.",
+            "undergrad": "BLEU by source-sentence length (greedy decoding). Left: our Europarl models, trained "
+                         "on sentences of up to 30 or 50 words as in the paper; RNNsearch-50 stays near 24 BLEU "
+                         "up to 79 words while RNNencdec-50 falls from 21 to 9. Right: the lesson's Multi30k "
+                         "pair, where the gap also widens. Buckets of fewer than 10 sentences are left out.",
+            "phd": "Cho et al. (2014) observed that encoder–decoder quality degrades quickly with length; "
+                   "Fig. 2 of Bahdanau et al. shows RNNsearch-50 flat beyond 50 words. Our Europarl replica "
+                   "reproduces the shape (RNNsearch-30 also degrades past 40 words, as in the paper); "
+                   "absolute BLEU is lower than the paper's newstest2014 numbers.",
+        },
+        question="By how many BLEU points does the gap between RNNsearch-50 and RNNencdec-50 grow from "
+                 "short to long sentences? Why would a fixed vector hurt long sentences most?",
+    ),
+    Stop(
+        key="unknown", title="8. Unknown words", sentence=LETTER, predict=4,
+        narration={
+            "school": "Sometimes the model has no good French word and writes <unk> (unknown). Even then, "
+                      "the attention shows which English word it was trying to translate.",
+            "undergrad": "The vocabulary is a shortlist of frequent words; rare words become <unk>. Here the "
+                         "model writes <unk> for “letter” (« lettre » is in its list but was too rare to "
+                         "win). α points at “letter”, so the word can be copied or looked up in a dictionary "
+                         "(Jean et al. 2015).",
+            "phd": "Table 1 of the paper reports BLEU without sentences containing unknown words. The "
+                   "argmax of α_i at an <unk> output gives the source position for post-hoc replacement "
+                   "(Luong et al. 2015; Jean et al. 2015). Note also the error « lisent » and the "
+                   "dropped “slowly”: attention does not guarantee coverage.",
+        },
+        question="The model writes <unk>. Which English word was it looking at?",
+        expect=((4, "<unk>", "letter"),),
+    ),
+)

@@ -1,0 +1,262 @@
+"""Pure builders of the Lesson page: what each stop shows, computed from decode traces and arrays.
+
+No Streamlit here. The α heatmap of a stop shows the rows decoded so far; the row the class
+predicts is drawn as grey "?" cells until it is revealed, and then shows the guessed cell framed
+in red and the model's argmax marked with a cross. The energies, softmax and context stops add the
+numbers of that row (e_ij, exp, α_ij; c_i = Σ_j α_ij h_j), the annotations stop the cosine
+similarity of the annotations h_j, and the long-sentence stop BLEU by source length (Fig. 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from nmt.trace import DecodeTrace
+from ui.lesson_content import DEFAULT_LEVEL, LEVELS
+from ui.views.common import label_expr, source_labels
+from ui.views.heatmaps import alpha_frame
+from ui.views.length import length_rows
+
+GUESS, ARGMAX, HIDDEN = "#d62728", "#ff7f0e", "#e0e0e0"
+INK = "#111111"
+MIN_BUCKET = 10  # Fig. 2: buckets with fewer test sentences are left out (a BLEU of 2 sentences is noise)
+CONTEXT_DIMS = 4  # dimensions of h_j shown in the c_i table
+
+
+def stop_index(value: Any, n_stops: int) -> int:
+    """The 0-based stop of a URL value (1-based text); anything else, or out of range, gives 0."""
+    try:
+        k = int(str(value).strip())
+    except (TypeError, ValueError):
+        return 0
+    return k - 1 if 1 <= k <= n_stops else 0
+
+
+def level_of(value: Any) -> str:
+    """A narration level key from a URL value, the default one when it is not a level."""
+    return value if isinstance(value, str) and value in LEVELS else DEFAULT_LEVEL
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a guess for one α row compares with the model's row."""
+
+    step: int
+    target: str
+    argmax: int
+    argmax_word: str
+    argmax_alpha: float
+    guess: int | None
+    guess_word: str | None
+    guess_alpha: float | None
+
+    @property
+    def matched(self) -> bool:
+        """Whether the class guessed the source word the model attends to most."""
+        return self.guess is not None and self.guess == self.argmax
+
+
+def verdict(trace: DecodeTrace, step: int, guess: int | None) -> Verdict:
+    """The model's argmax of α at ``step`` against the class's guessed source position."""
+    s = trace.steps[step]
+    if s.alpha is None:
+        raise ValueError("this step has no α (fixed context)")
+    a = list(s.alpha)
+    j = max(range(len(a)), key=a.__getitem__)
+    ok = guess is not None and 0 <= guess < len(a)
+    return Verdict(step, s.token, j, trace.src_tokens[j], float(a[j]), guess if ok else None,
+                   trace.src_tokens[guess] if ok else None, float(a[guess]) if ok else None)
+
+
+def verdict_text(v: Verdict) -> str:
+    """One sentence on the revealed row (plain text; the caller escapes it for Markdown)."""
+    model = f"For “{v.target}” the model looks most at “{v.argmax_word}” (α = {v.argmax_alpha:.2f})."
+    if v.guess is None:
+        return model + " No guess was made."
+    if v.matched:
+        return f"{model} Your guess “{v.guess_word}” is right."
+    return f"{model} Your guess “{v.guess_word}” got α = {v.guess_alpha:.2f}."
+
+
+def cell_size(n_src: int, width: int = 560) -> int:
+    """Pixel width of a heatmap column so ``n_src`` columns fit in about ``width`` (24 to 40 px)."""
+    return max(24, min(40, width // max(n_src, 1)))
+
+
+def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
+                       cell: int | None = None, legend: str = "right", fit: bool = False) -> alt.LayerChart | None:
+    """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
+    ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
+
+    ``step`` None draws every row (a stop without a prediction). ``fit`` stretches the columns to
+    the container's width (cells of ``cell`` px otherwise). ``None`` for a fixed context."""
+    if not trace.has_alignment:
+        return None
+    last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
+    cell = cell or cell_size(len(trace.src_tokens))
+    src, tgt = source_labels(trace), [s.token for s in trace.steps[: last + 1]]
+    shown = [s.alpha for s in trace.steps[:last]]
+    shown.append(trace.steps[last].alpha if (revealed or step is None) else None)
+    cells = alpha_frame(src, tgt, shown)
+    x = alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
+              axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False))
+    y = alt.Y("i:O", title=None, scale=alt.Scale(domain=list(range(len(tgt)))),
+              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False))
+    tips = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
+            alt.Tooltip("alpha:Q", title="α_ij", format=".3f")]
+    layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(
+        x=x, y=y, tooltip=tips, color=alt.Color("alpha:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
+                                                legend=alt.Legend(title="α_ij", orient=legend, gradientLength=120)))]
+    if step is not None and not revealed:
+        hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src)})
+        layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y))
+        layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold").encode(
+            x=x, y=y, text="q:N"))
+    elif step is not None:
+        v = verdict(trace, last, guess)
+        marks = [{"i": last, "j": v.argmax, "what": "model's argmax"}]
+        layers.append(alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
+                                                                size=cell * 6).encode(x=x, y=y))
+        if v.guess is not None:
+            frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
+            layers.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
+    return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
+                                         height=alt.Step(max(18, min(cell, 30))))
+
+
+def energy_table(trace: DecodeTrace, step: int) -> pd.DataFrame:
+    """Row ``step`` worked through the softmax: e_ij, e_ij − max_k e_ik, its exp, and
+    α_ij = exp / Σ exp, beside the α the model recorded."""
+    s = trace.steps[step]
+    if s.energies is None or s.alpha is None:
+        raise ValueError("this step has no energies (fixed context)")
+    e = np.asarray(s.energies, dtype=np.float64)
+    shifted = e - e.max()
+    ex = np.exp(shifted)
+    return pd.DataFrame({"source word": source_labels(trace)[: len(e)], "e_ij": e, "e_ij − max": shifted,
+                         "exp(e_ij − max)": ex, "α_ij = exp / Σ": ex / ex.sum(),
+                         "α_ij (model)": np.asarray(s.alpha[: len(e)], dtype=np.float64)})
+
+
+def context_table(words: Sequence[str], alpha: Sequence[float], annotations: Any,
+                  dims: int = CONTEXT_DIMS) -> pd.DataFrame:
+    """c_i = Σ_j α_ij h_j on the first ``dims`` dimensions: one row per source word with α_ij and
+    α_ij·h_j[d], and a last row ``c_i`` with the sums."""
+    a = np.asarray(alpha, dtype=np.float64)
+    h = np.asarray(annotations, dtype=np.float64)[: len(a), :dims]
+    weighted = a[:, None] * h
+    rows = [{"source word": w, "α_ij": float(a[j]), **{f"α·h[{d}]": float(weighted[j, d]) for d in range(h.shape[1])}}
+            for j, w in enumerate(list(words)[: len(a)])]
+    rows.append({"source word": "c_i = Σ", "α_ij": float(a.sum()),
+                 **{f"α·h[{d}]": float(weighted[:, d].sum()) for d in range(h.shape[1])}})
+    return pd.DataFrame(rows)
+
+
+def context_norm(alpha: Sequence[float], annotations: Any) -> float:
+    """‖Σ_j α_ij h_j‖ over every dimension (to compare with the decoder's recorded ‖c_i‖)."""
+    a = np.asarray(alpha, dtype=np.float64)
+    return float(np.linalg.norm(a @ np.asarray(annotations, dtype=np.float64)[: len(a)]))
+
+
+def cosine_matrix(annotations: Any) -> np.ndarray:
+    """Cosine similarity of every pair of annotation vectors (rows of ``annotations``)."""
+    h = np.asarray(annotations, dtype=np.float64)
+    norms = np.linalg.norm(h, axis=1, keepdims=True)
+    n = h / np.where(norms == 0, 1.0, norms)
+    return n @ n.T
+
+
+def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> alt.LayerChart:
+    """The annotations' cosine similarities as a labelled heatmap (source words on both axes)."""
+    sim = cosine_matrix(annotations)
+    rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2)}
+            for j in range(len(words)) for k in range(len(words))]
+    df = pd.DataFrame(rows)
+    x = alt.X("k:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(words),
+                                               labelOverlap=False))
+    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False))
+    base = alt.Chart(df).encode(x=x, y=y)
+    rect = base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
+                                                   legend=alt.Legend(title="cos(h_j, h_k)")),
+                                   tooltip=["a:N", "b:N", "cos:Q"])
+    text = base.mark_text(fontSize=14).encode(
+        text=alt.Text("cos:Q", format=".1f"),
+        color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
+    return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8))
+
+
+def fig2_frame(results: Mapping[str, Any], test: str, decoding: str = "greedy",
+               min_n: int = MIN_BUCKET) -> pd.DataFrame:
+    """BLEU by source length of every model on ``test`` (one decoding), buckets of ≥ ``min_n`` sentences."""
+    rows = length_rows(dict(results))
+    rows = rows[(rows["test"] == test) & (rows["decoding"] == decoding) & (rows["n"] >= min_n)]
+    return rows[["model", "bucket", "lo", "n", "bleu"]].sort_values(["model", "lo"]).reset_index(drop=True)
+
+
+def bleu_gaps(frame: pd.DataFrame, better: str, worse: str) -> dict[str, float]:
+    """BLEU of ``better`` minus BLEU of ``worse`` per bucket both have, in bucket order."""
+    wide = frame.pivot_table(index=["lo", "bucket"], columns="model", values="bleu").sort_index()
+    wide = wide.dropna(subset=[better, worse]) if {better, worse} <= set(wide.columns) else wide.iloc[:0]
+    return {str(b): round(float(r[better] - r[worse]), 2) for (_, b), r in wide.iterrows()}
+
+
+ENCDEC_COLOURS = ("#fdae6b", "#e6550d", "#a63603")  # RNNencdec lines: oranges, lightest first
+SEARCH_COLOURS = ("#9ecae1", "#206fb2", "#08306b")  # RNNsearch lines: blues
+
+
+def model_colours(names: Sequence[str]) -> list[str]:
+    """A colour per model name (in the given order): oranges for RNNencdec, blues for the others;
+    a family of one model gets its middle shade, a larger one light to dark in order (-30, -50)."""
+    fams = ["encdec" if "encdec" in n.lower() else "search" for n in names]
+    out = []
+    for k, fam in enumerate(fams):
+        ramp = ENCDEC_COLOURS if fam == "encdec" else SEARCH_COLOURS
+        size, rank = fams.count(fam), fams[:k].count(fam)
+        out.append(ramp[1] if size == 1 else ramp[min(rank, len(ramp) - 1)])
+    return out
+
+
+def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Chart | None:
+    """Fig. 2 on our data: BLEU against source length bucket, one line per model."""
+    if frame.empty:
+        return None
+    order = frame.sort_values("lo")["bucket"].drop_duplicates().tolist()
+    names = sorted(frame["model"].unique())
+    values = [{"model": str(r.model), "bucket": str(r.bucket), "bleu": float(r.bleu), "n": int(r.n)}
+              for r in frame.itertuples()]  # plain values: no Arrow column types reach the browser
+    return alt.Chart(alt.Data(values=values)).mark_line(point={"size": 70}, strokeWidth=3).encode(
+        x=alt.X("bucket:O", sort=order, title="source sentence length (words)", axis=alt.Axis(labelAngle=-45)),
+        y=alt.Y("bleu:Q", title="BLEU", scale=alt.Scale(zero=True)),
+        color=alt.Color("model:N", title=None, scale=alt.Scale(domain=names, range=model_colours(names)),
+                        legend=alt.Legend(orient="top", direction="vertical")),
+        tooltip=["model:N", "bucket:N", alt.Tooltip("bleu:Q", format=".1f"), alt.Tooltip("n:Q", title="sentences")],
+    ).properties(width=width, height=230, title=title)
+
+
+def unk_outputs(trace: DecodeTrace) -> list[tuple[int, str]]:
+    """For each ``<unk>`` the model wrote: its target step and the source word of largest α (never ``</s>``)."""
+    real = len(trace.src_tokens) - 1
+    out = []
+    for s in trace.steps:
+        if s.token == "<unk>" and s.alpha is not None and real > 0:
+            a = s.alpha[:real]
+            out.append((s.i, trace.src_tokens[max(range(real), key=a.__getitem__)]))
+    return out
+
+
+
+def wide(frame: pd.DataFrame, label: str = "source word") -> pd.DataFrame:
+    """A per-word table turned sideways (a first column naming the quantity, then one column per
+    word) to fit under a chart; a word that occurs twice gets its position added (``a (6)``) so columns stay unique."""
+    words = list(frame[label])
+    names = [f"{w} ({j})" if words.count(w) > 1 else str(w) for j, w in enumerate(words)]
+    out = frame.drop(columns=[label]).T
+    out.columns = names
+    out.insert(0, "quantity", list(out.index))
+    return out.reset_index(drop=True)
