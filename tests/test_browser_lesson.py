@@ -4,28 +4,20 @@ a source word reveals the hidden α row with the guess marked. Screenshots go to
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from scripts import app_server
+from tests.chromium import ARTIFACTS, launched
 
 ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts"
 CHECKPOINTS = ROOT / "checkpoints"
-CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
 WAIT = 60_000  # ms: the first decode of a stop loads the model
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
 if not (CHECKPOINTS / "m30k-en-fr-rnnsearch.pt").exists():
     pytest.skip("the lesson needs the shipped Multi30k pair", allow_module_level=True)
 
@@ -39,12 +31,8 @@ def app_url() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def page(app_url: str) -> Iterator[object]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b.new_page(viewport={"width": 1280, "height": 720})
-        finally:
-            b.close()
+    with launched() as b:
+        yield b.new_page(viewport={"width": 1280, "height": 720})
 
 
 def at_stop(page: object, n: int, title: str) -> None:
