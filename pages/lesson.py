@@ -300,7 +300,10 @@ def main() -> None:
     with left:
         if stop.sentence:
             st.markdown(f"*{md(stop.sentence)}*")
-        st.markdown(md(stop.narration[level]))
+        if stop.predict is not None and not st.session_state.get(f"ls_rev_{stop.key}"):
+            st.caption("Guess first: the explanation appears with the model's row (B).")  # it names the answer
+        else:
+            st.markdown(md(stop.narration[level]))
     VIEWS[stop.key](stop, group, left, right)
     with left, st.container(border=True):
         st.markdown(f"**Question for the class.** {md(stop.question)}")

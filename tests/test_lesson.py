@@ -309,19 +309,30 @@ def test_next_and_back_move_the_url() -> None:
 
 @shipped
 def test_level_changes_the_narration() -> None:
-    at = page("3")
+    at = page("2")  # annotations: nothing to predict, so the narration shows at once
     at.radio(key="ls_level").set_value("phd").run()
     texts = [plain(m.value) for m in at.markdown]
-    assert STOPS[2].narration["phd"] in texts and STOPS[2].narration["undergrad"] not in texts
+    assert STOPS[1].narration["phd"] in texts and STOPS[1].narration["undergrad"] not in texts
     assert at.query_params["ls_level"] == "phd"
 
 
 @shipped
 @pytest.mark.parametrize(("value", "level"), [("school", "school"), ("nonsense", "undergrad")])
 def test_level_from_the_url(value: str, level: str) -> None:
-    at = page("3", value)
+    at = page("2", value)
     assert not at.exception and at.radio(key="ls_level").value == level
-    assert STOPS[2].narration[level] in [plain(m.value) for m in at.markdown]
+    assert STOPS[1].narration[level] in [plain(m.value) for m in at.markdown]
+
+
+@shipped
+def test_narration_of_a_prediction_waits_for_the_reveal() -> None:
+    """Stop 6's narration names the answer (“car”), so it shows only with the model's row."""
+    at = page("6")
+    texts = [plain(m.value) for m in at.markdown]
+    assert STOPS[5].narration["undergrad"] not in texts
+    assert "Guess first: the explanation appears with the model's row (B)." in [c.value for c in at.caption]
+    at.button(key="ls_reveal").click().run()
+    assert STOPS[5].narration["undergrad"] in [plain(m.value) for m in at.markdown]
 
 
 @pytest.mark.skipif(not (ROOT / "checkpoints" / "europarl-en-fr.results.json").exists(), reason="no results")
