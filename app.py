@@ -288,6 +288,8 @@ def main() -> None:
         st.error(md(str(e)), icon=":material/error:")
         url.write_position()
         return
+    if note := models.unverified_note(lm):
+        st.warning(md(note), icon=":material/gpp_maybe:")
     text = ss["text"]
     try:
         if ss["mode"] == "beam":

@@ -11,13 +11,20 @@ Integrity: every checkpoint written by :func:`make_checkpoint` records ``weights
 of its tensors (names, dtypes, shapes and bytes) *as stored* (for int8 storage: the int8 matrices and
 their fp32 scales, taken before dequantising). Loading for decoding recomputes it and refuses a
 file whose weights changed. Checkpoints shipped before the digest existed are listed in
-``checkpoints/weights.sha256`` (``<digest>  <file name>``), which is checked the same way. Every
-failure is a :class:`CheckpointError` with a one-line, plain message.
+``checkpoints/weights.sha256`` (``<digest>  <file name>``), which is checked the same way. The
+shipped checkpoints are also registered in ``nmt/shipped.sha256`` by their *identity* (a digest of
+everything but the weights: config, vocabularies, languages, meta), so a damaged copy of one is
+refused wherever it is copied, under any name, and also when its own ``weights_sha256`` was deleted.
+A checkpoint with no digest at all still loads, with :attr:`LoadedModel.verified` false and a
+warning on the ``nmt.checkpoint`` logger. Every failure is a :class:`CheckpointError` with a
+one-line, plain message.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import os
 import pickle
 import tempfile
@@ -38,6 +45,9 @@ from nmt.vocab import Vocab
 
 FORMAT = "rnnsearch-explorer/1"
 MANIFEST = "weights.sha256"  # digests of shipped checkpoints that predate ``weights_sha256``
+SHIPPED = Path(__file__).resolve().parent / "shipped.sha256"  # <weights digest>  <identity digest>  <name>
+NOT_IDENTITY = ("model", "weights_sha256", "train_state")  # what identity_digest leaves out
+LOG = logging.getLogger("nmt.checkpoint")
 
 
 class CheckpointError(ValueError):
@@ -52,6 +62,27 @@ def weights_digest(weights: dict[str, torch.Tensor]) -> str:
         h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
         h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
     return h.hexdigest()
+
+
+def identity_digest(ckpt: dict[str, Any]) -> str:
+    """SHA-256 of everything in a checkpoint but its weights and training state (config, vocabularies,
+    languages, meta, truecasers): the same for every copy of a file, whatever its name or place."""
+    rest = {k: v for k, v in ckpt.items() if k not in NOT_IDENTITY}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def shipped_digest(ckpt: dict[str, Any], registry: Path = SHIPPED) -> str | None:
+    """The weights digest registered for a shipped checkpoint with ``ckpt``'s identity, if it is one."""
+    try:
+        lines = registry.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    identity = identity_digest(ckpt)
+    for line in lines:
+        weights, _, rest = line.strip().partition("  ")
+        if rest.partition("  ")[0] == identity:
+            return weights
+    return None
 
 
 def manifest_digest(path: str | Path) -> str | None:
@@ -169,11 +200,22 @@ def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = 
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
         raise CheckpointError(f"{name} is not an RNNsearch Explorer checkpoint")
     if verify if verify is not None else not mmap:
-        expected = ckpt.get("weights_sha256") or manifest_digest(path)
-        if expected is not None and weights_digest(ckpt["model"]) != expected:
-            raise CheckpointError(f"{name} is damaged: its weights do not match the SHA-256 digest recorded "
-                                  "when it was written, so it will not be used")
+        check_weights(ckpt, path)
     return ckpt
+
+
+def check_weights(ckpt: dict[str, Any], path: str | Path) -> bool:
+    """Compare the weights with every digest known for them (their own, the shipped registry's, the
+    folder manifest's); raise :class:`CheckpointError` on a mismatch. False when none is known."""
+    expected = {d for d in (ckpt.get("weights_sha256"), shipped_digest(ckpt), manifest_digest(path)) if d}
+    if not expected:
+        LOG.warning("%s records no SHA-256 digest of its weights, so damage to it cannot be detected",
+                    Path(path).name)
+        return False
+    if any(weights_digest(ckpt["model"]) != d for d in expected):
+        raise CheckpointError(f"{Path(path).name} is damaged: its weights do not match the SHA-256 digest recorded "
+                              "when it was written, so it will not be used")
+    return True
 
 
 @dataclass
@@ -187,6 +229,7 @@ class LoadedModel:
     tgt_tok: Tokenizer
     meta: dict[str, Any] = field(default_factory=dict)
     path: str = ""
+    verified: bool = False  # its weights matched a known digest when it was loaded (see check_weights)
 
     @property
     def config(self) -> ModelConfig:
@@ -209,8 +252,11 @@ def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cp
 
 
 def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
-    """Load a checkpoint file for decoding."""
-    return loaded_from(read_checkpoint(path), device, str(path))
+    """Load a checkpoint file for decoding (refused when damaged; ``verified`` false when no digest is known)."""
+    ckpt = read_checkpoint(path, verify=False)
+    lm = loaded_from(ckpt, device, str(path))
+    lm.verified = check_weights(ckpt, path)
+    return lm
 
 
 def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: str = "") -> LoadedModel:

@@ -14,6 +14,7 @@ variable.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Callable
@@ -30,6 +31,7 @@ USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsAD
 def run(main: Callable[[], int | None]) -> int:
     """Run a tool's ``main``; user errors become ``error: …`` on stderr and exit status 2."""
     torch.set_num_threads(threads_from_env())
+    logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stderr)
     try:
         return int(main() or 0)
     except USER_ERRORS as err:

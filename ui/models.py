@@ -247,6 +247,14 @@ def load(ckpt: CheckpointInfo) -> LoadedModel:
     return load_model(str(ckpt.path), ckpt.mtime)
 
 
+def unverified_note(lm: LoadedModel) -> str | None:
+    """What to say beside a model whose weights matched no known digest on loading, else ``None``."""
+    if lm.verified:
+        return None
+    return (f"{Path(lm.path).name} records no SHA-256 digest of its weights, so damage to the file cannot be "
+            "detected: its translations may not be what it was trained to write.")
+
+
 # ----------------------------------------------------------------------------------------------
 # Describing checkpoints
 # ----------------------------------------------------------------------------------------------

@@ -65,10 +65,13 @@ def roots_note() -> str:
 def load_lm(ckpt: models.CheckpointInfo) -> LoadedModel | None:
     """The shared model of a checkpoint, or ``None`` after an error message if it cannot be read."""
     try:
-        return models.load(ckpt)
+        lm = models.load(ckpt)
     except CheckpointError as err:  # a damaged or foreign file: say so in one line
         st.error(md(str(err)), icon=":material/error:")
         return None
+    if note := models.unverified_note(lm):
+        st.warning(md(note), icon=":material/gpp_maybe:")
+    return lm
 
 
 def no_checkpoints() -> None:
