@@ -3,9 +3,12 @@
 A run is resumed from its ``last.pt``. Resuming with a different model shape or optimiser cannot
 work (the saved weights and optimiser state do not fit); resuming on different training data, or
 with a different batch size, seed or number of ranks, would silently continue a different run
-(the saved position in the epoch would point into other batches). :func:`resume_problems` names
-each such difference; ``train.py`` refuses the first kind always and the second unless
-``--force-resume``.
+(the saved position in the epoch would point into other batches); resuming with another training
+recipe (dropout, label smoothing, clipping, learning rate) would record one recipe and train with
+another. :func:`resume_problems` names each such difference; ``train.py`` refuses the first kind
+always and the others unless ``--force-resume`` (which then trains with the new recipe, the new
+learning rate set on the restored optimiser). :func:`remove_stale_temporaries` clears the
+``*.tmp`` files a save killed midway leaves behind.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ MODEL_KEYS = ("context", "emb_dim", "hidden_dim", "attn_dim", "maxout_dim",
 OPTIMIZER_KEYS = ("optimizer",)
 # Options that decide which training pairs a run sees, and in which order.
 DATA_KEYS = ("src", "tgt", "train_split", "train_limit", "max_len", "batch_size", "seed")
+# Options of the training recipe: the checkpoint records them, so a silent change would misreport the run.
+RECIPE_KEYS = ("dropout", "label_smoothing", "clip", "lr", "lr_decay", "min_lr", "sampled_vocab", "truecase")
 
 
 def _show(value: Any) -> str:
@@ -47,8 +52,8 @@ def resume_problems(ckpt: dict[str, Any], args: dict[str, Any], data_sha256: str
         if key in saved_shape and key in args and saved_shape[key] != args[key]:
             fatal.append(_difference(key, saved_shape[key], args[key]))
     data: list[str] = []
-    for key in DATA_KEYS:
-        if key in saved_args and saved_args[key] != args[key]:
+    for key in DATA_KEYS + RECIPE_KEYS:
+        if key in saved_args and key in args and saved_args[key] != args[key]:
             data.append(_difference(key, saved_args[key], args[key]))
     saved_sha = meta.get("train_data", {}).get("sha256")
     if saved_sha and saved_sha != data_sha256:
@@ -57,6 +62,17 @@ def resume_problems(ckpt: dict[str, Any], args: dict[str, Any], data_sha256: str
     if "world_size" in meta and meta["world_size"] != world_size:
         data.append(_difference("world_size", meta["world_size"], world_size))
     return fatal, data
+
+
+def remove_stale_temporaries(out: Path) -> list[str]:
+    """Delete the temporary files of saves a kill cut short (``last.pt….tmp``, ``best.pt….tmp``,
+    written by :func:`nmt.checkpoint.atomic_save`); returns their names."""
+    gone = []
+    for pattern in ("last.pt*.tmp", "best.pt*.tmp"):
+        for f in sorted(out.glob(pattern)):
+            f.unlink(missing_ok=True)
+            gone.append(f.name)
+    return gone
 
 
 def refusal(run: str | Path, fatal: list[str], data: list[str], force: bool) -> str | None:

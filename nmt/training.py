@@ -26,7 +26,7 @@ from nmt.data import Example, corpus_file, files_sha256, filter_by_length, read_
 from nmt.device import CpuInfo, Precision, choose_precision, cpu_info, pick_device
 from nmt.luong import LuongConfig, build_model
 from nmt.model import ModelConfig
-from nmt.resume import refusal, resume_problems, rewind_metrics
+from nmt.resume import refusal, remove_stale_temporaries, resume_problems, rewind_metrics
 from nmt.sampled_softmax import RestrictedLinear, install
 from nmt.tokenize import Tokenizer
 from nmt.truecase import Truecaser, load_models
@@ -157,6 +157,8 @@ def load_data(env: Env) -> Data:
     """Check the run to resume (refusing a different model, optimiser or data), read the data, build vocabularies."""
     args = env.args
     t_load = time.time()
+    if env.is_main and (gone := remove_stale_temporaries(env.out)):
+        env.say(f"removed {len(gone)} temporary file(s) of an interrupted save: {', '.join(gone)}")
     data_hash = training_data_sha256(args)
     resume_ckpt = None
     if args.resume and env.last_path.exists():
@@ -235,6 +237,9 @@ def build_run(env: Env, data: Data) -> Run:
         model.load_state_dict(data.resume["model"])
         ts = data.resume["train_state"]
         optimizer.load_state_dict(ts["optimizer"])
+        if data.resume.get("meta", {}).get("args", {}).get("lr", args.lr) != args.lr:  # --force-resume let it by
+            for group in optimizer.param_groups:
+                group["lr"] = args.lr  # the learning rate asked for, not the saved one, as the checkpoint records
         scheduler.load_state_dict(ts["scheduler"])
         st.update(ts["progress"], stopped="")  # a resumed run decides afresh when to stop
         torch.set_rng_state(ts["torch_rng"])

@@ -265,6 +265,36 @@ def test_resume_refuses_other_data_unless_forced(short_run: Path, tmp_path: Path
     assert saved_update(run) == 3
 
 
+def test_resume_refuses_another_recipe_unless_forced_and_applies_it(short_run: Path, tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A changed dropout, label smoothing, clipping or learning rate was once accepted silently (and
+    --lr ignored while recorded); forced, the new learning rate is what the optimiser uses and records."""
+    run = tmp_path / "run"
+    shutil.copytree(short_run, run)
+    saved = torch.load(run / "last.pt", weights_only=True)["meta"]["args"]
+    base = [*TINY_ARGS, "--epochs", "5", "--out", str(run), "--resume"]
+    assert refused(capsys, [*base, "--dropout", "0.5", "--label-smoothing", "0.2", "--clip", "5.0"]) == (
+        f"cannot resume {run}: dropout is {saved['dropout']} in the saved run but 0.5 now; label_smoothing is "
+        f"{saved['label_smoothing']} in the saved run but 0.2 now; clip is {saved['clip']} in the saved run but "
+        "5.0 now (--force-resume resumes anyway)")
+    assert refused(capsys, [*base, "--lr", "0.0005"]) == (
+        f"cannot resume {run}: lr is {saved['lr']} in the saved run but 0.0005 now (--force-resume resumes anyway)")
+    train.main([*base, "--lr", "0.0005", "--force-resume", "--max-updates", "3"])
+    ckpt = torch.load(run / "last.pt", weights_only=True)
+    assert ckpt["meta"]["args"]["lr"] == 0.0005
+    assert [g["lr"] for g in ckpt["train_state"]["optimizer"]["param_groups"]] == [0.0005]
+
+
+def test_a_save_killed_midway_leaves_no_temporary_file(short_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(short_run, run)
+    for name in ("last.ptx1y2z3.tmp", "best.ptabc.tmp"):  # what atomic_save's mkstemp names look like
+        (run / name).write_bytes(b"half a checkpoint")
+    (run / "notes.tmp").write_text("not ours")
+    train.main([*TINY_ARGS, "--epochs", "5", "--out", str(run), "--resume", "--max-updates", "3"])
+    assert sorted(p.name for p in run.glob("*.tmp")) == ["notes.tmp"]
+
+
 def test_refused_resume_is_one_line_without_a_traceback(short_run: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(short_run, run)
