@@ -260,7 +260,28 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
 
 
 def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: str = "") -> LoadedModel:
-    """A ready-to-decode model from a checkpoint dict already read."""
+    """A ready-to-decode model from a checkpoint dict already read.
+
+    A dict whose parts do not fit together (an edited config, vocabulary, language or architecture)
+    is a :class:`CheckpointError` naming the file and what does not fit, not a traceback."""
+    try:
+        return _loaded_from(ckpt, device, path)
+    except CheckpointError:
+        raise
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as err:
+        name = Path(path).name or "the checkpoint"
+        lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+        reason = " ".join(lines[:2]) or type(err).__name__  # torch's state-dict error: its first mismatch
+        if isinstance(err, KeyError):
+            reason = f"it has no {err}"
+        raise CheckpointError(f"{name} does not hold a model this program can build: {reason[:300]}") from None
+
+
+def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:
+    for side in ("src", "tgt"):
+        words, size = len(ckpt[f"{side}_vocab"]), ckpt["config"][f"{side}_vocab_size"]
+        if words != size:
+            raise ValueError(f"its {side} vocabulary has {words} words but its model {size}")
     tc = truecasers(ckpt)
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),

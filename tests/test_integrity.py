@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -65,3 +67,35 @@ def test_checkpoint_without_any_digest_says_so(tiny_ckpt: Path, tmp_path: Path,
     assert models.unverified_note(lm) == (
         "nodigest.pt records no SHA-256 digest of its weights, so damage to the file cannot be detected: its "
         "translations may not be what it was trained to write.")
+
+
+EDITS = {  # what was edited → the end of the one-line message (written out by hand)
+    "hidden_dim": (lambda r: r["config"].__setitem__("hidden_dim", 7),
+                   "Error(s) in loading state_dict for RNNSearch: size mismatch for encoder.w_in: copying a param "
+                   "with shape torch.Size([2, 32, 192]) from checkpoint, the shape in current model is "
+                   "torch.Size([2, 32, 21])."),
+    "vocabulary": (lambda r: r.__setitem__("src_vocab", r["src_vocab"][:10]),
+                   "its src vocabulary has 10 words but its model 74"),
+    "language": (lambda r: r.__setitem__("tgt_lang", "xx"), "unsupported language 'xx'; expected one of ('en', 'fr', "
+                 "'de')"),
+    "arch": (lambda r: r["config"].__setitem__("arch", "transformer"),
+             "arch must be one of ('rnnsearch', 'luong'), got 'transformer'"),
+    "config": (lambda r: r.pop("config"), "it has no 'config'"),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_edited_checkpoint_is_one_line_naming_the_file(edit: str, tiny_ckpt: Path, tmp_path: Path) -> None:
+    """An edited config, vocabulary, language or architecture once gave 19-51-line tracebacks in the CLIs."""
+    change, reason = EDITS[edit]
+    raw = torch.load(tiny_ckpt, map_location="cpu", weights_only=True)
+    change(raw)
+    path = tmp_path / "edited.pt"
+    torch.save(raw, path)
+    with pytest.raises(CheckpointError) as err:
+        checkpoint.load(path)
+    assert str(err.value) == f"edited.pt does not hold a model this program can build: {reason}"
+    res = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(path)], input="a dog .\n",
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.strip().splitlines()[-1] == f"error: {err.value}" and "Traceback" not in res.stderr
