@@ -212,7 +212,7 @@ def check_weights(ckpt: dict[str, Any], path: str | Path) -> bool:
         LOG.warning("%s records no SHA-256 digest of its weights, so damage to it cannot be detected",
                     Path(path).name)
         return False
-    if any(weights_digest(ckpt["model"]) != d for d in expected):
+    if expected != {weights_digest(ckpt["model"])}:  # hashed once, however many digests are known
         raise CheckpointError(f"{Path(path).name} is damaged: its weights do not match the SHA-256 digest recorded "
                               "when it was written, so it will not be used")
     return True
