@@ -21,13 +21,14 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
 
     import streamlit as st
 
-    from nmt.checkpoint import CheckpointError, LoadedModel
+    from nmt.checkpoint import LoadedModel
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
     from ui import models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
+    from ui import widgets as W
     from ui.presets import BY_NAME
     from ui.stepper_panels import context_panel, export_section, topk_panel
     from ui.views import stepper as sv
@@ -282,14 +283,10 @@ def main() -> None:
     choice = models.resolve(group, ss["freeze"], ss["ablation"])
     if choice.notice:
         st.warning(md(choice.notice))
-    try:
-        lm = models.load(choice.ckpt)
-    except CheckpointError as e:  # a damaged or foreign file: say so in one line
-        st.error(md(str(e)), icon=":material/error:")
+    lm = W.load_lm(choice.ckpt)  # a damaged or foreign file: one line; a file with no digest: a warning
+    if lm is None:
         url.write_position()
         return
-    if note := models.unverified_note(lm):
-        st.warning(md(note), icon=":material/gpp_maybe:")
     text = ss["text"]
     try:
         if ss["mode"] == "beam":
