@@ -161,7 +161,7 @@ def save(run: Run, path: Path, with_state: bool) -> None:
             "best_valid_bleu": st["best_bleu"]}
     args = run.env.args
     atomic_save(make_checkpoint(run.model, run.data.src_vocab, run.data.tgt_vocab, args.src, args.tgt, meta,
-                                train_state=ts, truecase=run.truecase), path)
+                                train_state=ts, truecase=run.data.truecase), path)
 
 
 # ----------------------------------------------------------------------------------------------

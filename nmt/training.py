@@ -41,15 +41,17 @@ def training_data_sha256(args: argparse.Namespace) -> str:
     return files_sha256([corpus_file(args.data, args.train_split, lang) for lang in (args.src, args.tgt)])
 
 
-def load_training_data(args: argparse.Namespace) -> tuple[list[Example], list[str], list[str]]:
-    """Tokenised, length-filtered training pairs and raw validation pairs."""
+def load_training_data(args: argparse.Namespace, truecase: dict[str, Truecaser] | None = None,
+                       ) -> tuple[list[Example], list[str], list[str]]:
+    """Tokenised (truecased with ``truecase``, else with ``--truecase``'s models), length-filtered
+    training pairs and raw validation pairs."""
     src_lines, tgt_lines = read_parallel(args.data, args.train_split, args.src, args.tgt, args.train_limit)
     if args.pretokenized:  # written by scripts/pretokenize.py: Moses tokens joined by spaces
         pairs = [Example(s.split(" "), t.split(" ")) for s, t in zip(src_lines, tgt_lines, strict=True)]
         pairs = [e for e in pairs if e.src != [""] and e.tgt != [""]]
     else:
         pairs = tokenize_pairs(src_lines, tgt_lines, args.src, args.tgt)
-        tcs = load_models(args.truecase, args.src, args.tgt)
+        tcs = load_models(args.truecase, args.src, args.tgt) if truecase is None else truecase
         if tcs:
             pairs = [Example(tcs["src"].truecase(e.src), tcs["tgt"].truecase(e.tgt)) for e in pairs]
     examples = filter_by_length(pairs, args.max_len)
@@ -151,6 +153,7 @@ class Data:
     tgt_vocab: Vocab
     sha256: str
     resume: dict[str, Any] | None
+    truecase: dict[str, Truecaser] = field(default_factory=dict)  # --truecase's models, read once
 
 
 def load_data(env: Env) -> Data:
@@ -173,7 +176,8 @@ def load_data(env: Env) -> Data:
             env.refuse(refused)
         if differs:
             env.say(f"warning: --force-resume: resuming {args.out} although " + "; ".join(differs))
-    examples, v_src, v_tgt = load_training_data(args)
+    truecase = load_models(args.truecase, args.src, args.tgt)
+    examples, v_src, v_tgt = load_training_data(args, truecase)
     if resume_ckpt is not None:
         src_vocab, tgt_vocab = Vocab(resume_ckpt["src_vocab"]), Vocab(resume_ckpt["tgt_vocab"])
     else:
@@ -181,7 +185,7 @@ def load_data(env: Env) -> Data:
         tgt_vocab = Vocab.build((e.tgt for e in examples), args.tgt_vocab, args.min_freq)
     env.say(f"{len(examples)} training pairs (≤ {args.max_len} tokens), vocab {len(src_vocab)}/{len(tgt_vocab)}, "
             f"loaded in {time.time() - t_load:.1f}s")
-    return Data(examples, v_src, v_tgt, src_vocab, tgt_vocab, data_hash, resume_ckpt)
+    return Data(examples, v_src, v_tgt, src_vocab, tgt_vocab, data_hash, resume_ckpt, truecase)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -210,7 +214,6 @@ class Run:
     win_loss: torch.Tensor | float = 0.0
     win_t: float = 0.0
     restricted: RestrictedLinear | None = None  # the output layer's V′ switch (--sampled-vocab), else None
-    truecase: dict[str, Truecaser] = field(default_factory=dict)  # the truecase models saved with each checkpoint
 
 
 def model_config(args: argparse.Namespace, data: Data) -> ModelConfig | LuongConfig:
@@ -251,11 +254,10 @@ def build_run(env: Env, data: Data) -> Run:
     train_model: torch.nn.Module = model
     if env.distributed:
         train_model = DistributedDataParallel(model, find_unused_parameters=args.context != "attention")
-    truecase = load_models(args.truecase, args.src, args.tgt)
-    lm = LoadedModel(model, data.src_vocab, data.tgt_vocab, Tokenizer(args.src, truecase.get("src")),
-                     Tokenizer(args.tgt, truecase.get("tgt")))
+    lm = LoadedModel(model, data.src_vocab, data.tgt_vocab, Tokenizer(args.src, data.truecase.get("src")),
+                     Tokenizer(args.tgt, data.truecase.get("tgt")))
     return Run(env, data, model, train_model, optimizer, scheduler, lm, run_meta(env, data), st, wall_base, wall_t0,
-               restricted=restricted, truecase=truecase)
+               restricted=restricted)
 
 
 def run_meta(env: Env, data: Data) -> dict[str, Any]:
