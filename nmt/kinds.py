@@ -6,7 +6,8 @@ own tables of names. Plain data: no model is loaded, nothing here imports Stream
 
 Kinds: ``rnnsearch`` (Bahdanau et al. 2015, attention), ``rnnencdec`` (trained with one fixed
 summary c), ``ablation`` (attention weights decoded with c_i frozen to the summary: untrained),
-``mean`` (uniform α, decoded or trained so) and ``luong`` (Luong et al. 2015, any variant).
+``mean`` (uniform α, decoded or trained so), ``luong`` (Luong et al. 2015, any variant) and
+``ensemble`` (checkpoints decoding together, :mod:`nmt.ensemble`; its trace's α is the members' mean).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 ATTENTION_COLOUR = "#206fb2"  # a fresh c_i per word (the heatmaps' blue)
 FIXED_COLOUR = "#e6550d"  # one fixed c
 MEAN_COLOUR = "#31a354"
+ENSEMBLE_COLOUR = "#7b4fa6"  # several models' log p averaged (nmt.ensemble)
 
 
 @dataclass(frozen=True)
@@ -28,7 +30,7 @@ class ModelDescription:
     ``note`` the half-line a comparison column adds under the name.
     """
 
-    kind: str  # rnnsearch | rnnencdec | ablation | mean | luong
+    kind: str  # rnnsearch | rnnencdec | ablation | mean | luong | ensemble
     context: str  # the mode it decodes in: attention | fixed | mean
     name: str
     label: str
@@ -53,8 +55,28 @@ def luong_name(config: Mapping[str, Any]) -> str:
     return ", ".join(["Luong 2015", str(config.get("attention", "global")), str(config.get("score", "?")), feeding])
 
 
+def short_name(config: Mapping[str, Any]) -> str:
+    """A few words for a member of an ensemble: "RNNsearch", "RNNencdec", "Luong general", "Luong local-p"."""
+    if config.get("arch") == "luong":
+        attention, score = str(config.get("attention", "global")), str(config.get("score", "?"))
+        if attention == "global":
+            return f"Luong {score}"
+        return f"Luong {attention}" + ("" if score == "general" else f" {score}")
+    return "RNNencdec" if config.get("context") == "fixed" else "RNNsearch"
+
+
+def describe_ensemble(members: list[Mapping[str, Any]]) -> ModelDescription:
+    """E.g. "Ensemble (3): RNNsearch + Luong general + Luong local-p"; its α is the members' mean."""
+    name = f"Ensemble ({len(members)}): " + " + ".join(short_name(m) for m in members)
+    return ModelDescription("ensemble", "attention", name,
+                            f"{name}: the members' log p averaged per step; α is the mean of their α",
+                            "the members' log p averaged per step", ENSEMBLE_COLOUR)
+
+
 def describe_model(config: Mapping[str, Any], context: str | None = None) -> ModelDescription:
     """The description of a checkpoint with ``config`` decoded in ``context`` (default: as trained)."""
+    if config.get("arch") == "ensemble":
+        return describe_ensemble(list(config.get("members") or []))
     trained = str(config.get("context") or "attention")
     mode = context or trained
     if config.get("arch") == "luong":
