@@ -42,13 +42,14 @@ import torch
 from torch import nn
 
 from nmt import checkpoint
-from nmt.checkpoint import LoadedModel
+from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.model import Attended, DecoderState, StepOutput
 from nmt.trace import MemberStep
 
 
-class EnsembleError(ValueError):
-    """Members that cannot decode together; the message is one plain line fit to show as is."""
+class EnsembleError(CheckpointError):
+    """Members that cannot decode together; one plain line, shown as is wherever a checkpoint error is
+    (the command-line tools' ``error: …``, the pages' one-line message)."""
 
 
 @dataclass
