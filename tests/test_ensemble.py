@@ -76,8 +76,9 @@ def test_an_ensemble_of_one_model_or_a_model_with_itself_is_the_model(kind: str,
     st = Stepper(ens, SENTS[5])
     st.run()
     assert_same_decoding([st.trace], greedy(lm, [SENTS[5]]), atol)
-    for s in st.trace.steps:  # each copy is the model itself
+    for s in [*st.trace.steps, *(s for t in b_ens for s in t.steps)]:  # each copy is the model, on every beam row
         assert [m.logprob for m in s.members] == pytest.approx([s.logprob] * copies, abs=1e-6)
+        assert [m.alpha for m in s.members] == [pytest.approx(s.alpha, abs=1e-6)] * copies
 
 
 def constant_output(lm: LoadedModel, probs: dict[str, float]) -> LoadedModel:
