@@ -25,10 +25,10 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
+    from ui import ensemble_panel as ens
     from ui import models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
-    from ui import widgets as W
     from ui.presets import BY_NAME
     from ui.stepper_panels import context_panel, export_section, topk_panel
     from ui.views import stepper as sv
@@ -65,6 +65,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
         st.caption(md(labels[ss["model"]]))
+        ens.toggle({g.name: g for g in groups}[ss["model"]])
         with st.expander("Checkpoints in the folder"):
             st.dataframe(rows, hide_index=True)
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
@@ -234,7 +235,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     look = ctl.look()
     controls(done)
     if not look.present:
-        st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.ckpt.name))
+        st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
     nonce = ctl.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
     copies = ctl.copies(trace)
@@ -247,6 +248,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
+    with left:
+        ens.panel(lm, trace, step, look, nonce)  # an ensemble's members beside it (nothing for one model)
     with right:
         st.html(sh.translation_html(trace, cur, copies, big=look.present))
         if trace.steps and not look.present:
@@ -280,10 +283,10 @@ def main() -> None:
         return
     group = sidebar(groups)
     inputs()
-    choice = models.resolve(group, ss["freeze"], ss["ablation"])
+    choice = ens.resolve(group, models.resolve(group, ss["freeze"], ss["ablation"]))
     if choice.notice:
         st.warning(md(choice.notice))
-    lm = W.load_lm(choice.ckpt)  # a damaged or foreign file: one line; a file with no digest: a warning
+    lm = ens.load_lm(choice)  # a damaged or foreign file: one line; a file with no digest: a warning
     if lm is None:
         url.write_position()
         return

@@ -89,6 +89,7 @@ class Choice:
     context: str
     description: ModelDescription  # what the checkpoint is when decoded in ``context``
     notice: str | None = None  # shown when the toggle could not be honoured as asked
+    members: tuple[CheckpointInfo, ...] = ()  # an ensemble's checkpoints (ckpt is the first); () for one model
 
     @property
     def kind(self) -> str:
@@ -99,6 +100,11 @@ class Choice:
     def label(self) -> str:
         """One line saying what the model reads at each step."""
         return self.description.label
+
+    @property
+    def file_names(self) -> str:
+        """The checkpoint's file name, or an ensemble's joined by " + "."""
+        return " + ".join(c.name for c in self.members) if self.members else self.ckpt.name
 
 
 # <prefix>-rnnsearch[-<variant>].pt: the paper's RNNsearch-50 is europarl-en-fr-rnnsearch-50.pt

@@ -1,0 +1,92 @@
+"""An ensemble beside its members at one step: each member's α row and its p of the written word.
+
+Pure builders over one :class:`~nmt.trace.StepRecord` of an ensemble's trace (:mod:`nmt.ensemble`):
+the ensemble's row first, then one row per member, in the members' order. The ensemble's α row is
+the mean of the members' rows and its p the geometric mean of their p (exp of the mean log p), as
+the trace records them; nothing here recomputes either, the rows are read from the step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from nmt.trace import DecodeTrace, StepRecord
+from ui.views.common import label_expr, source_labels
+from ui.views.stepper_charts import PAPER, Look
+
+ENSEMBLE_ROW = "ensemble"
+P_WIDTH = 150  # px of the p bars beside the α rows
+
+
+def member_rows(step: StepRecord, names: Sequence[str]) -> list[dict[str, Any]]:
+    """One row for the ensemble, then one per member: name, p and log p of the word written at this
+    step, its α row (None without attention), the word it ranks first and that word's p, and whether
+    that is the written word."""
+    if step.members is None:
+        raise ValueError("this step was not decoded by an ensemble")
+    if len(step.members) != len(names):
+        raise ValueError(f"{len(names)} names for {len(step.members)} members")
+    top_word, top_p = step.topk[0] if step.topk else (step.token, step.prob)
+    rows = [{"model": ENSEMBLE_ROW, "p": step.prob, "logprob": step.logprob, "alpha": step.alpha,
+             "top": top_word, "top_p": top_p, "agrees": top_word == step.token}]
+    for name, m in zip(names, step.members, strict=True):
+        rows.append({"model": name, "p": m.prob, "logprob": m.logprob, "alpha": m.alpha, "top": m.top[0],
+                     "top_p": m.top[1], "agrees": m.top[0] == step.token})
+    return rows
+
+
+def members_chart(trace: DecodeTrace, step: StepRecord, names: Sequence[str],
+                  look: Look | None = None) -> dict[str, Any]:
+    """A Vega-Lite spec: the α rows (ensemble first, then each member; source words as columns, the
+    heatmap's colours) and, beside them, a bar of each row's p of the written word with its value."""
+    look = look or Look()
+    rows = member_rows(step, names)
+    order = [r["model"] for r in rows]
+    f, ink = look.font, look.ink
+    cells = [{"model": r["model"], "j": j, "source": w, "alpha": a}
+             for r in rows if r["alpha"] is not None for j, (w, a) in enumerate(zip(trace.src_tokens, r["alpha"]))]
+    bars = [{"model": r["model"], "p": r["p"], "label": f"{r['p']:.2f}"} for r in rows]
+    axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink, "labelOverlap": False,
+            "titleFontWeight": "normal", "labelLimit": 200}
+    y = {"field": "model", "type": "nominal", "sort": order, "title": None}
+    scale = {"domain": [0, 1], "range": list(PAPER)} if look.paper else {"scheme": "blues", "domain": [0, 1]}
+    n_src = len(trace.src_tokens)
+    heat = {
+        "data": {"values": cells}, "mark": {"type": "rect"},
+        "encoding": {
+            "x": {"field": "j", "type": "ordinal", "title": None,
+                  "axis": {"orient": "top", "labelAngle": -90 if n_src > 12 else -40,
+                           "labelExpr": label_expr(source_labels(trace)), **axis}},
+            "y": {**y, "axis": axis},
+            "color": {"field": "alpha", "type": "quantitative", "scale": scale, "legend": None},
+            "tooltip": [{"field": "model", "title": "model"}, {"field": "source", "title": "source word"},
+                        {"field": "alpha", "type": "quantitative", "title": "α_ij", "format": ".3f"}],
+        },
+        "width": {"step": max(f + 6, min(40, 560 // max(n_src, 1)))}, "height": {"step": f + 10},
+    }
+    title = f"p(“{step.token}”)"
+    bar = {
+        "data": {"values": bars},
+        "encoding": {"y": {**y, "axis": None},
+                     "x": {"field": "p", "type": "quantitative", "scale": {"domain": [0, 1]},
+                           "axis": {"title": title, "orient": "top", "tickCount": 2, **axis}}},
+        "layer": [{"mark": {"type": "bar", "color": "#7b4fa6"}},
+                  {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": f, "color": ink},
+                   "encoding": {"text": {"field": "label"}, "x": {"value": 0}}}],
+        "width": P_WIDTH, "height": {"step": f + 10},
+    }
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "hconcat": [heat, bar],
+            "spacing": 12, "resolve": {"scale": {"y": "shared"}},
+            "config": {"view": {"stroke": None}, "background": None, "axis": {"domain": False, "ticks": False}}}
+
+
+def members_caption(step: StepRecord, names: Sequence[str]) -> str:
+    """One line: the ensemble's p of the written word as the geometric mean of the members' p, and
+    which members on their own would have written another word (plain text; the page escapes it)."""
+    rows = member_rows(step, names)
+    ps = " · ".join(f"{r['p']:.2f}" for r in rows[1:])
+    k = len(rows) - 1
+    line = f"p_ens(“{step.token}”) = ({ps})^(1/{k}) = {step.prob:.2f}: the members' log p averaged."
+    others = [f"{r['model']} would write “{r['top']}” (p = {r['top_p']:.2f})" for r in rows[1:] if not r["agrees"]]
+    return line + (" Alone, " + "; ".join(others) + "." if others else " Every member alone ranks it first too.")
