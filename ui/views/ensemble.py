@@ -11,18 +11,30 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from nmt.kinds import ENSEMBLE_COLOUR
 from nmt.trace import DecodeTrace, StepRecord
 from ui.views.common import label_expr, source_labels
 from ui.views.stepper_charts import PAPER, Look
 
 ENSEMBLE_ROW = "ensemble"
 P_WIDTH = 150  # px of the p bars beside the α rows
+MEMBER_GREY = "#9a9a9a"  # the members' bars
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+    """``names`` with repeats numbered ("RNNsearch", "RNNsearch 2"), so each member has its own row."""
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} {seen[n]}")
+    return out
 
 
 def member_rows(step: StepRecord, names: Sequence[str]) -> list[dict[str, Any]]:
-    """One row for the ensemble, then one per member: name, p and log p of the word written at this
-    step, its α row (None without attention), the word it ranks first and that word's p, and whether
-    that is the written word."""
+    """One row for the ensemble, then one per member: name (repeats numbered), p and log p of the word
+    written at this step, its α row (None without attention), the word it ranks first and that word's
+    p, and whether that is the written word."""
     if step.members is None:
         raise ValueError("this step was not decoded by an ensemble")
     if len(step.members) != len(names):
@@ -30,7 +42,7 @@ def member_rows(step: StepRecord, names: Sequence[str]) -> list[dict[str, Any]]:
     top_word, top_p = step.topk[0] if step.topk else (step.token, step.prob)
     rows = [{"model": ENSEMBLE_ROW, "p": step.prob, "logprob": step.logprob, "alpha": step.alpha,
              "top": top_word, "top_p": top_p, "agrees": top_word == step.token}]
-    for name, m in zip(names, step.members, strict=True):
+    for name, m in zip(unique_names(names), step.members, strict=True):
         rows.append({"model": name, "p": m.prob, "logprob": m.logprob, "alpha": m.alpha, "top": m.top[0],
                      "top_p": m.top[1], "agrees": m.top[0] == step.token})
     return rows
@@ -71,9 +83,11 @@ def members_chart(trace: DecodeTrace, step: StepRecord, names: Sequence[str],
         "encoding": {"y": {**y, "axis": None},
                      "x": {"field": "p", "type": "quantitative", "scale": {"domain": [0, 1]},
                            "axis": {"title": title, "orient": "top", "tickCount": 2, **axis}}},
-        "layer": [{"mark": {"type": "bar", "color": "#7b4fa6"}},
+        "layer": [{"mark": {"type": "bar"},  # the ensemble in its colour, the members grey
+                   "encoding": {"color": {"condition": {"test": f"datum.model == '{ENSEMBLE_ROW}'",
+                                                        "value": ENSEMBLE_COLOUR}, "value": MEMBER_GREY}}},
                   {"mark": {"type": "text", "align": "left", "dx": 4, "fontSize": f, "color": ink},
-                   "encoding": {"text": {"field": "label"}, "x": {"value": 0}}}],
+                   "encoding": {"text": {"field": "label"}}}],  # the value just past the bar's end
         "width": P_WIDTH, "height": {"step": f + 10},
     }
     return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "hconcat": [heat, bar],
