@@ -43,7 +43,7 @@ def test_member_rows_read_the_step() -> None:
 
 def test_members_chart_has_each_rows_alpha_and_p() -> None:
     t, step = hand_step()
-    heat, bar = ev.members_chart(t, step, NAMES)["hconcat"]
+    bar, heat = ev.members_chart(t, step, NAMES)["hconcat"]
     cells = {(c["model"], c["source"]): c["alpha"] for c in heat["data"]["values"]}
     assert cells[("ensemble", "dog")] == 0.5 and cells[("RNNsearch", "a")] == 0.6
     assert cells[("Luong local-p", "dog")] == 0.7
@@ -84,7 +84,7 @@ def test_the_stepper_decodes_with_an_ensemble_and_shows_its_members(twin_dir: Pa
     assert [len(s.members) for s in shown.steps] == [2, 2, 2]
     panel = [s for s in specs(at) if "hconcat" in s]
     assert len(panel) == 1
-    assert panel[0]["hconcat"][0]["encoding"]["y"]["sort"] == ["ensemble", "RNNsearch", "RNNsearch 2"]
+    assert panel[0]["hconcat"][1]["encoding"]["y"]["sort"] == ["ensemble", "RNNsearch", "RNNsearch 2"]
     at.toggle(key="ens").set_value(False).run()
     assert not at.exception and trace(at).steps[0].members is None
     assert not [s for s in specs(at) if "hconcat" in s]

@@ -105,5 +105,8 @@ def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, look: Lo
         return
     names = [short_name(c) for c in lm.config.members]
     st.markdown(f"**The ensemble and its members at i = {step.i}** (writing “{md(step.token)}”)")
-    st.vega_lite_chart(spec=ev.members_chart(trace, step, names, look), key=f"ens_{nonce}_{step.i}")
+    spec = ev.members_chart(trace, step, names, look)
+    wide = ev.chart_width(len(trace.src_tokens), look) > ev.FITS  # then a fixed height makes it scroll sideways
+    with st.container(height=(len(names) + 1) * (look.font + 10) + 150 if wide else "content", border=False):
+        st.vega_lite_chart(spec=spec, key=f"ens_{nonce}_{step.i}", width="content")
     st.caption(md(ev.members_caption(step, names)) + " The ensemble's α row is the mean of the members' rows.")

@@ -17,7 +17,9 @@ from ui.views.common import label_expr, source_labels
 from ui.views.stepper_charts import PAPER, Look
 
 ENSEMBLE_ROW = "ensemble"
-P_WIDTH = 150  # px of the p bars beside the α rows
+P_WIDTH = 120  # px of the p bars beside the α rows
+FITS = 560  # px the chart may take before it scrolls sideways (the stepper's left column at 1280 px)
+FIXED = 270  # px of the chart that are not α columns: row names, the bars and their values, spacing
 MEMBER_GREY = "#9a9a9a"  # the members' bars
 
 
@@ -29,6 +31,21 @@ def unique_names(names: Sequence[str]) -> list[str]:
         seen[n] = seen.get(n, 0) + 1
         out.append(n if seen[n] == 1 else f"{n} {seen[n]}")
     return out
+
+
+def prob_text(p: float) -> str:
+    """A probability for reading: two decimals, or two significant digits below 0.01 (0.0028, 1.2e-05)."""
+    return f"{p:.2f}" if p >= 0.01 else f"{p:.2g}"
+
+
+def column_step(n_src: int, look: Look) -> int:
+    """Width of one α column: up to 40 px, narrower so the chart fits :data:`FITS`, never below the font + 4."""
+    return max(look.font + 4, min(40, (FITS - FIXED) // max(n_src, 1)))
+
+
+def chart_width(n_src: int, look: Look) -> int:
+    """About how wide :func:`members_chart` is, in px."""
+    return FIXED + n_src * column_step(n_src, look)
 
 
 def member_rows(step: StepRecord, names: Sequence[str]) -> list[dict[str, Any]]:
@@ -50,15 +67,17 @@ def member_rows(step: StepRecord, names: Sequence[str]) -> list[dict[str, Any]]:
 
 def members_chart(trace: DecodeTrace, step: StepRecord, names: Sequence[str],
                   look: Look | None = None) -> dict[str, Any]:
-    """A Vega-Lite spec: the α rows (ensemble first, then each member; source words as columns, the
-    heatmap's colours) and, beside them, a bar of each row's p of the written word with its value."""
+    """A Vega-Lite spec: for the ensemble, then each member, a bar of its p of the written word with
+    its value and, beside it, its α row (source words as columns, the heatmap's colours). The bars
+    come first, so a long sentence's α columns are what a narrow column scrolls to
+    (:func:`chart_width` says how wide the chart is)."""
     look = look or Look()
     rows = member_rows(step, names)
     order = [r["model"] for r in rows]
     f, ink = look.font, look.ink
     cells = [{"model": r["model"], "j": j, "source": w, "alpha": a}
              for r in rows if r["alpha"] is not None for j, (w, a) in enumerate(zip(trace.src_tokens, r["alpha"]))]
-    bars = [{"model": r["model"], "p": r["p"], "label": f"{r['p']:.2f}"} for r in rows]
+    bars = [{"model": r["model"], "p": r["p"], "label": prob_text(r["p"])} for r in rows]
     axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink, "labelOverlap": False,
             "titleFontWeight": "normal", "labelLimit": 200}
     y = {"field": "model", "type": "nominal", "sort": order, "title": None}
@@ -68,19 +87,19 @@ def members_chart(trace: DecodeTrace, step: StepRecord, names: Sequence[str],
         "data": {"values": cells}, "mark": {"type": "rect"},
         "encoding": {
             "x": {"field": "j", "type": "ordinal", "title": None,
-                  "axis": {"orient": "top", "labelAngle": -90 if n_src > 12 else -40,
+                  "axis": {"orient": "top", "labelAngle": -90 if column_step(n_src, look) < 30 else -40,
                            "labelExpr": label_expr(source_labels(trace)), **axis}},
-            "y": {**y, "axis": axis},
+            "y": {**y, "axis": None},
             "color": {"field": "alpha", "type": "quantitative", "scale": scale, "legend": None},
             "tooltip": [{"field": "model", "title": "model"}, {"field": "source", "title": "source word"},
                         {"field": "alpha", "type": "quantitative", "title": "α_ij", "format": ".3f"}],
         },
-        "width": {"step": max(f + 6, min(40, 560 // max(n_src, 1)))}, "height": {"step": f + 10},
+        "width": {"step": column_step(n_src, look)}, "height": {"step": f + 10},
     }
     title = f"p(“{step.token}”)"
     bar = {
         "data": {"values": bars},
-        "encoding": {"y": {**y, "axis": None},
+        "encoding": {"y": {**y, "axis": axis},
                      "x": {"field": "p", "type": "quantitative", "scale": {"domain": [0, 1]},
                            "axis": {"title": title, "orient": "top", "tickCount": 2, **axis}}},
         "layer": [{"mark": {"type": "bar"},  # the ensemble in its colour, the members grey
@@ -90,7 +109,7 @@ def members_chart(trace: DecodeTrace, step: StepRecord, names: Sequence[str],
                    "encoding": {"text": {"field": "label"}}}],  # the value just past the bar's end
         "width": P_WIDTH, "height": {"step": f + 10},
     }
-    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "hconcat": [heat, bar],
+    return {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "hconcat": [bar, heat],
             "spacing": 12, "resolve": {"scale": {"y": "shared"}},
             "config": {"view": {"stroke": None}, "background": None, "axis": {"domain": False, "ticks": False}}}
 
@@ -99,7 +118,7 @@ def members_caption(step: StepRecord, names: Sequence[str]) -> str:
     """One line: the ensemble's p of the written word as the geometric mean of the members' p, and
     which members on their own would have written another word (plain text; the page escapes it)."""
     rows = member_rows(step, names)
-    ps = " · ".join(f"{r['p']:.2f}" for r in rows[1:])
+    ps = " · ".join(prob_text(r["p"]) for r in rows[1:])
     k = len(rows) - 1
     line = f"p_ens(“{step.token}”) = ({ps})^(1/{k}) = {step.prob:.2f}: the members' log p averaged."
     others = [f"{r['model']} would write “{r['top']}” (p = {r['top_p']:.2f})" for r in rows[1:] if not r["agrees"]]
