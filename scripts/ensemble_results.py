@@ -3,7 +3,7 @@
     nice -n 10 python -m scripts.ensemble_results \\
         checkpoints/m30k-en-fr-rnnsearch.pt checkpoints/m30k-en-fr-luong-global-general.pt \\
         checkpoints/m30k-en-fr-luong-local-p.pt [--data DIR] [--splits test_2016_flickr test_2017_flickr] \\
-        [--out checkpoints/m30k-en-fr-ensemble.results.json]
+        [--out bench/m30k-en-fr-ensemble.json]
 
 The members are the checkpoint files given (add a newly trained model by naming it too). Every
 member and the ensemble of all of them (:mod:`nmt.ensemble`: the members' log p averaged per step)
@@ -39,7 +39,7 @@ from nmt.kinds import describe_model, short_name
 ROOT = Path(__file__).resolve().parent.parent
 SPLITS = ("test_2016_flickr", "test_2017_flickr")
 DECODINGS = {"greedy": 1, "beam5": 5}
-OUT = "checkpoints/m30k-en-fr-ensemble.results.json"
+OUT = "bench/m30k-en-fr-ensemble.json"  # not checkpoints/*.results.json: pages read those as nmt.export files
 
 
 def default_data(splits: list[str]) -> Path:

@@ -85,6 +85,9 @@ def test_the_stepper_decodes_with_an_ensemble_and_shows_its_members(twin_dir: Pa
     panel = [s for s in specs(at) if "hconcat" in s]
     assert len(panel) == 1
     assert panel[0]["hconcat"][1]["encoding"]["y"]["sort"] == ["ensemble", "RNNsearch", "RNNsearch 2"]
+    at.radio(key="mode").set_value("beam").run()  # the beam search runs on the ensemble too
+    assert not at.exception and all(len(s.members) == 2 for s in at.session_state["_beam"][1].steps)
+    at.radio(key="mode").set_value("greedy").run()
     at.toggle(key="ens").set_value(False).run()
     assert not at.exception and trace(at).steps[0].members is None
     assert not [s for s in specs(at) if "hconcat" in s]
