@@ -175,3 +175,26 @@ def mean_entropy(tl: Timeline, update: int, probes: list[int] | None = None,
         h = row_entropy(a[words])
         vals.extend((h / math.log(a.shape[1])).tolist() if relative else h.tolist())
     return float(np.mean(vals)) if vals else None
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A pair of shipped timelines of one run recipe: RNNsearch and RNNencdec (either may be missing).
+
+    Files are ``NAME.timeline.npz`` in the checkpoint folder; the pair of ``X-rnnsearch-Y`` is
+    ``X-rnnencdec-Y``, and ``name`` is ``X-Y`` (e.g. ``m30k-en-fr-short500``)."""
+
+    name: str
+    search: Path | None
+    encdec: Path | None
+
+
+def find(directory: str | Path) -> list[Shipped]:
+    """The timelines in ``directory`` (files ``*.timeline.npz``), paired by model, sorted by name."""
+    pairs: dict[str, dict[str, Path]] = {}
+    for path in sorted(Path(directory).glob("*" + SUFFIX)):
+        stem = path.name[: -len(SUFFIX)]
+        kind = next((k for k in ("rnnsearch", "rnnencdec") if f"-{k}" in stem), "rnnsearch")
+        name = stem.replace(f"-{kind}", "", 1)
+        pairs.setdefault(name, {})[kind] = path
+    return [Shipped(n, p.get("rnnsearch"), p.get("rnnencdec")) for n, p in sorted(pairs.items())]
