@@ -21,6 +21,7 @@ with shell.page("Watch it learn", sidebar=lambda: "collapsed" if st.query_params
     from ui import widgets as W
     from ui.views import timeline as V
     from ui.views.common import csv_text, md
+    from ui.views.stepper_html import page_css
 
 BIND = W.BIND
 PLAY_SECONDS = 1.2
@@ -70,12 +71,9 @@ def model_column(name: str, tl: timeline.Timeline, update: int, probe: int, pres
     with st.container(border=True):
         st.markdown(("### " if present else "") + V.translation_markdown(tl, update, probe))
     if entry is not None:
-        c1, c2, c3 = st.columns(3)
-        c1.metric("loss", f"{entry['train_loss']:.2f}")
-        c2.metric("BLEU", "—" if entry.get("bleu") is None else f"{entry['bleu']:.1f}")
-        h = V.probe_entropy(tl, entry["update"], probe)
-        c3.metric("α entropy", "—" if h is None else f"{h:.2f}", help="H(α_i) / log T_x of this sentence: "
-                  "1 = uniform over the source, 0 = all weight on one word")
+        st.caption(md(V.numbers_line(tl, entry["update"], probe)), help="Training loss on a fixed sample of "
+                   "training pairs (nats per word), greedy BLEU on a fixed sample of validation sentences, and "
+                   "H(α_i) / log T_x of this sentence: 1 = uniform over the source, 0 = all weight on one word.")
     chart = V.probe_chart(tl, update, probe, max_width=620 if present else 520)
     if chart is not None:
         W.show_chart(chart, key=f"wl_heat_{W.safe_stem(name)}", size=14 if present else 12)
@@ -113,6 +111,7 @@ def frame(tls: dict[str, timeline.Timeline], updates: list[int], probe: int, pre
 def main() -> None:
     """Build the page."""
     present = bool(ss.get("wl_present", st.query_params.get("wl_present") == "true"))
+    st.html(page_css(present))
     st.title("Watch it learn")
     if not present:
         st.caption("The paper's claim: the model learns where to look with no alignment labels, only by learning "

@@ -7,7 +7,6 @@ The tiny runs train on the 20 fixture pairs with ``--timeline`` (tests/conftest.
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -17,31 +16,13 @@ from streamlit.testing.v1 import AppTest
 import train
 from nmt import checkpoint, decoding, timeline
 from nmt.timeline_record import evenly, preset_group, validation_probes
+from tests import timeline_fixtures
 from tests.conftest import ROOT, TINY_ARGS
 from ui.views import timeline as V
 
 TIMEOUT = 120
+tl_runs, tl_dir = timeline_fixtures.tl_runs, timeline_fixtures.tl_dir  # fixtures shared with the browser test
 PEAKED = 0.70  # the last entry's mean word-row entropy, as a fraction of log T_x (0.53 on the fixture)
-
-
-@pytest.fixture(scope="session")
-def tl_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Run folders of a tiny RNNsearch and a tiny RNNencdec trained with ``--timeline``."""
-    out = {}
-    for context in ("attention", "fixed"):
-        d = tmp_path_factory.mktemp(f"tl_{context}")
-        train.main([*TINY_ARGS, "--context", context, "--out", str(d), "--timeline"])
-        out[context] = d
-    return out
-
-
-@pytest.fixture(scope="session")
-def tl_dir(tl_runs: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A checkpoint folder holding the two tiny timelines as a pair (and no checkpoint)."""
-    d = tmp_path_factory.mktemp("tl_ckpts")
-    shutil.copy(tl_runs["attention"] / timeline.FILE_NAME, d / "tiny-en-fr-rnnsearch.timeline.npz")
-    shutil.copy(tl_runs["fixed"] / timeline.FILE_NAME, d / "tiny-en-fr-rnnencdec.timeline.npz")
-    return d
 
 
 # -- schedule, entropy, file format ------------------------------------------------------------

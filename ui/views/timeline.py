@@ -118,6 +118,22 @@ def probe_entropy(tl: Timeline, update: int, probe: int) -> float | None:
     return mean_entropy(tl, update, [probe])
 
 
+def numbers_line(tl: Timeline, update: int, probe: int) -> str:
+    """"update 20 · loss 0.12 · BLEU 100.0 · α entropy 0.65" for the entry recorded at ``update``."""
+    e = tl.entry_at(update)
+    if e is None:
+        return ""
+    parts = [f"update {update}", f"loss {e['train_loss']:.2f}"]
+    if e.get("bleu") is not None:
+        parts.append(f"BLEU {e['bleu']:.1f}")
+    if e.get("aer") is not None:
+        parts.append(f"AER {e['aer']:.2f}")
+    h = probe_entropy(tl, update, probe)
+    if h is not None:
+        parts.append(f"α entropy {h:.2f}")
+    return " · ".join(parts)
+
+
 def curves_frame(timelines: Mapping[str, Timeline], probe: int) -> pd.DataFrame:
     """Long table of the curves: model, update, metric, series, value (metric names in :data:`METRICS`)."""
     rows = []
