@@ -198,3 +198,44 @@ def find(directory: str | Path) -> list[Shipped]:
         name = stem.replace(f"-{kind}", "", 1)
         pairs.setdefault(name, {})[kind] = path
     return [Shipped(n, p.get("rnnsearch"), p.get("rnnencdec")) for n, p in sorted(pairs.items())]
+
+
+def summary(tl: Timeline) -> str:
+    """One line per entry: update, loss, BLEU, AER, mean α entropy (÷ log T_x), first probe's translation."""
+    def num(x: float | None) -> str:
+        return "—" if x is None else f"{x:.3f}"
+
+    lines = [f"{tl.header.get('model', {}).get('context', '?')}: {len(tl.entries)} entries, "
+             f"{len(tl.probes)} probe sentences"]
+    for e in tl.entries:
+        first = e["translations"][0] if e["translations"] else ""
+        lines.append(f"{e['update']:>7}  loss {num(e['train_loss'])}  BLEU {num(e.get('bleu'))}  "
+                     f"AER {num(e.get('aer'))}  H {num(mean_entropy(tl, e['update']))}  | {first}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m nmt.timeline RUN/timeline.npz [--ship checkpoints/NAME.timeline.npz] [--note TEXT]``:
+    print a timeline's entries; with ``--ship``, copy it (with ``--note`` as its note) for the page."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("timeline")
+    p.add_argument("--ship", help="write a copy here (NAME-rnnsearch… / NAME-rnnencdec….timeline.npz)")
+    p.add_argument("--note", help="replace the note the page shows under the run")
+    args = p.parse_args(argv)
+    tl = read(args.timeline)
+    print(summary(tl))
+    if args.ship:
+        if args.note is not None:
+            tl.header["note"] = args.note
+        write(tl, args.ship)
+        size = Path(args.ship).stat().st_size
+        print(f"wrote {args.ship} ({size / 1e6:.2f} MB)")
+        if size > MAX_BYTES:
+            print(f"warning: over the {MAX_BYTES / 2**20:.0f} MiB budget of a run's timeline")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
