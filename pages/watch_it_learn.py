@@ -136,8 +136,8 @@ def main() -> None:
                   f"{PLAY_SECONDS:g} s, from the current one to the last.")
     top[3].toggle("Presentation", key="wl_present", bind=BIND, help="Bigger text and no explanations, for a "
                   "projector.")
-    for tl in tls.values():
-        st.caption(md(V.run_caption(tl)))
+    notes = list(dict.fromkeys(tl.header.get("note") or "" for tl in tls.values()))
+    st.caption(md(" ".join([*(V.run_caption(tl) for tl in tls.values()), *notes])))
     updates = sorted({u for tl in tls.values() for u in tl.updates})
     playing = bool(ss.get("wl_play"))
     if playing and ss.get("wl_update") == updates[-1]:

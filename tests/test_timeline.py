@@ -186,6 +186,16 @@ def test_curves_and_exports_of_a_hand_made_timeline() -> None:
     assert out["translation"].tolist() == ["t0", "t5", "t8"]
 
 
+def test_shipped_timelines_are_small_readable_and_labelled() -> None:
+    shipped = sorted((ROOT / "checkpoints").glob("*" + timeline.SUFFIX))
+    for path in shipped:
+        assert path.stat().st_size <= 2 * 1024 * 1024, path.name  # the lead's limit for checkpoints/
+        tl = timeline.read(path)
+        assert tl.updates[0] == 0 and tl.updates == sorted(set(tl.updates)), path.name
+        assert tl.header["note"], path.name  # says what run it is (a demo is labelled as one)
+    assert all(p.search and p.encdec for p in timeline.find(ROOT / "checkpoints"))  # shipped as pairs
+
+
 # -- the page ----------------------------------------------------------------------------------
 
 

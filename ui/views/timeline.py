@@ -40,15 +40,13 @@ def has_alpha(tl: Timeline) -> bool:
 
 
 def run_caption(tl: Timeline) -> str:
-    """One line on what was recorded: updates, entries, last BLEU, and the run's own note."""
+    """One line on what was recorded: snapshots, the last update and its BLEU (the run's note apart)."""
     last = tl.entries[-1] if tl.entries else None
     if last is None:
         return f"{model_name(tl)}: no entries recorded yet."
     bleu = "" if last.get("bleu") is None else (
-        f", greedy BLEU {last['bleu']:.1f} on {tl.header.get('bleu_sentences', '?')} validation sentences")
-    note = tl.header.get("note") or ""
-    return (f"{model_name(tl)}: {len(tl.entries)} snapshots from update 0 to {last['update']}{bleu} at the last one."
-            + (f" {note}" if note else ""))
+        f"; greedy BLEU {last['bleu']:.1f} on {tl.header.get('bleu_sentences', '?')} validation sentences there")
+    return f"{model_name(tl)}: {len(tl.entries)} snapshots from update 0 to {last['update']}{bleu}."
 
 
 def probe_labels(tl: Timeline, width: int = 70) -> list[str]:
