@@ -223,8 +223,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("timeline")
     p.add_argument("--ship", help="write a copy here (NAME-rnnsearch… / NAME-rnnencdec….timeline.npz)")
     p.add_argument("--note", help="replace the note the page shows under the run")
+    p.add_argument("--up-to", type=int, help="keep the entries up to this update (two models cut alike)")
     args = p.parse_args(argv)
     tl = read(args.timeline)
+    if args.up_to is not None:
+        tl.drop(lambda e: e["update"] > args.up_to)
     print(summary(tl))
     if args.ship:
         if args.note is not None:
