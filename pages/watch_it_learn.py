@@ -137,7 +137,11 @@ def main() -> None:
     top[3].toggle("Presentation", key="wl_present", bind=BIND, help="Bigger text and no explanations, for a "
                   "projector.")
     notes = list(dict.fromkeys(tl.header.get("note") or "" for tl in tls.values()))
-    st.caption(md(" ".join([*(V.run_caption(tl) for tl in tls.values()), *notes])))
+    about = " ".join([*(V.run_caption(tl) for tl in tls.values()), *notes])
+    if present:  # one line on a projector (what run this is), the rest in the tooltip
+        st.caption(md(notes[0].split(":")[0] if notes and notes[0] else V.run_caption(first)), help=about)
+    else:
+        st.caption(md(about))
     updates = sorted({u for tl in tls.values() for u in tl.updates})
     playing = bool(ss.get("wl_play"))
     if playing and ss.get("wl_update") == updates[-1]:
