@@ -45,6 +45,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
     ("pages/lesson.py", "Lesson", ":material/school:"),
     ("pages/beam_explorer.py", "Beam search explorer", ":material/account_tree:"),
     ("pages/alignment_browser.py", "Alignment browser", ":material/grid_on:"),
+    ("pages/watch_it_learn.py", "Watch it learn", ":material/movie:"),
     ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),
     ("pages/compare_attention.py", "Compare attention", ":material/join_inner:"),
     ("pages/length_quality.py", "Length vs quality", ":material/show_chart:"),
