@@ -146,11 +146,14 @@ def _on_table_select() -> None:
         ss["al_pick"] = int(ids[row])
 
 
-def forced_facts_of(job: W.Job, pairs: list[tuple[str, str]], label: str) -> list[dict[str, Any]]:
-    """log p(reference) and argmax-α links of each pair, computed once per server (progress on the first)."""
+def forced_facts_of(job: W.Job, pairs: list[tuple[str, str]], label: str, heavy_job: bool = False
+                    ) -> list[dict[str, Any]]:
+    """log p(reference) and argmax-α links of each pair, computed once per server (progress on the first);
+    ``heavy_job`` (the whole set, on a button): in the server's heavy-job slots."""
     return W.cached_items(W.shared_store("alignment"), [("forced", job, s, r) for s, r in pairs],
                           lambda part: [forced_facts(t) for t in W.decode_now(
-                              job, [pairs[p][0] for p in part], [pairs[p][1] for p in part])], label)
+                              job, [pairs[p][0] for p in part], [pairs[p][1] for p in part])], label,
+                          heavy_job=heavy_job)
 
 
 def table_facts(ckpt: Any, data: Pairs, idx: list[int], tgt: str) -> tuple[list[dict], list[dict], W.Job, W.Job]:
@@ -248,7 +251,7 @@ def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo) -> None:
         return
     assert data.sure is not None and data.possible is not None
     try:
-        facts = forced_facts_of(job, data.pairs, f"Force-decoding all {n} references")
+        facts = forced_facts_of(job, data.pairs, f"Force-decoding all {n} references", heavy_job=True)
     except InputError as err:
         W.input_error(err)
         return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 
 import altair as alt
@@ -246,14 +247,15 @@ def test_table_rows_from_cached_facts() -> None:
 
 
 def test_shared_store_keeps_the_recent_and_computes_only_what_is_missing() -> None:
+    from ui.heavy import ENTRY_BYTES
     from ui.widgets import SharedStore, cached_items
 
-    store = SharedStore(max_items=3)
+    store = SharedStore(max_bytes=3 * (len(pickle.dumps("A", protocol=5)) + ENTRY_BYTES))  # room for three
     for k in "abc":
         store.put(k, k.upper())
     assert store.get("a") == "A"  # a is now the most recent: b goes first
     store.put("d", "D")
-    assert store.get("b") is None and [store.get(k) for k in "acd"] == ["A", "C", "D"] and len(store) == 3
+    assert store.get("b", None) is None and [store.get(k) for k in "acd"] == ["A", "C", "D"] and len(store) == 3
     calls: list[list[int]] = []
 
     def compute(part: list[int]) -> list[str]:

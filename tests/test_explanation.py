@@ -362,6 +362,10 @@ def test_surgery_at_every_later_step(env: Path, tiny_lm: LoadedModel) -> None:
 
 def test_whole_sentence_and_debate_tests(env: Path) -> None:
     at = run(ex_tab="Whole sentence", ex_method="integrated gradients")
+    # a URL starts no whole-sentence work (600 characters of it cost 108 s of CPU): the button does
+    assert not at.get("vega_lite_chart") and not at.dataframe and at.button(key="ex_all").label.startswith(
+        "Explain all ")
+    at.button(key="ex_all").click().run()
     assert at.radio(key="ex_method").value == "ig" and at.radio(key="ex_method").proto.query_param_key == "ex_method"
     assert len(at.get("vega_lite_chart")) == 2  # α and the chosen method
     assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())[1:]

@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import streamlit as st
-
 from nmt.attribution import Attributions, attribute
 from nmt.decoding import MAX_SOURCE_TOKENS, max_target_len
 from nmt.faithfulness import debate_tests
 from nmt.surgery import Edit, SurgeryResult, decode_with_surgery
 from nmt.trace import DecodeTrace
-from ui import models
+from ui import heavy, models
 from ui import widgets as W
 from ui.views import explanation as V
 from ui.views import surgery as S
@@ -26,8 +24,9 @@ MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decodin
 
 
 def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int],
-                 label: str) -> Attributions:
-    """Attributions of ``steps`` of the greedy ``trace``; each step computed once per server (shared store)."""
+                 label: str, heavy_job: bool = False) -> Attributions:
+    """Attributions of ``steps`` of the greedy ``trace``; each step computed once per server (shared store);
+    ``heavy_job`` (a whole sentence): in the server's heavy-job slots."""
     lm = models.load(ckpt)
     src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
     tgt_ids = [s.token_id for s in trace.steps]
@@ -38,11 +37,12 @@ def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
                         src_tokens=trace.src_tokens)
         return V.split_rows(att)
 
-    rows = W.cached_items(W.shared_store("explanation"), keys, compute, label, chunk=8)  # 8: fastest on a CPU
+    rows = W.cached_items(W.shared_store("explanation"), keys, compute, label,  # chunk 8: fastest on a CPU
+                          chunk=8, heavy_job=heavy_job)
     return V.assemble(trace.src_tokens, trace.target_tokens, steps, rows, ig_steps=IG_STEPS, baseline=BASELINE)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@heavy.cached("explanation_jobs")
 def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | None, seed: int,
             reference: tuple[int, ...] = (), from_step: int = 0, every: bool = False,
             ) -> tuple[SurgeryResult, list[float], str, list[float] | None]:
@@ -75,16 +75,23 @@ def surgery(path: str, mtime: float, text: str, step: int, kind: str, j: int | N
     return res, [s.logprob for s in scored.trace.steps], what, ref_lp
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@heavy.cached("explanation_jobs")
 def unedited(path: str, mtime: float, text: str, prefix: tuple[int, ...]) -> list[str]:
     """The words of the model's own decoding after a forced ``prefix``: the steps a copy edit can take α from."""
     res = decode_with_surgery(models.load_model(path, mtime), text, None, prefix=list(prefix))
     return res.original.target_tokens
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def debate(path: str, mtime: float, src_tokens: tuple[str, ...], ids: tuple[int, ...]) -> S.Debate:
-    """The permutation test (N shuffles per step) and the adversarial α of every step of a translation."""
+def debate(path: str, mtime: float, src_tokens: tuple[str, ...], ids: tuple[int, ...], note: Any) -> S.Debate:
+    """The permutation test (N shuffles per step) and the adversarial α of every step of a translation:
+    kept for every visitor, run once at a time, in one of the server's heavy-job slots (``note``, an
+    ``st.empty``, says so while it queues or waits for another visitor's run)."""
+    return heavy.memo(heavy.store("explanation_jobs"), heavy.FLIGHT, ("debate", path, mtime, src_tokens, ids),
+                      lambda: W.in_slot(note.info, lambda: _debate(path, mtime, src_tokens, ids)),
+                      lambda: note.info(f"Shuffling α and searching for an adversarial α: {W.WAITING}."))
+
+
+def _debate(path: str, mtime: float, src_tokens: tuple[str, ...], ids: tuple[int, ...]) -> S.Debate:
     perm, adv, alpha = debate_tests(models.load_model(path, mtime), src_tokens, ids, n_perm=N_PERM, seed=SEED, eps=EPS)
     return S.Debate(perm.tvd.tolist(), perm.flipped.tolist(), alpha.tolist(), adv.alpha.tolist(),
                     adv.jsd.tolist(), adv.prob.tolist(), adv.prob_model.tolist(), eps=EPS, n=N_PERM)
