@@ -44,7 +44,7 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
     from ui.views.length import load_results
-    from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
+    from ui.views.uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
 
 BIND = W.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
@@ -115,7 +115,7 @@ def own_pairs() -> Pairs | None:
     try:
         if how == "paste":
             text = st.text_area("One pair per line: source, a tab, then the reference", key="al_paste", height=140,
-                                placeholder="A dog runs.\tUn chien court.")
+                                placeholder="A dog runs.\tUn chien court.", max_chars=MAX_PASTE_CHARS)
             if not (text or "").strip():
                 st.info("Paste sentence pairs to browse them.")
                 return None

@@ -28,6 +28,7 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
         SurgeryPreset,
     )
     from nmt.trace import DecodeTrace
+    from ui import explanation_jobs as jobs
     from ui import models
     from ui import widgets as W
     from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
@@ -140,9 +141,14 @@ def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
 
 def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
     """α and every attribution at the chosen word: bars, the agreement table, downloads."""
-    att = attributions(ckpt, text, trace, [step], f"Explaining “{trace.steps[step].token}”")
-    agree = V.agreement_frame(att, 0)
     word = trace.steps[step].token
+    big = jobs.cost(trace, [step]) > jobs.AUTO_UNITS and not jobs.known(ckpt, text, trace, [step])
+    if big and not W.run_button(f"Explain “{word}”", "ex_one", f"{ckpt.path}|{ckpt.mtime}|{text}|{step}",
+                                help="A long sentence: this word's five attributions take several seconds, so they "
+                                     "run on a button, under a progress bar. Results are kept for every visitor."):
+        return
+    att = attributions(ckpt, text, trace, [step], f"Explaining “{word}”", heavy_job=big)
+    agree = V.agreement_frame(att, 0)
     st.markdown(V.agreement_reading(agree, word, agree.iloc[0]["top word"], forced=trace.method == "forced"))
     left, right = st.columns([1, 1])
     with left:

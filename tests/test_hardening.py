@@ -318,10 +318,19 @@ def test_command_line_tools_run_on_one_thread_unless_told(monkeypatch: pytest.Mo
     ("compare_attention.py", "cmp_ref", 600), ("bottleneck_compare.py", "bn_ref", 600),
     ("compare_attention.py", "cmp_text", 2000), ("bottleneck_compare.py", "bn_text", 2000),
     ("beam_explorer.py", "bx_text", 2000), ("alignment_browser.py", "al_q", 200),
+    ("explanation.py", "ex_text", 600), ("explanation.py", "ex_ref", 600),
 ])
 def test_a_url_carries_no_more_text_than_its_box(app_env: Path, page: str, key: str, cap: int) -> None:
     """An 8,000-word reference in a URL once cost 104 s of server CPU: each box's cap holds for its URL too."""
-    at = run_page(page, **{key: "chien " * 8000})
+    own = {"ex_preset": "Your own sentence"} if page == "explanation.py" else {}  # the source box shows then
+    at = run_page(page, **own, **{key: "chien " * 8000})
     assert not at.exception
     widgets = [w for kind in ("text_input", "text_area") for w in getattr(at, kind) if w.key == key]
     assert len(widgets) == 1 and widgets[0].value == ("chien " * 8000)[:cap]
+
+
+def test_the_paste_box_is_capped_too(app_env: Path) -> None:
+    """The one box no URL fills: pasted pairs are capped like an upload, not left to the browser's memory."""
+    at = run_page("alignment_browser.py", al_from="my own pairs", al_upload="paste")
+    assert not at.exception
+    assert at.text_area(key="al_paste").proto.max_chars == uploads.MAX_PASTE_CHARS == 1_000_000

@@ -23,22 +23,46 @@ N_PERM, SEED, EPS = 20, 0, 0.01
 MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decoding
 
 
+# The work an explanation may start without a button, in nmt.attribution's gradient units (one source
+# position of one decoder step of one integrated-gradients point: Σ (i + 1) · Tx · points over the steps).
+# Measured (the shipped Multi30k RNNsearch, one torch thread): the last word of a 101-token source,
+# 36 · 101 · 20 = 72,720 units, took 6.7 s of CPU and +414 MB with the leave-one-out methods; 30,000 units
+# stay near 3 s and under the 200 MB an interaction may take (issue 24). Beyond that: a button.
+AUTO_UNITS = 30_000
+GRAD_BATCH_UNITS = 30_000  # one gradient batch of a button's job (nmt.attribution's own default holds ~1 GB)
+
+
+def cost(trace: DecodeTrace, steps: list[int]) -> int:
+    """The gradient units of explaining ``steps`` of ``trace`` (:data:`AUTO_UNITS`' measure)."""
+    return sum((i + 1) * len(trace.src_tokens) * IG_STEPS for i in steps)
+
+
+def _keys(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int]) -> list[tuple[Any, ...]]:
+    tgt_ids = tuple(s.token_id for s in trace.steps)
+    return [("attr", str(ckpt.path), ckpt.mtime, text, tgt_ids, IG_STEPS, BASELINE, i) for i in steps]
+
+
+def known(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int]) -> bool:
+    """Whether every step's attributions are kept already (showing them costs nothing)."""
+    store = W.shared_store("explanation")
+    return all(k in store for k in _keys(ckpt, text, trace, steps))
+
+
 def attributions(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int],
                  label: str, heavy_job: bool = False) -> Attributions:
     """Attributions of ``steps`` of the greedy ``trace``; each step computed once per server (shared store);
-    ``heavy_job`` (a whole sentence): in the server's heavy-job slots."""
+    ``heavy_job`` (a button's work): in the server's heavy-job slots."""
     lm = models.load(ckpt)
     src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])
     tgt_ids = [s.token_id for s in trace.steps]
-    keys = [("attr", str(ckpt.path), ckpt.mtime, text, tuple(tgt_ids), IG_STEPS, BASELINE, i) for i in steps]
 
     def compute(part: list[int]) -> list[dict[str, Any]]:
         att = attribute(lm, src_ids, tgt_ids, steps=[steps[p] for p in part], ig_steps=IG_STEPS, baseline=BASELINE,
-                        src_tokens=trace.src_tokens)
+                        src_tokens=trace.src_tokens, grad_units=GRAD_BATCH_UNITS)
         return V.split_rows(att)
 
-    rows = W.cached_items(W.shared_store("explanation"), keys, compute, label,  # chunk 8: fastest on a CPU
-                          chunk=8, heavy_job=heavy_job)
+    rows = W.cached_items(W.shared_store("explanation"), _keys(ckpt, text, trace, steps), compute, label,
+                          chunk=8, heavy_job=heavy_job)  # chunk 8: fastest on a CPU
     return V.assemble(trace.src_tokens, trace.target_tokens, steps, rows, ig_steps=IG_STEPS, baseline=BASELINE)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 MAX_PAIRS = 5000
 MAX_UPLOAD_MB = 5  # also server.maxUploadSize in .streamlit/config.toml (Streamlit's MB = 2**20 bytes)
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 2**20
+MAX_PASTE_CHARS = 1_000_000  # the paste box: MAX_PAIRS pairs of 200 characters (a file takes up to MAX_UPLOAD_MB)
 
 
 class PairsError(ValueError):
