@@ -5,6 +5,7 @@ No timing: threads meet on events, so each test passes or fails the same way on 
 
 from __future__ import annotations
 
+import pickle
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -204,3 +205,85 @@ def test_cached_is_keyed_by_arguments_and_bounded_by_its_store(monkeypatch: pyte
     blob("b"), blob("c")  # the third 1,274-byte entry pushes out "a"
     assert blob("a") == b"a" * 1000 and calls == [("a", 1000), ("b", 1000), ("c", 1000), ("a", 1000)]
     assert heavy.store("test_cached").nbytes == 2 * (KB_PICKLE + ENTRY_BYTES)
+
+
+# ----------------------------------------------------------------------------------------------
+# The app's use of them (ui/widgets.py): decoding, per-sentence stores, heavy buttons
+# ----------------------------------------------------------------------------------------------
+
+
+def _wait_until(cond: Callable[[], bool]) -> None:
+    """Until ``cond()`` holds (another thread reaching a state); fails after WAIT seconds."""
+    done = threading.Event()
+    for _ in range(WAIT * 100):
+        if cond():
+            return
+        done.wait(0.01)
+    pytest.fail("the other thread never got there")
+
+
+def test_decoding_is_kept_in_bytes_not_entries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An 8,000-word trace was 15 MB in a cache of 2,048 entries: W.decode's store holds a byte budget."""
+    from ui import widgets as W
+
+    calls: list[tuple[str, ...]] = []
+
+    def fake_decode(job: W.Job, sources: tuple[str, ...], refs: object = None) -> list[bytes]:
+        calls.append(tuple(sources))
+        return [s.encode() * 1000 for s in sources]  # a 1,000-byte "trace" per one-letter source
+
+    per = len(pickle.dumps([b"a" * 1000], protocol=5)) + ENTRY_BYTES  # one chunk of one trace
+    monkeypatch.setitem(heavy.BUDGETS, "decode", 2 * per)
+    monkeypatch.setattr(heavy, "_stores", {})
+    monkeypatch.setattr(W, "decode_now", fake_decode)
+    job = W.Job("model.pt", 0.0, "greedy")
+    for s in "abc":
+        assert W.decode(job, [s]) == [s.encode() * 1000]
+    assert heavy.store("decode").nbytes == 2 * per  # "a" made room for "c"
+    W.decode(job, ["c"]), W.decode(job, ["a"])
+    assert calls == [("a",), ("b",), ("c",), ("a",)]
+
+
+def test_two_sessions_asking_for_the_same_sentences_compute_them_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two visitors opening the same corpus (or pressing the same button) share one run of each chunk."""
+    from ui import widgets as W
+
+    store, calls, release, out = ByteLRU(1 << 20), [], threading.Event(), {}
+    flight = SingleFlight()
+    monkeypatch.setattr(heavy, "FLIGHT", flight)
+    keys = [("facts", k) for k in range(3)]
+
+    def compute(part: list[int]) -> list[str]:
+        calls.append(part)
+        assert release.wait(WAIT)
+        return [f"facts of {keys[p][1]}" for p in part]
+
+    first = _in_thread(lambda: W.cached_items(store, keys, compute, "test", chunk=3), out, "first")
+    chunk = ("items", id(store), tuple(keys))
+    _wait_until(lambda: flight.running(chunk))
+    second = _in_thread(lambda: W.cached_items(store, keys, compute, "test", chunk=3), out, "second")
+    _wait_until(lambda: flight.waiters(chunk) == 1)
+    release.set()
+    first.join(WAIT), second.join(WAIT)
+    assert out["first"] == out["second"] == ["facts of 0", "facts of 1", "facts of 2"] and calls == [[0, 1, 2]]
+
+
+def test_a_heavy_button_job_queues_behind_the_servers_limit_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ui import widgets as W
+
+    slots, said, ran, out = Slots(1), [], threading.Event(), {}
+    monkeypatch.setattr(heavy, "SLOTS", slots)
+
+    def job() -> str:
+        ran.set()
+        return "scores"
+
+    with slots.hold():  # another visitor's Recompute
+        waiting = _in_thread(lambda: W.in_slot(said.append, job), out, "mine")
+        _wait_until(lambda: bool(said))
+        assert not ran.is_set() and said[0] == heavy.queued_message(1, 0, 1) and "queued" in said[0]
+        items = _in_thread(lambda: W.cached_items(ByteLRU(1 << 20), ["k"], lambda part: ["v"], "t", heavy_job=True),
+                           out, "items")
+        _wait_until(lambda: slots.queued == 2)  # the corpus job waits in line too
+    waiting.join(WAIT), items.join(WAIT)
+    assert out == {"mine": "scores", "items": ["v"]} and slots.running == 0

@@ -126,6 +126,12 @@ class SingleFlight:
         with self._lock:
             return key in self._calls
 
+    def waiters(self, key: Hashable) -> int:
+        """How many callers wait for the running job of ``key`` (0 when none runs)."""
+        with self._lock:
+            call = self._calls.get(key)
+            return 0 if call is None else call.waiting
+
     def run(self, key: Hashable, job: Callable[[], Any], on_wait: Callable[[], None] | None = None) -> Any:
         """``job()``, or the result of the copy already running for ``key`` (``on_wait()`` is called
         once before waiting for it)."""
@@ -197,6 +203,12 @@ class Slots:
         self._queue: list[int] = []  # tickets waiting, oldest first
         self._next = 0
         self._cond = threading.Condition()
+
+    @property
+    def queued(self) -> int:
+        """How many jobs wait for a slot now."""
+        with self._cond:
+            return len(self._queue)
 
     def ahead(self, ticket: int) -> int:
         """How many queued jobs wait before ``ticket``."""
