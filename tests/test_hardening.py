@@ -334,3 +334,19 @@ def test_the_paste_box_is_capped_too(app_env: Path) -> None:
     at = run_page("alignment_browser.py", al_from="my own pairs", al_upload="paste")
     assert not at.exception
     assert at.text_area(key="al_paste").proto.max_chars == uploads.MAX_PASTE_CHARS == 1_000_000
+
+
+def test_a_table_with_more_words_than_a_click_may_start_waits_for_its_button(
+        app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """al_n=200 of Europarl in a URL once translated ~5,000 source words (~50 s of CPU) on opening the link."""
+    from ui import heavy
+
+    heavy.store("alignment").clear()
+    monkeypatch.setattr(heavy, "AUTO_WORDS", 0)
+    at = run_page("alignment_browser.py", al_n="10")
+    assert not at.exception and not at.dataframe
+    assert at.button(key="al_go").label == "Translate these 10 pairs"
+    at.button(key="al_go").click().run()
+    assert not at.exception and len(at.dataframe[0].value) == 10
+    again = run_page("alignment_browser.py", al_n="10")  # another visitor: kept, so no button
+    assert len(again.dataframe[0].value) == 10 and not [b for b in again.button if b.key == "al_go"]

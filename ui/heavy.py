@@ -31,6 +31,12 @@ from typing import Any, TypeVar
 
 ENTRY_BYTES = 256  # counted per entry besides its pickle: the key and the map's own bookkeeping
 MISSING: Any = object()  # what :meth:`ByteLRU.get` returns for a key it does not hold
+# Source words a page may translate (greedy and forced) on opening a URL or moving a slider; more is a
+# button's job. Measured on one torch thread: the Europarl RNNsearch-50 spends about 10 ms of CPU a source
+# word (0.76 s greedy for a 101-token sentence, plus the forced pass), the Multi30k one about a third of
+# that: 800 words stay under the 10 s an interaction may take (issue 24). Multi30k's 50 first test pairs
+# are ~650 words; Europarl's are ~1,300.
+AUTO_WORDS = 800
 ENV_VAR = "RNNSEARCH_HEAVY_JOBS"  # how many heavy jobs may run at once in one server (default 1)
 
 
