@@ -68,6 +68,20 @@ def test_binary_and_oversized_uploads_are_refused() -> None:
         parse_tsv_pairs("a\tb\n" * (MAX_PAIRS + 1))
 
 
+def test_an_uploaded_sentence_longer_than_a_box_is_refused_by_line() -> None:
+    """A 50,000-character reference line would be force-decoded word by word (issue 24): 2,000 per side."""
+    ok = "x" * 2000
+    assert parse_tsv_pairs(f"A dog.\tUn chien.\n{ok}\t{ok}\n") == [("A dog.", "Un chien."), (ok, ok)]
+    with pytest.raises(PairsError) as err:
+        parse_tsv_pairs(f"A dog.\tUn chien.\n\nA cat.\t{'chat ' * 10_000}\n", "pairs.tsv")
+    # 5 · 10,000 characters less the final space strip() takes
+    assert str(err.value) == ("Line 3 of pairs.tsv: the reference has 49,999 characters; the limit is 2,000 per "
+                              "sentence.")
+    with pytest.raises(PairsError) as err:
+        parse_two_files(f"{ok}x\n", "Un chat.\n", "en.txt", "fr.txt")
+    assert str(err.value) == "Line 1 of en.txt: the source has 2,001 characters; the limit is 2,000 per sentence."
+
+
 def test_two_files_pair_up_and_skip_lines_blank_in_both() -> None:
     src = b"A dog.\n\nTwo cats.\n\n"
     ref = b"Un chien.\n\nDeux chats.\n"
