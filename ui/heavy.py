@@ -291,6 +291,7 @@ BUDGETS = {  # bytes each named store may hold; a name not listed gets DEFAULT_B
     "explanation_jobs": 16 * MIB,  # surgeries, copy-edit decodings and the debate tests
     "recomputed_scores": 4 * MIB,  # Length vs quality's Recompute results
     "splits": 48 * MIB,  # corpus files read (up to 20,000 pairs each)
+    "stepper": 16 * MIB,  # the stepper's beam searches and whole-translation summaries
 }
 DEFAULT_BUDGET = 8 * MIB
 _stores: dict[str, ByteLRU] = {}
