@@ -142,7 +142,7 @@ def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
 def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
     """α and every attribution at the chosen word: bars, the agreement table, downloads."""
     word = trace.steps[step].token
-    big = jobs.cost(trace, [step]) > jobs.AUTO_UNITS and not jobs.known(ckpt, text, trace, [step])
+    big = jobs.needs_button(trace, [step]) and not jobs.known(ckpt, text, trace, [step])
     if big and not W.run_button(f"Explain “{word}”", "ex_one", f"{ckpt.path}|{ckpt.mtime}|{text}|{step}",
                                 help="A long sentence: this word's five attributions take several seconds, so they "
                                      "run on a button, under a progress bar. Results are kept for every visitor."):

@@ -23,18 +23,32 @@ N_PERM, SEED, EPS = 20, 0, 0.01
 MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decoding
 
 
-# The work an explanation may start without a button, in nmt.attribution's gradient units (one source
-# position of one decoder step of one integrated-gradients point: Σ (i + 1) · Tx · points over the steps).
-# Measured (the shipped Multi30k RNNsearch, one torch thread): the last word of a 101-token source,
-# 36 · 101 · 20 = 72,720 units, took 6.7 s of CPU and +414 MB with the leave-one-out methods; 30,000 units
-# stay near 3 s and under the 200 MB an interaction may take (issue 24). Beyond that: a button.
-AUTO_UNITS = 30_000
-GRAD_BATCH_UNITS = 30_000  # one gradient batch of a button's job (nmt.attribution's own default holds ~1 GB)
+# The work an explanation may start without a button (issue 24: ≤ 10 s of CPU, ≤ 200 MB an interaction).
+# Gradient units, nmt.attribution's measure: one source position of one decoder step of one integrated-
+# gradients point, Σ (i + 1) · Tx · points. Leave-one-out of the embedding encodes Tx + 1 copies of the
+# sentence and decodes each up to the word: (Tx + 1) · (Tx + i + 1) "LOO units". Measured on the shipped
+# Multi30k RNNsearch, one torch thread: IG alone at Tx 61, word 20 (25,620 units) +172 MB (~7 KB a unit);
+# leave-one-out at Tx 101, word 0 (10,506 units) +340 MB (~32 KB a unit), 2 s; all five methods at Tx 61,
+# word 20: 2.6 s, +284 MB; at Tx 101, word 35: 6.7 s, +414 MB. Each limit keeps its part near 100 MB.
+AUTO_UNITS = 15_000
+AUTO_LOO = 3_000
+GRAD_BATCH_UNITS = 15_000  # one gradient batch of a button's job (nmt.attribution's own default holds ~1 GB)
 
 
 def cost(trace: DecodeTrace, steps: list[int]) -> int:
     """The gradient units of explaining ``steps`` of ``trace`` (:data:`AUTO_UNITS`' measure)."""
     return sum((i + 1) * len(trace.src_tokens) * IG_STEPS for i in steps)
+
+
+def loo_cost(trace: DecodeTrace, steps: list[int]) -> int:
+    """The leave-one-out units of explaining ``steps`` of ``trace`` (:data:`AUTO_LOO`'s measure)."""
+    tx = len(trace.src_tokens)
+    return (tx + 1) * (tx + max(steps) + 1) if steps else 0
+
+
+def needs_button(trace: DecodeTrace, steps: list[int]) -> bool:
+    """Whether explaining ``steps`` is more work than a URL or a slider may start (issue 24)."""
+    return cost(trace, steps) > AUTO_UNITS or loo_cost(trace, steps) > AUTO_LOO
 
 
 def _keys(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, steps: list[int]) -> list[tuple[Any, ...]]:
