@@ -182,9 +182,10 @@ def sweep(cols: list[Column], sources: list[str], refs: list[str]) -> None:
     logp: dict[str, list[float | None]] = {}
     try:
         for c in cols:
-            own = W.decode(W.job_for(c.ckpt, "greedy", context=c.context), src, label=f"{c.name}: translating")
+            own = W.decode(W.job_for(c.ckpt, "greedy", context=c.context), src, label=f"{c.name}: translating",
+                           heavy_job=True)
             forced = W.decode(W.job_for(c.ckpt, "forced", context=c.context), src, ref,
-                              label=f"{c.name}: scoring the references")
+                              label=f"{c.name}: scoring the references", heavy_job=True)
             hyps[c.name] = [t.translation for t in own]
             logp[c.name] = [t.logprob / max(1, len(t.steps)) for t in forced]
     except InputError as err:

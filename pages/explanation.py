@@ -28,6 +28,7 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
         SurgeryPreset,
     )
     from nmt.trace import DecodeTrace
+    from ui import explanation_jobs as jobs
     from ui import models
     from ui import widgets as W
     from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
@@ -140,9 +141,14 @@ def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
 
 def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
     """α and every attribution at the chosen word: bars, the agreement table, downloads."""
-    att = attributions(ckpt, text, trace, [step], f"Explaining “{trace.steps[step].token}”")
-    agree = V.agreement_frame(att, 0)
     word = trace.steps[step].token
+    big = jobs.needs_button(trace, [step]) and not jobs.known(ckpt, text, trace, [step])
+    if big and not W.run_button(f"Explain “{word}”", "ex_one", f"{ckpt.path}|{ckpt.mtime}|{text}|{step}",
+                                help="A long sentence: this word's five attributions take several seconds, so they "
+                                     "run on a button, under a progress bar. Results are kept for every visitor."):
+        return
+    att = attributions(ckpt, text, trace, [step], f"Explaining “{word}”", heavy_job=big)
+    agree = V.agreement_frame(att, 0)
     st.markdown(V.agreement_reading(agree, word, agree.iloc[0]["top word"], forced=trace.method == "forced"))
     left, right = st.columns([1, 1])
     with left:
@@ -178,7 +184,14 @@ def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
 def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
     """One target × source matrix per method over the whole translation, and the mean agreement."""
     n = len(trace.steps)
-    att = attributions(ckpt, text, trace, list(range(n)), f"Explaining all {n} target words")
+    # Every word of a 600-character sentence cost 108 s of CPU (issue 24): a button, never a URL or a keystroke
+    token = f"{ckpt.path}|{ckpt.mtime}|{text}|{[s.token_id for s in trace.steps]}"
+    if not W.run_button(f"Explain all {n} target words", "ex_all", token,
+                        help=f"Five attributions of each of the {n} words (integrated gradients at {IG_STEPS} "
+                             "points each): a few seconds for a short sentence, minutes for a long one, under a "
+                             "progress bar. Results are kept for every visitor."):
+        return
+    att = attributions(ckpt, text, trace, list(range(n)), f"Explaining all {n} target words", heavy_job=True)
     st.caption("Rows are target words (▶ the chosen one), columns source words. α is drawn as everywhere in the "
                "app; every attribution row is divided by its largest absolute value (blue: supports the word, "
                "red: speaks against it). Hover a cell for the raw score.")
@@ -308,8 +321,10 @@ def debate_tab(ckpt: models.CheckpointInfo, trace: DecodeTrace, step: int, stem:
     if not W.run_button("Run the two tests on this sentence", "ex_tests", token,
                         help=f"{N_PERM} shuffles and 30 projected-gradient steps per target word (about a second)."):
         return
+    note = st.empty()
     with st.spinner("Shuffling α and searching for an adversarial α…"):
-        res = debate(str(ckpt.path), ckpt.mtime, tuple(trace.src_tokens), ids)
+        res = debate(str(ckpt.path), ckpt.mtime, tuple(trace.src_tokens), ids, note)
+    note.empty()
     rec = trace.steps[step]
     word, best = rec.token, rec.topk[0][0] if rec.topk else rec.token  # the same word unless forced
     src = source_labels(trace)

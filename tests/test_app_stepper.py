@@ -283,7 +283,7 @@ def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
 def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from ui import stepper_controller
+    from ui import heavy, stepper_controller
 
     calls: list[str] = []
     real = stepper_controller.beam_search
@@ -294,6 +294,7 @@ def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: py
 
     monkeypatch.setattr(stepper_controller, "beam_search", counting)
     st.cache_data.clear()
+    heavy.clear_all()  # the stepper's searches are kept in a byte-bounded store (ui/heavy.py)
     first = start({"text": SENTENCE, "mode": "beam", "beam": "4"})
     click(first, "btn_step")
     click(first, "btn_step")

@@ -18,7 +18,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
 from nmt.trace import DecodeTrace
-from ui import models
+from ui import heavy, models
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
 from ui.views import stepper as sv
@@ -194,7 +194,7 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
     return stepper, True
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@heavy.cached("stepper")
 def beam_trace(_lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str) -> DecodeTrace:
     """The beam search of one (checkpoint, sentence, context, k, normalisation), run once for every
     session (a class opening the same preset searches once); each session then steps through it.
@@ -216,7 +216,7 @@ def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: st
     return trace, True
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@heavy.cached("stepper")
 def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) -> tuple[list[str], list[float]]:
     """A whole greedy translation (words, ``</s>`` left out) and how far each c_i is from c_0.
 
