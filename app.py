@@ -25,7 +25,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import models
+    from ui import fusion_ui, models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui import widgets as W
@@ -260,6 +260,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
                       icon=":material/arrow_downward:")
         if step is not None and not look.present:
             topk_panel(step, beam, nonce)
+            fusion_ui.panel(lm, trace, cur)
     if not look.present:
         secondary(trace, step, choice, group, text, look, nonce)
     url.write_position()
@@ -287,6 +288,7 @@ def main() -> None:
     if lm is None:
         url.write_position()
         return
+    lm = fusion_ui.sidebar(lm, choice.ckpt)  # the TM, or fused with a language model (when one fits)
     text = ss["text"]
     try:
         if ss["mode"] == "beam":

@@ -172,6 +172,39 @@ def load_controller(path: str | Path) -> tuple[DeepFusionController, dict[str, A
     return ctl.eval(), dict(ckpt["meta"])
 
 
+@dataclass
+class FusionFiles:
+    """What a folder offers a translation model: a language model over its target vocabulary (or
+    None) and a deep-fusion controller trained for exactly this TM and LM (or None)."""
+
+    lm: Path | None = None
+    controller: Path | None = None
+
+
+def find_fusion_files(folder: Path, tm: LoadedModel) -> FusionFiles:
+    """The first LM in ``folder`` that reads ``tm``'s target language and vocabulary, and a controller
+    recorded as trained on ``tm``'s file and that LM's (deep fusion only for an RNNsearch TM)."""
+    try:
+        paths = sorted(p for p in folder.glob("*.pt") if p.is_file())
+    except OSError:
+        return FusionFiles()
+    heads = {}
+    for p in paths:
+        try:
+            heads[p] = checkpoint.read_checkpoint(p, mmap=True)
+        except checkpoint.CheckpointError:
+            continue
+    lm = next((p for p, ck in heads.items() if is_lm_checkpoint(ck) and ck.get("tgt_lang") == tm.tgt_tok.lang
+               and ck.get("tgt_vocab") == tm.tgt_vocab.itos), None)
+    if lm is None:
+        return FusionFiles()
+    ctl = next((p for p, ck in heads.items() if isinstance(tm.model, RNNSearch)
+                and (ck.get("config") or {}).get("arch") == CONTROLLER_ARCH
+                and ck["meta"].get("tm", {}).get("file") == Path(tm.path).name
+                and ck["meta"].get("lm", {}).get("file") == lm.name), None)
+    return FusionFiles(lm, ctl)
+
+
 def matches(tm: LoadedModel, lm: LoadedLM) -> bool:
     """Whether the LM reads the TM's target language and vocabulary, word for word."""
     return lm.lang == tm.tgt_tok.lang and lm.vocab.itos == tm.tgt_vocab.itos
@@ -186,7 +219,9 @@ def fuse(tm: LoadedModel, lm: LoadedLM, mode: str, beta: float = 0.0,
     if not matches(tm, lm):
         raise ValueError("the language model does not read this translation model's target vocabulary")
     fused = FusedModel(tm.model, lm.model.to(tm.device), mode, beta, controller, gate).to(tm.device).eval()
-    return dataclasses.replace(tm, model=fused)
+    key = {"mode": mode, "beta": beta if mode == "shallow" else None, "lm": Path(lm.path).name or None,
+           "gate": gate}
+    return dataclasses.replace(tm, model=fused, meta={**tm.meta, "fusion": key})
 
 
 # ----------------------------------------------------------------------------------------------

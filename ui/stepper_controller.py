@@ -184,7 +184,7 @@ def on_follow() -> None:
 
 def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
     """This session's stepper for the inputs (built anew when they change); True if new."""
-    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context)
+    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")))
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
@@ -195,22 +195,24 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def beam_trace(path: str, mtime: float, text: str, context: str, k: int, norm: str) -> DecodeTrace:
+def beam_trace(path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None",
+               _lm: LoadedModel | None = None) -> DecodeTrace:
     """The beam search of one (checkpoint, sentence, context, k, normalisation), run once for every
-    session (a class opening the same preset searches once); each session then steps through it."""
-    lm = models.load_model(path, mtime)
+    session (a class opening the same preset searches once); each session then steps through it.
+    ``_lm``: the model to search with when it is not the checkpoint's own (fused, named by ``fusion``)."""
+    lm = _lm if _lm is not None else models.load_model(path, mtime)
     return beam_search(lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
                        max_src_tokens=MAX_SRC_TOKENS)[0]
 
 
 def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
     """This session's beam-search trace for the inputs (looked up anew only when they change)."""
-    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context, k, norm)
+    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")))
     cached = ss.get("_beam")
     if cached is not None and cached[0] == sig:
         return cached[1], False
     with st.spinner(f"Beam search (k={k})…"):
-        trace = beam_trace(*sig)
+        trace = beam_trace(*sig, _lm=lm)
     ss["_beam"] = (sig, trace)
     ss["_fresh"] = True
     return trace, True
