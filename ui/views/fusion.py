@@ -99,4 +99,4 @@ def lm_caption(meta: dict[str, Any]) -> str:
     if ppl is not None:
         parts.append(f"held-out perplexity {ppl:g}")
     credit = meta.get("credit")
-    return ". ".join(parts) + "." + (f" {credit}" if credit else "")
+    return "; ".join(parts) + "." + (f" {credit}" if credit else "")
