@@ -244,6 +244,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         clicked = alignment(trace, latest, nonce, look, group, text)
         if not look.present:
             watch()
+        fusion_slot = st.container()  # the LM's top-k beside the TM's, when fused (filled below)
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
@@ -260,8 +261,9 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
                       icon=":material/arrow_downward:")
         if step is not None and not look.present:
             topk_panel(step, beam, nonce)
-            fusion_ui.panel(lm, trace, cur)
     if not look.present:
+        with fusion_slot:
+            fusion_ui.panel(lm, trace, cur)
         secondary(trace, step, choice, group, text, look, nonce)
     url.write_position()
 

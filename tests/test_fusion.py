@@ -7,18 +7,21 @@ computed here by hand; the LM's step must equal its teacher-forced pass.
 
 from __future__ import annotations
 
+import hashlib
 import math
+from pathlib import Path
 
 import pytest
 import torch
 
+from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import Stepper, beam_search, forced, greedy
-from nmt.fusion import DeepFusionController, LoadedLM, explain, fuse
+from nmt.fusion import DeepFusionController, FusionFiles, LoadedLM, explain, find_fusion_files, fuse, load_lm
 from nmt.lm import GRULanguageModel, LMConfig
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
-from nmt.vocab import SPECIALS, Vocab
+from nmt.vocab import BOS_ID, SPECIALS, Vocab
 
 SRC = ["a", "man", "rides", "horse", "."]
 TGT = ["un", "homme", "monte", "cheval", "."]
@@ -138,3 +141,31 @@ def test_stepper_and_explain_read_the_same_fused_steps(tm, lm) -> None:
         assert e.tm_logprob == pytest.approx(r.logprob, abs=1e-6)
         assert e.score == pytest.approx(e.tm_logprob + 0.7 * e.lm_logprob, abs=1e-6)
     assert all(e.gate is None for e in steps)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+FUSION_DIR = ROOT / "checkpoints" / "fusion"
+LM_FILE = FUSION_DIR / "tatoeba-fr-lm.pt"
+
+
+@pytest.mark.skipif(not LM_FILE.exists(), reason="no shipped language model")
+def test_the_shipped_lm_fits_the_europarl_model_only() -> None:
+    """The Tatoeba LM reads the Europarl RNNsearch's target vocabulary word for word (recorded by digest),
+    credits Tatoeba, stays small, and is not offered to the Multi30k model (another vocabulary)."""
+    europarl = checkpoint.load(ROOT / "checkpoints" / "europarl-en-fr-rnnsearch-50.pt")
+    assert find_fusion_files(FUSION_DIR, europarl).lm == LM_FILE
+    lm = load_lm(LM_FILE)
+    digest = hashlib.sha256("\n".join(europarl.tgt_vocab.itos).encode()).hexdigest()
+    assert lm.meta["vocabulary"]["sha256"] == digest and lm.vocab.itos == europarl.tgt_vocab.itos
+    assert "tatoeba.org" in lm.meta["credit"] and "manythings.org" in lm.meta["credit"]
+    assert LM_FILE.stat().st_size <= 12_000_000
+    m30k = checkpoint.load(ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt")
+    assert find_fusion_files(FUSION_DIR, m30k) == FusionFiles()
+    # it learned French word order: a sentence beats its own words reversed
+    @torch.no_grad()
+    def logp(words: list[str]) -> float:
+        ids = torch.tensor([[BOS_ID, *lm.vocab.encode(words)]])
+        return float(torch.log_softmax(lm.model.teacher_force(ids[:, :-1])[1], -1)
+                     .gather(-1, ids[:, 1:, None]).sum())
+    sentence = ["Je", "suis", "très", "fatigué", "ce", "soir", "."]
+    assert logp(sentence) > logp(sentence[::-1]) + 5

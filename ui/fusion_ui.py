@@ -61,19 +61,19 @@ def sidebar(tm: LoadedModel, ckpt: models.CheckpointInfo) -> LoadedModel:
     if files.lm is None:
         return tm
     modes = ["none", "shallow"] + (["deep"] if files.controller else [])
-    if ss.get("fusion") not in modes:
+    if "fusion" in ss and ss["fusion"] not in modes:  # e.g. "deep" kept from a model that had a controller
         ss["fusion"] = "none"
     with st.sidebar:
         st.header("Language-model fusion")
-        st.radio("Fusion", modes, key="fusion", **url.BOUND, format_func=fv.MODE_LABELS.get,
+        st.radio("Fusion", modes, key="fusion", **url.BOUND, captions=[fv.MODE_LABELS[m] for m in modes],
                  on_change=ctl.on_setting, args=("fusion",),
                  help="Gülçehre et al. (2015): a French language model joins the translation model. Shallow: "
                       "each word's score adds β × the LM's log-probability. Deep: a learned gate g_i mixes the "
                       "LM's hidden state into the translation model's deep output.")
         if ss["fusion"] == "shallow":
-            ss.setdefault("beta", DEFAULT_BETA)
             st.slider("β (weight of the language model)", *BETA_RANGE[:2], step=BETA_RANGE[2], key="beta",
-                      **url.BOUND, on_change=ctl.on_setting, args=("beta",))
+                      value=None if "beta" in ss else DEFAULT_BETA, **url.BOUND, on_change=ctl.on_setting,
+                      args=("beta",))
     if ss["fusion"] == "none":
         return tm
     try:
@@ -101,6 +101,8 @@ def panel(lm: LoadedModel, trace: DecodeTrace, shown: int | None) -> None:
         st.altair_chart(chart, width="stretch", key="fusion_gate")
         st.caption("g_i = σ(v_gᵀ s_i^LM + b_g): how much of the language model's state enters each word's "
                    "deep output (0 = the translation model alone).")
+    if mode == "shallow":
+        st.caption(fv.SHALLOW_NOTE)
     st.caption(md(fv.lm_caption(lm_meta(lm.meta["fusion"].get("lm") or ""))))
 
 

@@ -15,9 +15,11 @@ import altair as alt
 from nmt.fusion import FusionStep
 from ui.views.common import esc, readable
 
-MODE_LABELS = {"none": "none (the translation model alone)", "shallow": "shallow: log p_TM + β log p_LM",
-               "deep": "deep: a gated LM state in the TM's deep output"}
+MODE_LABELS = {"none": "the translation model alone", "shallow": "score = log p_TM + β log p_LM",
+               "deep": "a gate g_i lets the LM's state into the deep output"}
 GATE_COLOUR = "#7b3294"
+SHALLOW_NOTE = ("As in Gülçehre et al. (2015) the fused score is not renormalised: the candidates' percentages "
+                "beside it show e^score, which no longer sums to 1; with β = 0 they are the translation model's p.")
 
 
 def topk_rows(step: FusionStep) -> list[dict[str, Any]]:
