@@ -1,13 +1,14 @@
 """BLEU of a translation model with and without language-model fusion, written to a results JSON.
 
     nice -n 10 python scripts/fusion_bleu.py --tm checkpoints/europarl-en-fr-rnnsearch-50.pt \\
-        --lm checkpoints/tatoeba-fr-lm.pt [--controller checkpoints/europarl-en-fr-deep-fusion.pt] \\
+        --lm checkpoints/fusion/tatoeba-fr-lm.pt [--controller checkpoints/fusion/europarl-en-fr-deep-fusion.pt] \\
         --data ../shared/data/tatoeba-fr-en --out checkpoints/europarl-en-fr-fusion.results.json
 
 Shallow fusion's β is chosen on the first ``--dev-limit`` sentences of ``dev`` (greedy, cased BLEU),
-never on the test set; then ``test`` is decoded by the TM alone, shallow fusion at that β and (with
-``--controller``) deep fusion, greedy and with a beam of ``--beam``, and scored exactly as
-:mod:`nmt.evaluate` scores (:func:`nmt.evaluate.evaluate`: sacreBLEU cased, lowercased, tokenised).
+never on the test set: the best β > 0 (β = 0 is the TM itself; the dev's overall best is recorded
+too). Then ``test`` is decoded by the TM alone, shallow fusion at that β and (with ``--controller``)
+deep fusion, greedy and with a beam of ``--beam``, and scored exactly as :mod:`nmt.evaluate` scores
+(:func:`nmt.evaluate.evaluate`: sacreBLEU cased, lowercased, tokenised).
 ``--only`` re-runs some systems and merges them into an existing results file.
 """
 
@@ -46,7 +47,8 @@ def tune_beta(tm: Any, lm: Any, src: list[str], ref: list[str], betas: list[floa
         rows.append({"beta": beta, "bleu": res["bleu"]["score"], "seconds": res["seconds"]})
         print(json.dumps(rows[-1]), flush=True)
     best = max(rows, key=lambda r: (r["bleu"], -r["beta"]))
-    return {"sentences": len(src), "by_beta": rows, "best_beta": best["beta"]}
+    positive = max((r for r in rows if r["beta"] > 0), key=lambda r: (r["bleu"], -r["beta"]), default=best)
+    return {"sentences": len(src), "by_beta": rows, "best_beta": best["beta"], "best_positive_beta": positive["beta"]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         dev_src, dev_ref = read_parallel(args.data, "dev", "en", "fr", args.dev_limit)
         results["beta_tuning"] = {"split": f"{args.data.name}/dev[:{args.dev_limit}]",
                                   **tune_beta(tm, lm, dev_src, dev_ref, args.betas)}
-    beta = args.beta if args.beta is not None else results["beta_tuning"]["best_beta"]
+    # β = 0 is the TM itself; the test compares the TM with fusion at the dev's best β > 0
+    beta = args.beta if args.beta is not None else results["beta_tuning"]["best_positive_beta"]
     systems = {"tm": fuse(tm, lm, "none"), "shallow": fuse(tm, lm, "shallow", beta)}
     if args.controller:
         systems["deep"] = fuse(tm, lm, "deep", controller=load_controller(args.controller)[0])

@@ -1,8 +1,8 @@
 """Train deep fusion's controller (Gülçehre et al. 2015 §4.2) on parallel text, TM and LM frozen.
 
     nice -n 10 python scripts/train_fusion.py --tm checkpoints/europarl-en-fr-rnnsearch-50.pt \\
-        --lm checkpoints/tatoeba-fr-lm.pt --data ../shared/data/tatoeba-fr-en \\
-        --out checkpoints/europarl-en-fr-deep-fusion.pt --minutes 15 --threads 1
+        --lm checkpoints/fusion/tatoeba-fr-lm.pt --data ../shared/data/tatoeba-fr-en \\
+        --out checkpoints/fusion/europarl-en-fr-deep-fusion.pt --minutes 15 --threads 1
 
 Only the gate (v_g, b_g) and W_f of :class:`nmt.fusion.DeepFusionController` learn; the TM's and
 the LM's weights are frozen (``requires_grad`` off, eval mode). The loss is the cross-entropy of the

@@ -3,7 +3,7 @@ model's target vocabulary, and write a small checkpoint for fusion (:mod:`nmt.fu
 
     nice -n 10 python scripts/train_lm.py --tm checkpoints/europarl-en-fr-rnnsearch-50.pt \\
         --data ../shared/data/tatoeba-fr-en --split train --valid dev \\
-        --out checkpoints/tatoeba-fr-lm.pt --minutes 40 --threads 1
+        --out checkpoints/fusion/tatoeba-fr-lm.pt --minutes 35 --threads 1
 
 The text is Moses-tokenised like the translation model's target side (:class:`nmt.tokenize.Tokenizer`)
 and looked up in its target vocabulary (the ids must match word for word). Training stops after
