@@ -169,3 +169,30 @@ def test_the_shipped_lm_fits_the_europarl_model_only() -> None:
                      .gather(-1, ids[:, 1:, None]).sum())
     sentence = ["Je", "suis", "très", "fatigué", "ce", "soir", "."]
     assert logp(sentence) > logp(sentence[::-1]) + 5
+
+
+def test_deep_fusion_training_loss_is_the_fused_steps_log_p_and_trains_the_controller_only(tm, lm) -> None:
+    """scripts/train_fusion.py's teacher-forced loss equals −Σ log p of the same words decoded step by
+    step by the fused model (forced decoding); one update moves v_g, b_g and W_f and nothing else."""
+    from nmt.data import Example, make_batch
+    from scripts.train_fusion import fused_loss
+
+    ctl = _controller(lm)
+    refs = ["un homme monte .", "cheval ."]
+    examples = [Example(s.split(), r.split()) for s, r in zip(SENTS[:2], refs, strict=True)]
+    batch = make_batch(examples, tm.src_vocab, tm.tgt_vocab)
+    traces = forced(fuse(tm, lm, "deep", controller=ctl), SENTS[:2], refs, pretokenized=True)
+    stepwise = -sum(s.logprob for t in traces for s in t.steps)
+    assert fused_loss(tm.model, lm.model, ctl, batch).item() == pytest.approx(stepwise, abs=1e-4)
+    frozen = {k: v.clone() for k, v in [*tm.model.state_dict().items(), *lm.model.state_dict().items()]}
+    before = {k: v.clone() for k, v in ctl.state_dict().items()}
+    opt = torch.optim.SGD(ctl.parameters(), lr=0.1)
+    for p in [*tm.model.parameters(), *lm.model.parameters()]:
+        p.requires_grad_(False)
+    fused_loss(tm.model, lm.model, ctl, batch).backward()
+    opt.step()
+    after = dict([*tm.model.state_dict().items(), *lm.model.state_dict().items()])
+    assert all(torch.equal(frozen[k], after[k]) for k in frozen)
+    assert all(not torch.equal(before[k], v) for k, v in ctl.state_dict().items())
+    for p in [*tm.model.parameters(), *lm.model.parameters()]:
+        p.requires_grad_(True)
