@@ -117,21 +117,27 @@ class FusedModel(nn.Module):
         return DecoderState(FusedRecurrent(tm0.s, self.lm.initial_state(bos).h), bos)
 
     def step(self, enc: Any, state: DecoderState, context: str | None = None,
-             alpha: torch.Tensor | None = None) -> FusedStepOutput:
+             alpha: torch.Tensor | None = None, tm_alone: bool = False) -> FusedStepOutput:
         """One target position of the fused model: the LM's step, then the TM's own step (with the
-        gated LM state in its deep output for deep fusion); the scores of the module docstring."""
+        gated LM state in its deep output for deep fusion); the scores of the module docstring.
+
+        ``tm_alone`` (deep fusion, for the views): also run the TM's step without the LM, for its own
+        log p_TM (otherwise ``tm_log_probs`` is the fused distribution, the only one computed)."""
         rec: FusedRecurrent = state.s
+        tm_state = DecoderState(rec.tm, state.y_prev)
         lm_out = self.lm.step(LMState(rec.lm, state.y_prev))
-        gate = extra = None
+        gate = None
         if self.mode == "deep":
             gate, extra = self.controller(lm_out.hidden, self.gate_value)
-            tm_out = self.tm.step(enc, DecoderState(rec.tm, state.y_prev), context, alpha, extra=extra)
+            tm_out = self.tm.step(enc, tm_state, context, alpha, extra=extra)
             scores = tm_out.log_probs
+            own = self.tm.step(enc, tm_state, context, alpha).log_probs if tm_alone else scores
         else:
-            tm_out = self.tm.step(enc, DecoderState(rec.tm, state.y_prev), context, alpha)
-            scores = tm_out.log_probs + self.beta * lm_out.log_probs
+            tm_out = self.tm.step(enc, tm_state, context, alpha)
+            own = tm_out.log_probs
+            scores = own + self.beta * lm_out.log_probs
         nxt = DecoderState(FusedRecurrent(tm_out.state.s, lm_out.hidden), state.y_prev)
-        return FusedStepOutput(scores, tm_out.attended, nxt, tm_out.log_probs, lm_out.log_probs, gate)
+        return FusedStepOutput(scores, tm_out.attended, nxt, own, lm_out.log_probs, gate)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -265,7 +271,7 @@ def explain(fused: LoadedModel, trace: Any, topk: int = 5) -> list[FusionStep]:
     itos, k = fused.tgt_vocab.itos, min(topk, len(fused.tgt_vocab))
     out: list[FusionStep] = []
     for rec in trace.steps:
-        step = model.step(enc, state, trace.context)
+        step = model.step(enc, state, trace.context, tm_alone=True)
         tm, lm, sc = step.tm_log_probs[0], step.lm_log_probs[0], step.log_probs[0]
         y = rec.token_id
         out.append(FusionStep(rec.i, rec.token, float(tm[y]), float(lm[y]), float(sc[y]),

@@ -196,3 +196,21 @@ def test_deep_fusion_training_loss_is_the_fused_steps_log_p_and_trains_the_contr
     assert all(not torch.equal(before[k], v) for k, v in ctl.state_dict().items())
     for p in [*tm.model.parameters(), *lm.model.parameters()]:
         p.requires_grad_(True)
+
+
+def test_explain_of_deep_fusion_reads_the_tm_alone_and_the_gate(tm, lm) -> None:
+    """For deep fusion explain gives the TM's own log p (forced decoding by the TM alone), the fused
+    log p (forced decoding by the fused model) and g_i = σ(v_gᵀ s_i^LM + b_g) from the LM's states."""
+    ctl = _controller(lm)
+    fused = fuse(tm, lm, "deep", controller=ctl)
+    trace = greedy(fused, [SENTS[1]])[0]
+    words = " ".join(s.token for s in trace.steps if s.token != "</s>")
+    alone, with_lm = (forced(m, [SENTS[1]], [words], pretokenized=True)[0] for m in (tm, fused))
+    steps = explain(fused, trace)
+    h, _ = lm.model.teacher_force(torch.tensor([[2, *(s.token_id for s in trace.steps[:-1])]]))
+    gates = torch.sigmoid(ctl.gate(h)).squeeze(-1)[0].tolist()
+    for e, a, w, g in zip(steps, alone.steps, with_lm.steps, gates, strict=True):
+        assert e.tm_logprob == pytest.approx(a.logprob, abs=1e-6)
+        assert e.score == pytest.approx(w.logprob, abs=1e-6)
+        assert e.gate == pytest.approx(g, abs=1e-9)
+    assert any(abs(e.score - e.tm_logprob) > 1e-3 for e in steps)  # the LM's state changed the readout

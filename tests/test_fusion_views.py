@@ -41,3 +41,10 @@ def test_lm_caption_names_data_perplexity_and_credit() -> None:
             "scores": {"tatoeba-fr-en/dev": {"perplexity": 61.5}}, "credit": "tatoeba.org"}
     assert fv.lm_caption(meta) == ("Language model: a GRU over this model's target vocabulary, trained on 163,994 "
                                    "sentences of tatoeba-fr-en/train; held-out perplexity 61.5. tatoeba.org")
+
+
+def test_deep_fusion_table_shows_probabilities_not_log_probabilities() -> None:
+    deep = FusionStep(0, "le", -1.0, -2.0, -0.5, 0.4, [("le", 0.37)], [("le", 0.14)], [("le", -0.5)])
+    html = fv.topk_html(deep, "deep", 0.0)
+    assert "60.7%" in html and "p fused" in html  # e^−0.5 = 0.6065
+    assert "-0.50" not in html.split("g_0")[0]

@@ -50,7 +50,7 @@ def topk_html(step: FusionStep, mode: str, beta: float) -> str:
             f'<td colspan="2" style="padding:1px 6px">Fused ({fused_head})</td></tr>')
     body = []
     for row in topk_rows(step):
-        fused_value = f"{row['score']:.1%}" if mode == "deep" else f"{row['score']:.2f}"
+        fused_value = f"{math.exp(row['score']):.1%}" if mode == "deep" else f"{row['score']:.2f}"
         body.append("<tr>" + _cell(row["tm_word"], f"{row['p_tm']:.1%}", "tm" in row["written"])
                     + _cell(row["lm_word"], f"{row['p_lm']:.1%}", "lm" in row["written"])
                     + _cell(row["fused_word"], fused_value, "fused" in row["written"]) + "</tr>")
