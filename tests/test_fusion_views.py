@@ -37,10 +37,11 @@ def test_deep_fusion_shows_the_gate_per_step() -> None:
 
 
 def test_lm_caption_names_data_perplexity_and_credit() -> None:
-    meta = {"train_data": {"dir": "tatoeba-fr-en", "split": "train", "sentences": 163994},
+    meta = {"train_data": {"dir": "tatoeba-fr-en", "split": "train", "sentences": 163994}, "train_tokens": 564320,
             "scores": {"tatoeba-fr-en/dev": {"perplexity": 61.5}}, "credit": "tatoeba.org"}
-    assert fv.lm_caption(meta) == ("Language model: a GRU over this model's target vocabulary, trained on 163,994 "
-                                   "sentences of tatoeba-fr-en/train; held-out perplexity 61.5. tatoeba.org")
+    assert fv.lm_caption(meta) == ("Language model: a GRU over this model's target vocabulary, trained for 564,320 "
+                                   "tokens on tatoeba-fr-en/train (163,994 sentences); held-out perplexity 61.5. "
+                                   "tatoeba.org")
 
 
 def test_deep_fusion_table_shows_probabilities_not_log_probabilities() -> None:

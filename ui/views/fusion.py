@@ -96,8 +96,10 @@ def lm_caption(meta: dict[str, Any]) -> str:
     """Where the LM comes from: its data, held-out perplexity and the Tatoeba credit."""
     ppl = next(iter((meta.get("scores") or {}).values()), {}).get("perplexity")
     data = meta.get("train_data", {})
-    parts = [f"Language model: a GRU over this model's target vocabulary, trained on {data.get('sentences', '?'):,} "
-             f"sentences of {data.get('dir', '?')}/{data.get('split', '?')}"]
+    seen = meta.get("train_tokens")
+    parts = ["Language model: a GRU over this model's target vocabulary, trained "
+             + (f"for {seen:,} tokens " if isinstance(seen, int) else "")
+             + f"on {data.get('dir', '?')}/{data.get('split', '?')} ({data.get('sentences', '?'):,} sentences)"]
     if ppl is not None:
         parts.append(f"held-out perplexity {ppl:g}")
     credit = meta.get("credit")
