@@ -9,7 +9,8 @@ never on the test set: the best β > 0 (β = 0 is the TM itself; the dev's overa
 too). Then ``test`` is decoded by the TM alone, shallow fusion at that β and (with ``--controller``)
 deep fusion, greedy and with a beam of ``--beam``, and scored exactly as :mod:`nmt.evaluate` scores
 (:func:`nmt.evaluate.evaluate`: sacreBLEU cased, lowercased, tokenised).
-``--only`` re-runs some systems and merges them into an existing results file.
+``--only`` re-runs some systems and merges them into an existing results file (``--only none``: none,
+only the file's description is rewritten).
 """
 
 from __future__ import annotations
@@ -93,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
                 "(Gülçehre et al. 2015 §4: shallow log p_TM + β log p_LM, unnormalised; deep: a gated LM state "
                 "in the TM's deep output)",
         "test": f"{args.data.name}/test", "tm": args.tm.name, "lm": args.lm.name,
-        "lm_scores": lm_meta.get("scores"), "controller": args.controller.name if args.controller else None,
+        "lm_scores": lm_meta.get("scores"),
+        "lm_training": {k: lm_meta.get(k) for k in ("train_tokens", "train_seconds", "updates", "device", "threads")},
+        "controller": args.controller.name if args.controller else None,
+        "controller_scores": load_controller(args.controller)[1].get("scores") if args.controller else None,
         "shallow_beta": beta, "device": "cpu", "threads": args.threads,
         "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "credit": TATOEBA_CREDIT,
     })
