@@ -49,3 +49,6 @@ def test_deep_fusion_table_shows_probabilities_not_log_probabilities() -> None:
     html = fv.topk_html(deep, "deep", 0.0)
     assert "60.7%" in html and "p fused" in html  # e^−0.5 = 0.6065
     assert "-0.50" not in html.split("g_0")[0]
+    assert fv.lm_caption({}) == "Language model: a GRU over this model's target vocabulary."
+    assert fv.lm_caption({"train_data": {"dir": "d"}, "scores": {"x": {}}}) == (
+        "Language model: a GRU over this model's target vocabulary, trained on d/?.")

@@ -93,14 +93,16 @@ def gate_chart(steps: Sequence[FusionStep], shown: int | None = None) -> alt.Cha
 
 
 def lm_caption(meta: dict[str, Any]) -> str:
-    """Where the LM comes from: its data, held-out perplexity and the Tatoeba credit."""
-    ppl = next(iter((meta.get("scores") or {}).values()), {}).get("perplexity")
-    data = meta.get("train_data", {})
-    seen = meta.get("train_tokens")
-    parts = ["Language model: a GRU over this model's target vocabulary, trained "
-             + (f"for {seen:,} tokens " if isinstance(seen, int) else "")
-             + f"on {data.get('dir', '?')}/{data.get('split', '?')} ({data.get('sentences', '?'):,} sentences)"]
-    if ppl is not None:
-        parts.append(f"held-out perplexity {ppl:g}")
+    """Where the LM comes from: its data, held-out perplexity and the Tatoeba credit (what the
+    checkpoint's meta records; missing entries are left out)."""
+    scores = meta.get("scores") or {}
+    ppl = next(iter(scores.values()), {}).get("perplexity") if isinstance(scores, dict) and scores else None
+    data = meta.get("train_data") or {}
+    seen, n = meta.get("train_tokens"), data.get("sentences")
+    head = "Language model: a GRU over this model's target vocabulary"
+    if data.get("dir"):
+        head += ", trained " + (f"for {seen:,} tokens " if isinstance(seen, int) else "")
+        head += f"on {data['dir']}/{data.get('split', '?')}" + (f" ({n:,} sentences)" if isinstance(n, int) else "")
+    parts = [head] + ([f"held-out perplexity {ppl:g}"] if isinstance(ppl, (int, float)) else [])
     credit = meta.get("credit")
     return "; ".join(parts) + "." + (f" {credit}" if credit else "")
