@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from nmt import checkpoint
-from nmt.decoding import greedy
+from nmt.decoding import beam_search, greedy
 from nmt.fusion import fuse, load_lm
 from nmt.lm import GRULanguageModel, LMConfig
 from scripts.train_lm import lm_checkpoint
@@ -52,3 +52,16 @@ def test_no_fusion_by_default_and_none_without_a_fitting_lm(fusion_dir: Path, ck
     at = start({"text": SENTENCE, "model": "tiny-en-fr"})  # ckpt_dir (no fusion folder) wins the env
     assert not [r for r in at.radio if r.key == "fusion"]
     assert not any("fusion-topk" in h for h in html_bodies(at))
+
+
+def test_beam_mode_searches_with_the_fused_model(fusion_dir: Path) -> None:
+    at = start({"text": SENTENCE, "fusion": "shallow", "beta": "0.5", "mode": "beam", "beam": "3", "step": "2"})
+    tm = checkpoint.load(fusion_dir / "tiny-en-fr-rnnsearch.pt")
+    fused = fuse(tm, load_lm(fusion_dir / "fusion" / "tiny-lm.pt"), "shallow", 0.5)
+    want = beam_search(fused, [SENTENCE], beam=3, n_best=3)[0]
+    shown = at.session_state["_beam"][1]
+    def rows(t: object) -> list:
+        return [(e.tokens, round(e.logprob, 4)) for e in t.nbest]
+
+    assert rows(shown) == rows(want)
+    assert any('data-testid="fusion-topk"' in h for h in html_bodies(at))
