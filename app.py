@@ -26,7 +26,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
     from ui import ensemble_panel as ens
-    from ui import models
+    from ui import fusion_ui, models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui.presets import BY_NAME
@@ -245,6 +245,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         clicked = alignment(trace, latest, nonce, look, group, text)
         if not look.present:
             watch()
+        fusion_slot = st.container()  # the LM's top-k beside the TM's, when fused (filled below)
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
@@ -264,6 +265,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         if step is not None and not look.present:
             topk_panel(step, beam, nonce)
     if not look.present:
+        with fusion_slot:
+            fusion_ui.panel(lm, trace, cur)
         secondary(trace, step, choice, group, text, look, nonce)
     url.write_position()
 
@@ -290,6 +293,7 @@ def main() -> None:
     if lm is None:
         url.write_position()
         return
+    lm = fusion_ui.sidebar(lm, choice.ckpt)  # the TM, or fused with a language model (when one fits)
     text = ss["text"]
     try:
         if ss["mode"] == "beam":

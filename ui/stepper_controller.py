@@ -184,7 +184,8 @@ def on_follow() -> None:
 
 def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
     """This session's stepper for the inputs (built anew when they change); True if new."""
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context)  # lm.path: the file, or an ensemble's files
+    # lm.path: the file, or an ensemble's files; meta["fusion"]: the LM fused with it, if any
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")))
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
@@ -195,17 +196,20 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
 
 
 @heavy.cached("stepper")
-def beam_trace(_lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str) -> DecodeTrace:
-    """The beam search of one (checkpoint, sentence, context, k, normalisation), run once for every
+def beam_trace(
+    _lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None"
+) -> DecodeTrace:
+    """The beam search of one (checkpoint, sentence, context, k, normalisation, fusion), run once for every
     session (a class opening the same preset searches once); each session then steps through it.
-    ``_lm`` is the model loaded from ``path`` (one file, or an ensemble's), left out of the cache key."""
+    ``_lm`` is the model loaded from ``path`` (one file, or an ensemble's; fused with an LM as named by
+    ``fusion``), left out of the cache key."""
     return beam_search(_lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
                        max_src_tokens=MAX_SRC_TOKENS)[0]
 
 
 def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
     """This session's beam-search trace for the inputs (looked up anew only when they change)."""
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm)
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")))
     cached = ss.get("_beam")
     if cached is not None and cached[0] == sig:
         return cached[1], False
