@@ -128,7 +128,8 @@ def controls(done: bool) -> None:
                   disabled=done and not playing)
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
         st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
-                         format_func=lambda s: f"{s:g} s / word", label_visibility="collapsed", width=190)
+                         format_func=lambda s: f"{s:g} s / word", width=190,
+                         help="Seconds between words while Play runs.")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 

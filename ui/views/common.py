@@ -103,7 +103,7 @@ NORM_SHORT = {"none": "none", "length": "÷ length", "gnmt": "GNMT"}
 """The same, short enough for a chart axis or a radio button."""
 assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS, "one label per nmt.decoding.LENGTH_NORMS"
 
-FONT = 12  # px: the smallest chart text
+FONT = 14  # px: the smallest chart text (issue 21: nothing under 14 px at 1280×720)
 FONT_MAIN = 14  # px: chart text where the chart is the main content
 
 
@@ -128,6 +128,13 @@ def readable(chart: alt.TopLevelMixin, size: int = FONT) -> alt.TopLevelMixin:
     out = chart.copy(deep=False)
     out.config = _CONFIGS.get(size) or _config(size)
     return out
+
+
+def model_heading(name: str, colour: str) -> str:
+    """A model's name as a column heading, marked with its colour (a bar: the name stays in the text
+    colour, legible whatever the model's colour)."""
+    return (f'<div data-testid="model-heading" style="font-size:1.25rem;font-weight:600;line-height:1.3;'
+            f'border-left:8px solid {esc(colour)};padding-left:8px;margin:0 0 4px">{esc(name)}</div>')
 
 
 def model_caption(rows: Sequence[dict]) -> str:
