@@ -31,7 +31,7 @@ BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
 MAX_COLUMNS = 4
 PER_ROW = 2
-HEATMAP_WIDTH = 330  # px of heatmap cells in a half-width column at 1280×720 (labels and legend take the rest)
+HEATMAP_WIDTH = 240  # px of heatmap cells in a half-width column at 1280×720 (labels and legend take the rest)
 
 
 def attention_models() -> dict[str, models.CheckpointInfo]:

@@ -27,7 +27,7 @@ VIEWS = [("/" if f == "app.py" else f"/{Path(f).stem}", "") for f, _, _ in PAGES
 
 def rendered(page: object, url: str) -> None:
     """Open ``url`` and wait until the title is drawn and Streamlit has stopped running."""
-    page.goto(url)
+    page.goto(url, timeout=180_000)
     page.locator("h1").first.wait_for(timeout=180_000)
     page.wait_for_timeout(500)
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=240_000)

@@ -133,9 +133,18 @@ class Reading:
         return f"{self.text!r} {self.px:g}px {self.contrast:.2f}:1 ({self.where.strip()})"
 
 
-def readings(page: Any) -> list[Reading]:
-    """Every visible text of the page as rendered (the whole page, not only the viewport)."""
-    return [Reading(**r) for r in page.evaluate(AUDIT_JS)]
+def readings(page: Any, settle_s: float = 20.0) -> list[Reading]:
+    """Every visible text of the page as rendered (the whole page, not only the viewport), read
+    once the page has stopped changing: charts draw after Streamlit's run ends, so the texts are
+    read again every second until two readings agree (at most ``settle_s`` seconds)."""
+    rows = page.evaluate(AUDIT_JS)
+    for _ in range(int(settle_s)):
+        page.wait_for_timeout(1000)
+        again = page.evaluate(AUDIT_JS)
+        if again == rows:
+            break
+        rows = again
+    return [Reading(**r) for r in rows]
 
 
 def offenders(rows: list[Reading], min_px: float = MIN_PX, min_contrast: float = MIN_CONTRAST) -> list[Reading]:

@@ -62,7 +62,8 @@ READABLE_CSS = (
     "{color:inherit!important;opacity:.82}"
     '[data-testid="stSliderTickBarMin"],[data-testid="stSliderTickBarMax"]{font-size:.875rem;color:inherit;opacity:.82}'
     '[data-testid="stMetricLabel"] p,[data-testid="stMetricDelta"]{font-size:.875rem}'
-    "kbd{color:inherit;background:transparent;border:1px solid currentColor;border-radius:4px;padding:0 .3em}"
+    "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
+    "border-radius:4px;padding:0 .3em}"
     "</style>"
 )
 
