@@ -9,7 +9,7 @@ Starts ``streamlit run app.py`` with the shipped checkpoints (``checkpoints/``, 
   are on screen, the server warm (a first visit loaded the model and is not counted). Target ≤ 3 s.
 * ``step_s``: a click on Step until the new word is on screen. Target ≤ 0.3 s.
 * ``freeze_s`` / ``unfreeze_s``: a click on the "Freeze c_i" toggle until the page has been redrawn
-  for it (the app writes ``freeze`` into the address bar at the end of its run, then two animation
+  for it (the address bar shows ``freeze``, Streamlit says the script is no longer running, then two animation
   frames), and back. Target ≤ 1 s.
 * ``play_s_per_word``: Play at the default 0.5 s per word on a 30-word sentence, seconds per word
   between the 2nd and the 14th word on screen. Keeping pace is 0.5.
@@ -39,6 +39,8 @@ SENTENCE_30 = ("A young woman in a red jacket and a man with a black hat are wal
                "along the river next to a stone bridge in the park.")
 CHIPS = '[data-testid="translation-so-far"] > span'
 COUNT = "n => document.querySelectorAll('[data-testid=\"translation-so-far\"] > span').length >= n"
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') "
+        "=== 'notRunning'")  # Streamlit's root element says whether the page's script is running
 FRAMES = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
 
 
@@ -56,8 +58,7 @@ def _toggle(page: Any, frozen: bool) -> float:
     page.get_by_text("Freeze c_i (RNNencdec)").click()
     page.wait_for_function(f"() => new URLSearchParams(location.search).get('freeze') {'===' if frozen else '!=='} "
                            "'true'", timeout=60_000, polling=10)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=60_000,
-                           polling=10)
+    page.wait_for_function(IDLE, timeout=60_000, polling=10)
     page.evaluate(FRAMES)
     return time.perf_counter() - t0
 

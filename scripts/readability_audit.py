@@ -25,15 +25,6 @@ VIEWS = [("/" if f == "app.py" else f"/{Path(f).stem}", "") for f, _, _ in PAGES
     ("/", "?step=4"), ("/", "?step=6&present=true")]
 
 
-def rendered(page: object, url: str) -> None:
-    """Open ``url`` and wait until the title is drawn and Streamlit has stopped running."""
-    page.goto(url, timeout=180_000)
-    page.locator("h1").first.wait_for(timeout=180_000)
-    page.wait_for_timeout(500)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=240_000)
-    page.wait_for_timeout(1500)
-
-
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--all", action="store_true", help="print every reading, not only the offenders")
@@ -50,7 +41,7 @@ def main() -> int:
         for path, query in VIEWS:
             if args.only and args.only not in path + query:
                 continue
-            rendered(page, app.url + path + query)
+            R.rendered(page, app.url + path + query)
             rows = R.readings(page)
             worse = R.offenders(rows)
             bad += len(worse)

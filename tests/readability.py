@@ -20,6 +20,9 @@ from typing import Any
 
 MIN_PX = 14.0
 MIN_CONTRAST = 4.5
+# Streamlit marks its root element with the script's state: "running" while the page's script runs.
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') "
+        "=== 'notRunning'")
 
 AUDIT_JS = r"""
 () => {
@@ -131,6 +134,16 @@ class Reading:
 
     def __str__(self) -> str:
         return f"{self.text!r} {self.px:g}px {self.contrast:.2f}:1 ({self.where.strip()})"
+
+
+def rendered(page: Any, url: str) -> None:
+    """Open ``url`` and wait until the page's script has finished, twice a second apart (a bound
+    control's first view runs the script once more to write the URL)."""
+    page.goto(url, timeout=180_000)
+    page.locator("h1").first.wait_for(timeout=180_000)
+    for _ in range(2):
+        page.wait_for_function(IDLE, timeout=300_000, polling=100)
+        page.wait_for_timeout(1000)
 
 
 def readings(page: Any, settle_s: float = 20.0) -> list[Reading]:

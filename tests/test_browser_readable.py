@@ -39,7 +39,8 @@ CASES = """
 <div style="background:rgba(0,0,0,.5)"><span id="half" style="color:#000;font-size:20px">half</span></div>
 <p id="faded" style="color:#31333f;opacity:.6;font-size:14px">faded</p>
 <div style="position:relative;background:#000;height:10px;width:10px">
-  <span id="outside" style="position:absolute;top:30px;left:0;color:#000;font-size:14px;white-space:nowrap">outside</span></div>
+  <span id="outside" style="position:absolute;top:30px;left:0;color:#000;font-size:14px;white-space:nowrap">
+  outside</span></div>
 <svg width="400" height="100" viewBox="0 0 200 50"><rect x="0" y="0" width="200" height="50" fill="#206fb2"/>
   <text id="cell" x="10" y="30" fill="#ffffff" font-size="10">cell</text></svg>
 <button disabled style="color:#ccc;font-size:10px">off</button>
@@ -80,21 +81,12 @@ def browser() -> Iterator[object]:
         yield b
 
 
-def rendered(page: object, url: str) -> None:
-    """Open ``url`` and wait until the title is drawn and Streamlit has stopped running."""
-    page.goto(url, timeout=180_000)
-    page.locator("h1").first.wait_for(timeout=180_000)
-    page.wait_for_timeout(500)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=240_000)
-    page.wait_for_timeout(1500)  # charts draw after the run ends
-
-
 @pytest.mark.parametrize(("path", "query", "label"), VIEWS, ids=[v[2] for v in VIEWS])
 def test_every_text_is_readable_at_1280x720(app_url: str, browser: object, path: str, query: str,
                                             label: str) -> None:
     page = browser.new_page(viewport=VIEWPORT)
     try:
-        rendered(page, app_url + path + query)
+        R.rendered(page, app_url + path + query)
         rows = R.readings(page)
         page.screenshot(path=str(ARTIFACTS / f"readable-{label.replace(' ', '-').replace(',', '')}.png"))
     finally:

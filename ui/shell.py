@@ -63,6 +63,7 @@ READABLE_CSS = (
     '[data-testid="stSliderTickBarMin"],[data-testid="stSliderTickBarMax"]{font-size:.875rem;color:inherit;opacity:.82}'
     '[data-testid="stMetricLabel"] p,[data-testid="stMetricDelta"]{font-size:.875rem}'
     "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
+    "opacity:1!important;"
     "border-radius:4px;padding:0 .3em}"
     "</style>"
 )

@@ -110,7 +110,7 @@ FONT_MAIN = 14  # px: chart text where the chart is the main content
 def _config(size: int) -> alt.Config:
     dark = "#31333F"
     text = {"labelFontSize": size, "titleFontSize": size, "labelColor": dark, "titleColor": dark}
-    return alt.Config(axis=alt.AxisConfig(**text), legend=alt.LegendConfig(**text),
+    return alt.Config(axis=alt.AxisConfig(**text), legend=alt.LegendConfig(**text), header=alt.HeaderConfig(**text),
                       title=alt.TitleConfig(fontSize=size + 2, color=dark), text=alt.MarkConfig(fontSize=size))
 
 
@@ -123,8 +123,8 @@ def readable(chart: alt.TopLevelMixin, size: int = FONT) -> alt.TopLevelMixin:
     Applied where a chart is shown or exported (a configured chart cannot be layered again)."""
     if chart.config is not alt.Undefined:  # the builder configured it: add to its settings
         c = _CONFIGS.get(size) or _config(size)
-        return chart.configure_axis(**c.axis.to_dict()).configure_legend(**c.legend.to_dict()).configure_title(
-            **c.title.to_dict()).configure_text(**c.text.to_dict())
+        return chart.configure_axis(**c.axis.to_dict()).configure_legend(**c.legend.to_dict()).configure_header(
+            **c.header.to_dict()).configure_title(**c.title.to_dict()).configure_text(**c.text.to_dict())
     out = chart.copy(deep=False)
     out.config = _CONFIGS.get(size) or _config(size)
     return out
