@@ -136,6 +136,16 @@ class Reading:
         return f"{self.text!r} {self.px:g}px {self.contrast:.2f}:1 ({self.where.strip()})"
 
 
+SCROLL_THROUGH = """async () => {
+  const main = document.querySelector('[data-testid="stMain"]') || document.scrollingElement;
+  for (let y = 0; y < main.scrollHeight; y += main.clientHeight / 2) {
+    main.scrollTop = y;
+    await new Promise(r => setTimeout(r, 150));
+  }
+  main.scrollTop = 0;
+}"""
+
+
 def rendered(page: Any, url: str) -> None:
     """Open ``url`` and wait until the page's script has finished, twice a second apart (a bound
     control's first view runs the script once more to write the URL)."""
@@ -144,6 +154,8 @@ def rendered(page: Any, url: str) -> None:
     for _ in range(2):
         page.wait_for_function(IDLE, timeout=300_000, polling=100)
         page.wait_for_timeout(1000)
+    page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn
+    page.wait_for_timeout(500)
 
 
 def readings(page: Any, settle_s: float = 20.0) -> list[Reading]:
