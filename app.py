@@ -128,9 +128,12 @@ def controls(done: bool) -> None:
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
                   disabled=done and not playing)
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
+        # labelled above the slider; in presentation mode (a row ~24 px shorter, so 12 words fit 720 px)
+        # the value beside Play says it: "0.5 s / word"
         st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
                          format_func=lambda s: f"{s:g} s / word", width=190,
-                         help="Seconds between words while Play runs.")
+                         help="Seconds between words while Play runs.",
+                         label_visibility="collapsed" if ss["present"] else "visible")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
