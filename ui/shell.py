@@ -65,9 +65,6 @@ READABLE_CSS = (
     "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
     "opacity:1!important;"
     "border-radius:4px;padding:0 .3em}"
-    # 150 % zoom of a 1280-px projector leaves 853 CSS px: a narrower sidebar gives the page its room
-    '@media (max-width:900px){[data-testid="stSidebar"][aria-expanded="true"]'
-    "{min-width:200px!important;max-width:200px!important;width:200px!important}}"
     "</style>"
 )
 
