@@ -37,7 +37,7 @@ with shell.page("Bottleneck side by side"):  # navigation first; a failing impor
         sweep_frame,
         sweep_sample,
     )
-    from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md, model_heading
+    from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
 
 BIND = W.BIND
@@ -120,7 +120,7 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
 
 def model_column(col: Column, own: DecodeTrace, forced: DecodeTrace | None, row: dict) -> None:
     """One model's translation and numbers (its picture is drawn below, in :func:`pictures`)."""
-    st.html(model_heading(col.name, col.colour))
+    st.markdown(f"#### {col.name}")
     st.caption(f"{md(col.ckpt.name)}: {md(col.note)}")
     with st.container(border=True):
         st.markdown(md(own.translation) or "(empty)")
