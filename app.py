@@ -42,6 +42,7 @@ NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default fi
 MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
 TABS = ("This step's numbers", "Energies e_ij", "Bottleneck", "Event log", "Share and export")
 HEATMAP_BOX = {False: 310, True: 340}  # px (normal, presentation): a taller heatmap scrolls inside its box
+# (not in presentation mode: there every row stays in view of the page, issue 21)
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
@@ -128,8 +129,12 @@ def controls(done: bool) -> None:
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
                   disabled=done and not playing)
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
+        # labelled above the slider; in presentation mode (a row ~24 px shorter, so 12 words fit 720 px)
+        # the value beside Play says it: "0.5 s / word"
         st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
-                         format_func=lambda s: f"{s:g} s / word", label_visibility="collapsed", width=190)
+                         format_func=lambda s: f"{s:g} s / word", width=190,
+                         help="Seconds between words while Play runs.",
+                         label_visibility="collapsed" if ss["present"] else "visible")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
@@ -154,7 +159,7 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
     """The α heatmap (or, without alignment, the bottleneck comparison); returns the step clicked."""
     box = HEATMAP_BOX[look.present]
     height = sc.heatmap_height(trace, look)
-    tall = height > box
+    tall = height > box and not look.present  # on a projector no row hides in a scrolling box: the page scrolls
     wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
     chart = sc.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
     if chart is not None:

@@ -356,7 +356,8 @@ def test_word_marks_and_compare_html() -> None:
 def test_status_line_counts_words_and_lists_unknown_source_words() -> None:
     t = make_trace()  # 3 steps; SRC[3] is outside the vocabulary
     line = status_markdown(t, done=False, limit=16, model="RNNsearch: fresh c_i", checkpoint="m-rnnsearch.pt")
-    assert line.startswith("**3** target words written, at most 16 · RNNsearch\\: fresh c\\_i · ")
+    assert line.startswith("**3** target words written, at most 16 \\(the length limit\\: 2 × source tokens "
+                           "\\+ 10\\) · RNNsearch\\: fresh c\\_i · ")
     assert line.endswith('1 source word outside the model\'s vocabulary, read as \\<unk\\>: \\"\\<b\\>x\\<\\/b\\>\\"]')
     one = dataclasses.replace(t, steps=t.steps[:1], src_unk=[False] * 5, finished=True)
     assert status_markdown(one, True, 16, "m", "c").startswith("**1** target word written, finished \\(\\<\\/s\\>\\)")

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from nmt.attribution import METHODS, Attributions, agreement
-from ui.views.common import label_expr, md
+from ui.views.common import FONT, label_expr, md
 from ui.views.heatmaps import _cell_steps, alpha_chart
 
 ALPHA = "alpha"
@@ -152,7 +152,7 @@ def bars_chart(frame: pd.DataFrame, src: Sequence[str], max_width: int = 280) ->
     zero = alt.Chart().mark_rule(color="#888888", strokeWidth=1).encode(y=alt.datum(0))
     return alt.layer(zero, bars, data=frame).properties(width=alt.Step(step), height=46).facet(
         row=alt.Row("short:N", sort=order, title=None,
-                    header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="left", labelFontSize=13,
+                    header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="left", labelFontSize=FONT,
                                       labelLimit=110))
     ).properties(spacing=4)
 

@@ -14,6 +14,8 @@ from ui.views.common import esc
 from ui.views.stepper import word_marks
 from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
 
+COPIED, FORCED = "#1e7b1e", "#b03a1e"  # "copied" and "forced" marks: green and red at 4.5:1 or more on white
+
 
 def _chip(big: bool) -> str:
     size = "1.6rem" if big else "1.1rem"
@@ -43,9 +45,9 @@ def translation_html(
         word = esc(s.token)
         if s.i in copies:
             j, src = copies[s.i]
-            style += "border:2px dotted #2ca02c;"
+            style += f"border:2px dotted {COPIED};"
             title += f"; the model wrote <unk>: copied the source word {src!r} (j={j}, largest α)"
-            word = esc(src) + '<sup style="color:#2ca02c">copied</sup>'
+            word = esc(src) + f'<sup style="color:{COPIED}">copied</sup>'
         if s.forced:
             style += "border:2px dashed #e4572e;"
             title += " (forced)"
@@ -87,7 +89,7 @@ def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = Fa
             bg = ramp_colour(alpha[j], paper)
             style += f"background:{bg};color:{text_colour(bg)};"
             title += f", α={alpha[j]:.3f}"
-            sub = f'<div style="font-size:.65em;line-height:1">{alpha[j]:.2f}</div>'
+            sub = f'<div style="font-size:max(.875rem,.65em);line-height:1">{alpha[j]:.2f}</div>'
         if unk[j]:
             style += "border:2px dashed #d62728;"
             title += ", outside the vocabulary: the model reads <unk>"
@@ -110,8 +112,9 @@ def now_writing_html(
     latest = step.i == n_written - 1
     head = (f"Written at i = {step.i} (word {step.i + 1})" if latest
             else f"Looking back at i = {step.i} (word {step.i + 1} of {n_written})")
-    word = esc(copied) + '<sup style="font-size:.5em;color:#2ca02c">copied</sup>' if copied else esc(step.token)
-    forced = ' <span style="color:#e4572e;font-size:.9rem">(forced by you)</span>' if step.forced else ""
+    mark = f'<sup style="font-size:max(.875rem,.5em);color:{COPIED}">copied</sup>'
+    word = esc(copied) + mark if copied else esc(step.token)
+    forced = f' <span style="color:{FORCED};font-size:.9rem">(forced by you)</span>' if step.forced else ""
     nxt = ""
     if latest:
         nxt = esc(ended) if ended else f"Next: Step writes word {step.i + 2} (i = {step.i + 1})."
@@ -127,7 +130,7 @@ def written_candidate_html(word: str) -> str:
     return (f'<div data-testid="written-candidate" style="padding:4px 10px;border-radius:8px;'
             f'background:rgba(255,189,69,.45);border:2px solid rgba(230,150,20,.9);font-weight:600;'
             f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis" title="the word written">'
-            f'✓ {esc(word)} <span style="font-weight:400;font-size:.8rem">written</span></div>')
+            f'✓ {esc(word)} <span style="font-weight:400;font-size:.875rem">written</span></div>')
 
 
 def prob_bar_html(p: float) -> str:
@@ -140,7 +143,8 @@ def prob_bar_html(p: float) -> str:
 
 def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
                  big: bool = False, colours: Sequence[str] = MODEL_COLOURS) -> str:
-    """Two translations of one sentence, one line each in its model's colour, words without a counterpart marked."""
+    """Two translations of one sentence, each under its label marked in its model's colour, words
+    without a counterpart marked."""
     ma, mb = word_marks(words_a, words_b)
     lines = []
     for label, words, marks, colour in ((label_a, words_a, ma, colours[0]), (label_b, words_b, mb, colours[1])):
@@ -148,7 +152,8 @@ def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Se
         for w, m in zip(words, marks):
             style = _chip(big) + (f"border:2px solid {colour};font-weight:600;" if m else "opacity:.8;")
             chips.append(f'<span style="{style}" title="{"only in this translation" if m else ""}">{esc(w)}</span>')
-        lines.append(f'<div style="margin:4px 0"><div style="color:{colour};font-weight:600">{esc(label)}</div>'
+        lines.append(f'<div style="margin:4px 0"><div style="font-weight:600;border-left:6px solid {colour};'
+                     f'padding-left:6px">{esc(label)}</div>'
                      + "".join(chips) + "</div>")
     return '<div data-testid="bottleneck-compare">' + "".join(lines) + "</div>"
 
