@@ -29,7 +29,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui import widgets as W
-    from ui.presets import BY_NAME
+    from ui.presets import BY_NAME, watch_for
     from ui.stepper_panels import context_panel, export_section, topk_panel
     from ui.views import stepper as sv
     from ui.views import stepper_charts as sc
@@ -108,10 +108,10 @@ def inputs() -> None:
 
 
 def watch() -> None:
-    """The preset's one line on what to watch."""
+    """The preset's one line on what to watch, for the toggle as it is now."""
     preset = BY_NAME.get(ss["w_preset"])
     if preset is not None:
-        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(preset.watch)}")
+        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(watch_for(preset, bool(ss['freeze'])))}")
 
 
 def controls(done: bool) -> None:

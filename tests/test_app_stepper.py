@@ -33,8 +33,8 @@ from ui.presets import BY_NAME
 def test_first_launch_shows_default_preset_and_writes_url(ckpt_dir: Path) -> None:
     at = start()
     assert at.title[0].value == "Step through decoding"
-    assert at.text_area(key="text").value == BY_NAME["Reordered phrase"].text
-    assert at.selectbox(key="w_preset").value == "Reordered phrase"
+    assert at.text_area(key="text").value == BY_NAME["Adjective swap"].text
+    assert at.selectbox(key="w_preset").value == "Adjective swap"
     assert at.selectbox(key="model").value == "tiny-en-fr"
     assert qp(at, "step") == ["0"]
     assert link(at)["model"] == ["tiny-en-fr"]
@@ -161,8 +161,8 @@ def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
 
 def test_presets_set_sentence_and_toggle(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "2"})
-    at.selectbox(key="w_preset").set_value("Fixed-vector bottleneck").run()
-    assert at.text_area(key="text").value == BY_NAME["Fixed-vector bottleneck"].text
+    at.selectbox(key="w_preset").set_value("Bottleneck: lost details").run()
+    assert at.text_area(key="text").value == BY_NAME["Bottleneck: lost details"].text
     assert at.toggle(key="freeze").value is True
     assert at.session_state["pos"] == 0
     assert any("Watch:" in c.value for c in at.caption)

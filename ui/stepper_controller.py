@@ -29,7 +29,7 @@ from ui.views.common import EOS
 MAX_SRC_TOKENS = 80
 TOPK = 5
 CUSTOM = "(your own sentence)"
-DEFAULT_PRESET = "Reordered phrase"
+DEFAULT_PRESET = "Adjective swap"  # on the default (Multi30k) pair: a first launch needs no model switch
 
 ss = st.session_state
 
