@@ -30,10 +30,11 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import stepper_url as url
     from ui import widgets as W
     from ui.presets import BY_NAME, watch_for
-    from ui.stepper_panels import context_panel, export_section, topk_panel
+    from ui.stepper_panels import context_panel, export_section, table_dialog, topk_panel
     from ui.views import stepper as sv
     from ui.views import stepper_charts as sc
     from ui.views import stepper_html as sh
+    from ui.views import stepper_readout as sr
     from ui.views import stepper_state as vs
     from ui.views.common import NORM_LABELS, md
 
@@ -41,7 +42,7 @@ SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
 MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
 TABS = ("This step's numbers", "Energies e_ij", "Bottleneck", "Event log", "Share and export")
-HEATMAP_BOX = {False: 310, True: 340}  # px (normal, presentation): a taller heatmap scrolls inside its box
+HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
@@ -150,30 +151,30 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
               text: str) -> int | None:
-    """The α heatmap (or, without alignment, the bottleneck comparison); returns the step clicked."""
+    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked."""
     box = HEATMAP_BOX[look.present]
     height = sc.heatmap_height(trace, look)
     tall = height > box
     wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
-    chart = sc.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
-    if chart is not None:
-        # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
-        # when it is wider than the column (else its last source words are cut off, unreachable).
-        fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
-        with st.container(height=fixed, border=False, autoscroll=True):
-            ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
-                                    width="content" if wide else "stretch")
-        if not look.present:
-            st.caption("Rows: target words (* = forced); columns: source words; darker = more attention. "
-                       "Click a cell to look at that step, double-click to clear.")
-        return sc.selected_step(ev)
-    if trace.steps and not trace.has_alignment:
-        st.markdown("**No α to draw:** every word reads the same summary vector c = [→h_Tx; ←h_1]. "
-                    "What that costs on this sentence:")
-        bottleneck_panel(group, text, latest, look, nonce)
-    elif not trace.steps:
+    chart = sr.rows_chart(trace, latest=latest, look=look, labels_below=tall)
+    if chart is None:
         st.caption("The α heatmap grows one row per step: press Step.")
-    return None
+        return None
+    # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
+    # when it is wider than the column (else its last source words are cut off, unreachable).
+    fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
+    with st.container(height=fixed, border=False, autoscroll=True):
+        ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
+                                width="content" if wide else "stretch")
+    if not look.present:
+        st.caption("Rows: target words (* = forced); columns: source words; " + (
+            "darker = more attention." if trace.picture == "alpha" else
+            "every row is the same band: each word reads the one summary c, so there is no α to draw.")
+            + " Click a row to look at that step, double-click to clear.")
+        if trace.picture == "summary":
+            st.markdown("**What the one summary costs on this sentence:**")
+            bottleneck_panel(group, text, latest, look, nonce)
+    return sc.selected_step(ev)
 
 
 def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice, group: models.ModelGroup,
@@ -197,10 +198,10 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
                 st.info(sv.no_energies_note(trace))
     if tabs[2].open:
         with tabs[2]:
-            if trace.has_alignment or not trace.steps:
+            if trace.picture != "summary":
                 bottleneck_panel(group, text, len(trace.steps) - 1 if trace.steps else None, look, "tab" + nonce)
             else:
-                st.caption("Shown above, in place of the heatmap.")
+                st.caption("Shown above, under the summary band.")
     if tabs[3].open:
         with tabs[3]:
             log = list(reversed(ss["log"]))
@@ -233,20 +234,24 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         st.rerun()
     look = ctl.look()
     controls(done)
-    if not look.present:
-        st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.ckpt.name))
     nonce = ctl.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
     copies = ctl.copies(trace)
+    line = st.container()  # the readout line and the source words, full width above both columns (one line of
+    # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
     left, right = st.columns([1.8, 1], gap="medium")
     with left:
-        top = st.container()
         clicked = alignment(trace, latest, nonce, look, group, text)
         if not look.present:
             watch()
+            st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.ckpt.name))
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
-    top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
+    copied = copies[cur][1] if cur in copies else None
+    note = sr.first_word_note(trace, step, copied)
+    line.html(sr.readout_html(trace, step, copied, big=look.present)
+              + (sh.note_html(note, look.present) if note else "")
+              + sh.source_html(trace, step, paper=look.paper, big=look.present, heading=False))
     with right:
         st.html(sh.translation_html(trace, cur, copies, big=look.present))
         if trace.steps and not look.present:
@@ -254,6 +259,9 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         st.html(sh.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
                                     copied=copies[cur][1] if cur in copies else None, big=look.present))
         if look.present:
+            if step is not None and st.button("Energy / weight table (T)", key="btn_table", shortcut="T",
+                                              icon=":material/table:", help="This step's e_ij and α_ij"):
+                table_dialog(trace, step, choice)
             watch()  # beside the heatmap: below it, it would push a projector's page into scrolling
         if cur != latest:
             st.button("Follow the latest step", key=f"follow_{nonce}", on_click=ctl.on_follow,

@@ -176,11 +176,13 @@ def test_heatmap_fits_its_container_up_to_a_limit() -> None:
 
 
 @pytest.mark.parametrize(("n", "look", "px"), [
-    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (40, Look(), 17),
-    (3, Look(present=True), 32), (12, Look(present=True), 21), (30, Look(present=True), 21),
+    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (13, Look(), 16), (40, Look(), 15),
+    (3, Look(present=True), 32), (12, Look(present=True), 21), (15, Look(present=True), 19),
+    (30, Look(present=True), 19),
 ])
 def test_row_height(n: int, look: Look, px: int) -> None:
-    """216 px of rows (252 presenting) on a 720-pixel screen, never below the font size + 3."""
+    """216 px of rows (252 presenting) on a 720-pixel screen, never below the font size + 3 up to 12 rows
+    and the font size + 1 beyond."""
     assert row_height(n, look) == px
 
 

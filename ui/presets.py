@@ -71,9 +71,8 @@ SCRIPT_PRESETS: tuple[Preset, ...] = (
         name="Reordered phrase",
         text="The agreement on the European Economic Area was signed in August 1992.",
         watch="Step to « Espace »: the bright weight jumps ahead to 'Area', past the two adjectives, then walks "
-              "back, « économique » reading 'Economic' and « européen » 'European': the reversed diagonal of the "
-              "paper's Fig. 3(a) (whose model wrote « zone économique européenne »; ours writes the official "
-              "« Espace économique européen »).",
+              "back: « économique » reads 'Economic', « européen » 'European', the reversed diagonal of the "
+              "paper's Fig. 3(a). (The paper's model wrote « zone »; ours writes the official « Espace ».)",
         expect=(("Espace", "Area"), ("économique", "Economic"), ("européen", "European"), ("août", "August")),
         group=EUROPARL,
     ),
