@@ -152,7 +152,9 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
               text: str) -> int | None:
     """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked."""
-    box = HEATMAP_BOX[look.present]
+    # the room left under the source words: less for each extra line of them
+    box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
+              * sh.CHIP_ROW[look.present][3])
     height = sc.heatmap_height(trace, look)
     tall = height > box
     wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways

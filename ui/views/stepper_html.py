@@ -105,6 +105,23 @@ def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = Fa
     return (_heading(head, big) if head else "") + '<div data-testid="source-words">' + "".join(chips) + "</div>"
 
 
+CHIP_ROW = {False: (910, 8.6, 14, 43), True: (1216, 12.5, 18, 59)}
+"""Per size (presentation or not) at 1280×720: the row's width, a character's and a chip's padding
+width and one line's height in px (Chromium, the app's font, measured on the Fig. 3(a) sentence)."""
+
+
+def chip_lines(words: Sequence[str], big: bool = False) -> int:
+    """About how many lines the source words take as chips across the page (for the heatmap's box)."""
+    width, char, pad, _ = CHIP_ROW[big]
+    lines, used = 1, 0.0
+    for w in words:
+        chip = len(w) * char + pad
+        if used and used + chip > width:
+            lines, used = lines + 1, 0.0
+        used += chip
+    return lines
+
+
 def note_html(text: str, big: bool = False) -> str:
     """A short explanatory sentence under the readout line."""
     return (f'<div data-testid="stepper-note" style="font-size:{"1.15rem" if big else "1rem"};line-height:1.35;'
