@@ -130,6 +130,9 @@ def controls(done: bool) -> None:
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
         st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
                          format_func=lambda s: f"{s:g} s / word", label_visibility="collapsed", width=190)
+        if ss["present"]:  # the numbers tab is gone: its table is one key (T) or click away, over the page
+            st.button("Table (T)", key="btn_table", shortcut="T", icon=":material/table:", on_click=ctl.on_table,
+                      help="This step's energies e_ij and weights α_ij")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
@@ -250,6 +253,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     copied = copies[cur][1] if cur in copies else None
+    if ss.pop("_show_table", False) and step is not None:
+        table_dialog(trace, step, choice)
     note = sr.first_word_note(trace, step, copied)
     line.html(sr.readout_html(trace, step, copied, big=look.present)
               + (sh.note_html(note, look.present) if note else "")
@@ -261,9 +266,6 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         st.html(sh.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
                                     copied=copies[cur][1] if cur in copies else None, big=look.present))
         if look.present:
-            if step is not None and st.button("Energy / weight table (T)", key="btn_table", shortcut="T",
-                                              icon=":material/table:", help="This step's e_ij and α_ij"):
-                table_dialog(trace, step, choice)
             watch()  # beside the heatmap: below it, it would push a projector's page into scrolling
         if cur != latest:
             st.button("Follow the latest step", key=f"follow_{nonce}", on_click=ctl.on_follow,

@@ -173,6 +173,11 @@ def on_force(i: int, word: str) -> None:
     log_event("you", f"forced “{word}” at step {i}")
 
 
+def on_table() -> None:
+    """Open the shown step's energy / weight table (presentation mode's T key)."""
+    ss["_show_table"] = True
+
+
 def on_follow() -> None:
     ss["sel_epoch"] += 1
 

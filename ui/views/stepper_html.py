@@ -198,8 +198,8 @@ def page_css(present: bool) -> str:
         css.append('[data-testid="stMainBlockContainer"]{padding-bottom:0}')
         # the page's title gives its room to the heatmap: a 15-word sentence's rows fit a 720-pixel projector
         css.append('[data-testid="stMainBlockContainer"] [data-testid="stHeading"]:has(h1){display:none}')
-        css.append('[data-testid="stMainBlockContainer"]{padding-top:2.6rem}')
-        css.append('[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"]{gap:.75rem}')
+        css.append('[data-testid="stMainBlockContainer"]{padding-top:2.3rem}')
+        css.append('[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"]{gap:.5rem}')
         css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
         css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
     return "<style>" + "".join(css) + "</style>"
