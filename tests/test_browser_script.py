@@ -58,9 +58,9 @@ def readout(page: object) -> str:
 def step_to(page: object, n: int) -> str:
     """Press Step until ``n`` words are written; returns the readout line."""
     chips = page.locator('[data-testid="translation-so-far"] > span')
-    while chips.count() < n:
+    while (have := chips.count()) < n:
         page.get_by_role("button", name="Step", exact=True).click()
-        sync_api.expect(chips).to_have_count(chips.count() + 1, timeout=WAIT)
+        sync_api.expect(chips).to_have_count(have + 1, timeout=WAIT)  # counted before the click: no race
     settle(page)
     return readout(page)
 
