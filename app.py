@@ -29,11 +29,12 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import fusion_ui, models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
-    from ui.presets import BY_NAME
-    from ui.stepper_panels import context_panel, export_section, topk_panel
+    from ui.presets import BY_NAME, watch_for
+    from ui.stepper_panels import context_panel, export_section, table_dialog, topk_panel
     from ui.views import stepper as sv
     from ui.views import stepper_charts as sc
     from ui.views import stepper_html as sh
+    from ui.views import stepper_readout as sr
     from ui.views import stepper_state as vs
     from ui.views.common import NORM_LABELS, md
 
@@ -41,7 +42,7 @@ SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
 MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
 TABS = ("This step's numbers", "Energies e_ij", "Bottleneck", "Event log", "Share and export")
-HEATMAP_BOX = {False: 310, True: 340}  # px (normal, presentation): a taller heatmap scrolls inside its box
+HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
 # (not in presentation mode: there every row stays in view of the page, issue 21)
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
@@ -110,10 +111,10 @@ def inputs() -> None:
 
 
 def watch() -> None:
-    """The preset's one line on what to watch."""
+    """The preset's one line on what to watch, for the toggle as it is now."""
     preset = BY_NAME.get(ss["w_preset"])
     if preset is not None:
-        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(preset.watch)}")
+        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(watch_for(preset, bool(ss['freeze'])))}")
 
 
 def controls(done: bool) -> None:
@@ -135,6 +136,9 @@ def controls(done: bool) -> None:
                          format_func=lambda s: f"{s:g} s / word", width=190,
                          help="Seconds between words while Play runs.",
                          label_visibility="collapsed" if ss["present"] else "visible")
+        if ss["present"]:  # the numbers tab is gone: its table is one key (T) or click away, over the page
+            st.button("Table (T)", key="btn_table", shortcut="T", icon=":material/table:", on_click=ctl.on_table,
+                      help="This step's energies e_ij and weights α_ij")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
@@ -156,30 +160,32 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
               text: str) -> int | None:
-    """The α heatmap (or, without alignment, the bottleneck comparison); returns the step clicked."""
-    box = HEATMAP_BOX[look.present]
+    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked."""
+    # the room left under the source words: less for each extra line of them
+    box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
+              * sh.CHIP_ROW[look.present][3])
     height = sc.heatmap_height(trace, look)
     tall = height > box and not look.present  # on a projector no row hides in a scrolling box: the page scrolls
     wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
-    chart = sc.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
-    if chart is not None:
-        # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
-        # when it is wider than the column (else its last source words are cut off, unreachable).
-        fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
-        with st.container(height=fixed, border=False, autoscroll=True):
-            ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
-                                    width="content" if wide else "stretch")
-        if not look.present:
-            st.caption("Rows: target words (* = forced); columns: source words; darker = more attention. "
-                       "Click a cell to look at that step, double-click to clear.")
-        return sc.selected_step(ev)
-    if trace.steps and not trace.has_alignment:
-        st.markdown("**No α to draw:** every word reads the same summary vector c = [→h_Tx; ←h_1]. "
-                    "What that costs on this sentence:")
-        bottleneck_panel(group, text, latest, look, nonce)
-    elif not trace.steps:
+    chart = sr.rows_chart(trace, latest=latest, look=look, labels_below=tall)
+    if chart is None:
         st.caption("The α heatmap grows one row per step: press Step.")
-    return None
+        return None
+    # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
+    # when it is wider than the column (else its last source words are cut off, unreachable).
+    fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
+    with st.container(height=fixed, border=False, autoscroll=True):
+        ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
+                                width="content" if wide else "stretch")
+    if not look.present:
+        st.caption("Rows: target words (* = forced); columns: source words; " + (
+            "darker = more attention." if trace.picture == "alpha" else
+            "every row is the same band: each word reads the one summary c, so there is no α to draw.")
+            + " Click a row to look at that step, double-click to clear.")
+        if trace.picture == "summary":
+            st.markdown("**What the one summary costs on this sentence:**")
+            bottleneck_panel(group, text, latest, look, nonce)
+    return sc.selected_step(ev)
 
 
 def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice, group: models.ModelGroup,
@@ -203,10 +209,10 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
                 st.info(sv.no_energies_note(trace))
     if tabs[2].open:
         with tabs[2]:
-            if trace.has_alignment or not trace.steps:
+            if trace.picture != "summary":
                 bottleneck_panel(group, text, len(trace.steps) - 1 if trace.steps else None, look, "tab" + nonce)
             else:
-                st.caption("Shown above, in place of the heatmap.")
+                st.caption("Shown above, under the summary band.")
     if tabs[3].open:
         with tabs[3]:
             log = list(reversed(ss["log"]))
@@ -239,21 +245,27 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         st.rerun()
     look = ctl.look()
     controls(done)
-    if not look.present:
-        st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
     nonce = ctl.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
     copies = ctl.copies(trace)
+    line = st.container()  # the readout line and the source words, full width above both columns (one line of
+    # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
     left, right = st.columns([1.8, 1], gap="medium")
     with left:
-        top = st.container()
         clicked = alignment(trace, latest, nonce, look, group, text)
         if not look.present:
             watch()
+            st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
         fusion_slot = st.container()  # the LM's top-k beside the TM's, when fused (filled below)
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
-    top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
+    copied = copies[cur][1] if cur in copies else None
+    if ss.pop("_show_table", False) and step is not None:
+        table_dialog(trace, step, choice)
+    note = sr.first_word_note(trace, step, copied)
+    line.html(sr.readout_html(trace, step, copied, big=look.present)
+              + (sh.note_html(note, look.present) if note else "")
+              + sh.source_html(trace, step, paper=look.paper, big=look.present, heading=False))
     with left:
         ens.panel(lm, trace, step, look, nonce)  # an ensemble's members beside it (nothing for one model)
     with right:

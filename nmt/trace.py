@@ -138,6 +138,21 @@ class DecodeTrace:
         """
         return any(s.alpha is not None for s in self.steps)
 
+    @property
+    def picture(self) -> str:
+        """What a view draws for the rows of this trace, decided here once for every view:
+
+        - ``"alpha"``: each row is the step's own α_i· over the source (attention; the mean context's
+          uniform α too);
+        - ``"summary"``: every step read the one fixed summary c = [→h_Tx; ←h_1] (RNNencdec, or the
+          frozen ablation). There is no α; the rows are drawn as one identical flat band over the whole
+          source, labelled as the summary, never as weights;
+        - ``"empty"``: nothing decoded yet.
+        """
+        if not self.steps:
+            return "empty"
+        return "alpha" if self.has_alignment else "summary"
+
     def unk_copies(self) -> dict[int, tuple[int, str]]:
         """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>``, the source
         position and word with the single largest α_ij, never the final ``</s>``. None where α points

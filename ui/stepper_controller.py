@@ -29,7 +29,7 @@ from ui.views.common import EOS
 MAX_SRC_TOKENS = 80
 TOPK = 5
 CUSTOM = "(your own sentence)"
-DEFAULT_PRESET = "Reordered phrase"
+DEFAULT_PRESET = "Adjective swap"  # on the default (Multi30k) pair: a first launch needs no model switch
 
 ss = st.session_state
 
@@ -171,6 +171,11 @@ def on_force(i: int, word: str) -> None:
     ss["pos"] = i + 1
     ss["sel_epoch"] += 1
     log_event("you", f"forced “{word}” at step {i}")
+
+
+def on_table() -> None:
+    """Open the shown step's energy / weight table (presentation mode's T key)."""
+    ss["_show_table"] = True
 
 
 def on_follow() -> None:

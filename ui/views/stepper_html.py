@@ -15,6 +15,7 @@ from ui.views.stepper import word_marks
 from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
 
 COPIED, FORCED = "#1e7b1e", "#b03a1e"  # "copied" and "forced" marks: green and red at 4.5:1 or more on white
+SUMMARY_CHIP = "rgba(230,85,13,.3)"  # the summary band's colour (nmt.kinds.FIXED_COLOUR at its opacity)
 
 
 def _chip(big: bool) -> str:
@@ -58,9 +59,12 @@ def translation_html(
     return head + '<div data-testid="translation-so-far">' + "".join(chips) + "</div>"
 
 
-def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False) -> str:
+def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False,
+                heading: bool = True) -> str:
     """The source words as chips, each shaded by α_ij of ``step`` from the heatmap's own colour
-    ramp and showing its α under the word (plain when there is no α)."""
+    ramp and showing its α under the word; with no α (the fixed summary c) every chip has the summary
+    band's flat colour. ``heading=False`` leaves out the heading (the readout line above says it),
+    except local attention's window."""
     alpha = None if step is None else step.alpha
     if step is None:
         head = "Source sentence"
@@ -85,6 +89,8 @@ def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = Fa
             if j == min(len(trace.src_tokens) - 1, max(0, round(window[2]))):
                 style += f"box-shadow:0 0 0 3px {WINDOW};"
                 title += f", nearest to p_t = {window[2]:.2f}"
+        if step is not None and alpha is None:  # the one summary c: the same flat band as every row
+            style += f"background:{SUMMARY_CHIP};"
         if alpha is not None and j < len(alpha):
             bg = ramp_colour(alpha[j], paper)
             style += f"background:{bg};color:{text_colour(bg)};"
@@ -95,7 +101,32 @@ def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = Fa
             title += ", outside the vocabulary: the model reads <unk>"
         label = esc(w) + ('<sup style="color:#d62728">unk</sup>' if unk[j] else "")
         chips.append(f'<span style="{style}" title="{esc(title)}">{label}{sub}</span>')
-    return _heading(head, big) + '<div data-testid="source-words">' + "".join(chips) + "</div>"
+    if not heading:
+        head = "" if window is None else f"window {window[0]}–{window[1]} around p_t = {window[2]:.1f}"
+    return (_heading(head, big) if head else "") + '<div data-testid="source-words">' + "".join(chips) + "</div>"
+
+
+CHIP_ROW = {False: (910, 8.6, 14, 43), True: (1216, 12.5, 18, 59)}
+"""Per size (presentation or not) at 1280×720: the row's width, a character's and a chip's padding
+width and one line's height in px (Chromium, the app's font, measured on the Fig. 3(a) sentence)."""
+
+
+def chip_lines(words: Sequence[str], big: bool = False) -> int:
+    """About how many lines the source words take as chips across the page (for the heatmap's box)."""
+    width, char, pad, _ = CHIP_ROW[big]
+    lines, used = 1, 0.0
+    for w in words:
+        chip = len(w) * char + pad
+        if used and used + chip > width:
+            lines, used = lines + 1, 0.0
+        used += chip
+    return lines
+
+
+def note_html(text: str, big: bool = False) -> str:
+    """A short explanatory sentence under the readout line."""
+    return (f'<div data-testid="stepper-note" style="font-size:{"1.15rem" if big else "1rem"};line-height:1.35;'
+            f'margin:0 0 4px">{esc(text)}</div>')
 
 
 def now_writing_html(
@@ -169,6 +200,10 @@ def page_css(present: bool) -> str:
     ]
     if present:  # nothing below the heatmap: no bottom padding, so a 12-word translation needs no scrolling
         css.append('[data-testid="stMainBlockContainer"]{padding-bottom:0}')
+        # the page's title gives its room to the heatmap: a 15-word sentence's rows fit a 720-pixel projector
+        css.append('[data-testid="stMainBlockContainer"] [data-testid="stHeading"]:has(h1){display:none}')
+        css.append('[data-testid="stMainBlockContainer"]{padding-top:2.3rem}')
+        css.append('[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"]{gap:.5rem}')
         css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
         css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
     return "<style>" + "".join(css) + "</style>"
