@@ -1,0 +1,197 @@
+"""Tests written for the survivors of issue 24's mutation round (scripts/mutants.py names each one).
+
+Every expected value is written out by hand or comes from an independent implementation here (a
+plain one-hypothesis-at-a-time beam search on the model's own step), never from the code under test.
+"""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+import torch
+
+from nmt import decoding
+from nmt.attribution import Attributions
+from nmt.checkpoint import LoadedModel
+from nmt.corpora import configured_roots
+from nmt.decoding import beam_search, greedy
+from nmt.faithfulness import argmax_links, debate_tests
+from nmt.metrics import sentence_scores
+from nmt.state import DecoderState
+from nmt.surgery import Edit, SurgeryResult, apply_edit
+from nmt.vocab import BOS_ID, EOS_ID
+from tests.test_surgery import one_thread, tiny_random_lm  # noqa: F401
+from ui.views.length import table1_frame
+
+SOURCES = ["Two dogs are playing in the snow .", "A man is riding a bike .", "A girl in a red coat ."]
+
+
+def _with_eos_bias(lm: LoadedModel, bias: float) -> LoadedModel:
+    """``lm`` with ``bias`` added to the readout's </s> logit (large: </s> near the top; −1e4: never)."""
+    with torch.no_grad():
+        lm.model.decoder.W_o.bias[EOS_ID] += bias
+    return lm
+
+
+@pytest.fixture(scope="module")
+def eos_lm() -> LoadedModel:
+    """A random model whose </s> often ranks among the first 2k candidates, at every rank."""
+    return _with_eos_bias(tiny_random_lm(seed=3), 2.5)
+
+
+@pytest.fixture(scope="module")
+def endless_lm() -> LoadedModel:
+    """A random model that never writes </s>."""
+    return _with_eos_bias(tiny_random_lm(seed=4), -1e4)
+
+
+@torch.no_grad()
+def reference_beam(lm: LoadedModel, text: str, k: int, n_best: int) -> list[tuple[list[int], float]]:
+    """Beam search written plainly, one hypothesis at a time: at each step the 2k best expansions in
+    order; </s> finishes a hypothesis when it ranks among the first k, other words fill up to k live
+    ones; stop at k finished, no live one, or the length limit 2·|x| + 10 (|x| with </s>), where the
+    live ones finish as they are. Finished ones are ranked by log p / length. (tokens, log p) pairs."""
+    model = lm.model
+    ids = lm.src_vocab.encode(lm.src_tok.tokenize(text))
+    enc = model.encode(torch.tensor([ids]), torch.tensor([len(ids)]))
+    limit = min(2 * len(ids) + 10, 250)
+    live = [(0.0, [], model.initial_state(enc, torch.tensor([BOS_ID])))]
+    finished: list[tuple[float, list[int]]] = []
+    for i in range(limit):
+        cands = []
+        for lp, toks, state in live:
+            out = model.step(enc, state, "attention")
+            cands += [(lp + v, [*toks, t], out.state.s) for t, v in enumerate(out.log_probs[0].tolist())]
+        cands.sort(key=lambda c: -c[0])
+        new = []
+        for rank, (lp, toks, s) in enumerate(cands[: 2 * k]):
+            if len(new) == k:
+                break
+            if toks[-1] == EOS_ID:
+                if rank < k:
+                    finished.append((lp, toks))
+            else:
+                new.append((lp, toks, DecoderState(s, torch.tensor([toks[-1]]))))
+        if len(finished) >= k or i + 1 >= limit or not new:
+            if i + 1 >= limit or len(finished) < n_best:
+                finished += [(lp, toks) for lp, toks, _ in new]
+            break
+        live = new
+    ranked = sorted(finished, key=lambda f: -f[0] / len(f[1]))
+    return [(toks, lp) for lp, toks in ranked[:n_best]]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4])
+def test_beam_search_equals_a_reference_beam_search(eos_lm, k) -> None:
+    """The batched beam search's n-best lists (words and log p) equal the plain one's for several
+    sentences and widths, on a model whose </s> keeps landing at ranks around k."""
+    got = beam_search(eos_lm, SOURCES, beam=k, n_best=k, record_beam=False)
+    itos = eos_lm.tgt_vocab.itos
+    for text, trace in zip(SOURCES, got, strict=True):
+        want = reference_beam(eos_lm, text, k, k)
+        assert [n.tokens for n in trace.nbest] == [[itos[t] for t in toks] for toks, _ in want], (text, k)
+        assert [n.logprob for n in trace.nbest] == pytest.approx([lp for _, lp in want], abs=1e-4)
+
+
+def test_beam_at_the_length_limit_finishes_the_live_hypotheses(endless_lm) -> None:
+    """A model that never ends: every hypothesis stops at 2·|x| + 10 words and the n-best list is the
+    k live ones there, best first (the reference search gives the same)."""
+    text = SOURCES[1]
+    t = beam_search(endless_lm, [text], beam=3, n_best=3, record_beam=False)[0]
+    n_src = len(t.src_tokens)  # with </s>
+    assert len(t.nbest) == 3 and all(len(n.tokens) == 2 * n_src + 10 for n in t.nbest)
+    assert len(t.steps) == 2 * n_src + 10 and not t.finished
+    itos = endless_lm.tgt_vocab.itos
+    want = reference_beam(endless_lm, text, 3, 3)
+    assert [n.tokens for n in t.nbest] == [[itos[x] for x in toks] for toks, _ in want]
+
+
+def test_max_target_len_by_hand() -> None:
+    assert [decoding.max_target_len(n) for n in (1, 5, 26, 119, 120, 121, 500)] == [12, 20, 62, 248, 250, 250, 250]
+
+
+def test_a_model_that_never_ends_stops_at_the_hand_computed_length(endless_lm) -> None:
+    """Greedy and the stepper write exactly 2·|x| + 10 words (|x| with </s>; 8 + 1 tokens here: 28)."""
+    t = greedy(endless_lm, [SOURCES[0]])[0]
+    assert len(t.src_tokens) == 9 and len(t.steps) == 28 and not t.finished
+    assert len(decoding.Stepper(endless_lm, SOURCES[0]).run().steps) == 28
+
+
+def test_truncation_flag_at_exactly_the_limit(eos_lm) -> None:
+    """100 words pass whole and unflagged; 101 are cut to 100 and flagged."""
+    assert decoding.MAX_SOURCE_TOKENS == 100
+    exact = greedy(eos_lm, [" ".join(["dog"] * 100)])[0]
+    over = greedy(eos_lm, [" ".join(["dog"] * 101)])[0]
+    assert not exact.truncated and len(exact.src_tokens) == 101
+    assert over.truncated and len(over.src_tokens) == 101
+
+
+def test_sentence_bleu_uses_effective_order() -> None:
+    """A two-word hypothesis equal to its reference scores 100 (no 3- or 4-grams to count), not 0."""
+    assert sentence_scores("a cat", "a cat")["bleu"] == 100.0
+    assert sentence_scores("the cat sat", "the cat sat")["bleu"] == 100.0
+
+
+def test_shuffle_edit_permutes_alpha_and_energies_alike() -> None:
+    alpha = torch.tensor([[0.1, 0.2, 0.3, 0.4]])
+    energies = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
+    moved = []
+    for seed in range(4):
+        a, e = apply_edit(Edit("shuffle", seed=seed), alpha, energies)
+        assert sorted(a[0].tolist()) == pytest.approx([0.1, 0.2, 0.3, 0.4])
+        assert e[0].tolist() == pytest.approx((a[0] * 10).tolist())  # e_j moved with α_j
+        moved.append(a[0].tolist() != alpha[0].tolist())
+    assert any(moved)
+
+
+def test_first_change_sees_a_change_of_length_only() -> None:
+    def result(edited: list[str], original: list[str]) -> SurgeryResult:
+        return SurgeryResult(types.SimpleNamespace(target_tokens=edited), types.SimpleNamespace(target_tokens=original))
+
+    assert result(["a", "b", "</s>"], ["a", "b", "</s>"]).first_change is None
+    assert result(["a", "x", "</s>"], ["a", "b", "</s>"]).first_change == 1
+    assert result(["a", "b"], ["a", "b", "c", "</s>"]).first_change == 2  # cut at the limit: same words, shorter
+    assert result(["a", "b", "c", "d"], ["a", "b", "c"]).first_change == 3
+
+
+def test_argmax_links_never_point_at_the_source_eos() -> None:
+    """Scores peaking on </s> (column 2) link each word to its best real word; the target </s> gets no link."""
+    att = Attributions(["a", "dog", "</s>"], ["un", "chien", "</s>"], [0, 1, 2], 3, np.zeros((3, 3)))
+    scores = np.array([[0.2, 0.1, 0.9], [0.1, 0.3, 0.8], [0.5, 0.1, 0.9]])
+    assert argmax_links(att, scores) == {(0, 0), (1, 1)}
+
+
+def test_permutation_test_follows_its_seed() -> None:
+    lm = tiny_random_lm(seed=1)
+    src = ["Two", "dogs", "are", "playing", "</s>"]
+    ids = greedy(lm, [" ".join(src[:-1])], topk=1)[0].steps
+    target = [s.token_id for s in ids]
+    a, _, _ = debate_tests(lm, src, target, n_perm=3, seed=0, adv_iters=1)
+    b, _, _ = debate_tests(lm, src, target, n_perm=3, seed=0, adv_iters=1)
+    c, _, _ = debate_tests(lm, src, target, n_perm=3, seed=1, adv_iters=1)
+    assert torch.equal(a.perms, b.perms) and not torch.equal(a.perms, c.perms)
+    gen = torch.Generator().manual_seed(1)  # seed 1's first shuffle, drawn here
+    assert c.perms[0, 0].tolist() == torch.randperm(5, generator=gen).tolist()
+
+
+def test_duplicate_data_roots_are_dropped(tmp_path) -> None:
+    """A root with an earlier root's folder, or with its name, is dropped; data/ and the built-in stay."""
+    for d in ("x", "y", "evalsets"):
+        (tmp_path / d).mkdir()
+    config = tmp_path / "roots.toml"
+    config.write_text('[[root]]\nname = "a"\npath = "x"\n\n[[root]]\nname = "b"\npath = "x"\n\n'
+                      '[[root]]\nname = "a"\npath = "y"\n\n[[root]]\nname = "c"\npath = "y"\n')
+    roots = configured_roots(env={}, config=config, project=tmp_path, builtin=tmp_path / "evalsets")
+    assert [(r.name, r.path.name) for r in roots] == [("data", "data"), ("a", "x"), ("c", "y"),
+                                                      ("built-in", "evalsets")]
+
+
+def test_paper_numbers_only_beside_newstest2014() -> None:
+    scores = {"greedy": {"bleu": {"score": 30.0, "ci95": 1.0}}}
+    results = {"models": {"RNNsearch-50": {"scores": {"test_2016_flickr": scores, "wmt/newstest2014": scores}}}}
+    other = table1_frame(results, "test_2016_flickr")
+    news = table1_frame(results, "wmt/newstest2014")
+    assert "paper (all)" not in other.columns and len(other) == 1
+    assert news["paper (all)"].tolist() == [26.75] and news["paper (no UNK)"].tolist() == [34.16]
