@@ -35,10 +35,13 @@ def _with_eos_bias(lm: LoadedModel, bias: float) -> LoadedModel:
     return lm
 
 
-@pytest.fixture(scope="module")
-def eos_lm() -> LoadedModel:
-    """A random model whose </s> often ranks among the first 2k candidates, at every rank."""
-    return _with_eos_bias(tiny_random_lm(seed=3), 2.5)
+@pytest.fixture(scope="module", params=[(3, 2.0), (5, 1.0)])
+def eos_lm(request) -> LoadedModel:
+    """A random model whose </s> often ranks among the first 2k candidates; with these seeds and
+    biases, for several parents at once: </s> both below rank k and at rank k itself (0-based),
+    at beams 3 and 4 (counted by spying on the search when this test was written)."""
+    seed, bias = request.param
+    return _with_eos_bias(tiny_random_lm(seed=seed), bias)
 
 
 @pytest.fixture(scope="module")
@@ -48,11 +51,13 @@ def endless_lm() -> LoadedModel:
 
 
 @torch.no_grad()
-def reference_beam(lm: LoadedModel, text: str, k: int, n_best: int) -> list[tuple[list[int], float]]:
+def reference_beam(lm: LoadedModel, text: str, k: int, n_best: int,
+                   ended: list[list[int]] | None = None) -> list[tuple[list[int], float]]:
     """Beam search written plainly, one hypothesis at a time: at each step the 2k best expansions in
     order; </s> finishes a hypothesis when it ranks among the first k, other words fill up to k live
     ones; stop at k finished, no live one, or the length limit 2·|x| + 10 (|x| with </s>), where the
-    live ones finish as they are. Finished ones are ranked by log p / length. (tokens, log p) pairs."""
+    live ones finish as they are. Finished ones are ranked by log p / length. (tokens, log p) pairs;
+    ``ended`` collects every hypothesis that ended with </s>, in the order they did."""
     model = lm.model
     ids = lm.src_vocab.encode(lm.src_tok.tokenize(text))
     enc = model.encode(torch.tensor([ids]), torch.tensor([len(ids)]))
@@ -72,6 +77,8 @@ def reference_beam(lm: LoadedModel, text: str, k: int, n_best: int) -> list[tupl
             if toks[-1] == EOS_ID:
                 if rank < k:
                     finished.append((lp, toks))
+                    if ended is not None:
+                        ended.append(toks)
             else:
                 new.append((lp, toks, DecoderState(s, torch.tensor([toks[-1]]))))
         if len(finished) >= k or i + 1 >= limit or not new:
@@ -87,10 +94,12 @@ def reference_beam(lm: LoadedModel, text: str, k: int, n_best: int) -> list[tupl
 def test_beam_search_equals_a_reference_beam_search(eos_lm, k) -> None:
     """The batched beam search's n-best lists (words and log p) equal the plain one's for several
     sentences and widths, on a model whose </s> keeps landing at ranks around k."""
-    got = beam_search(eos_lm, SOURCES, beam=k, n_best=k, record_beam=False)
+    got = beam_search(eos_lm, SOURCES, beam=k, n_best=k)
     itos = eos_lm.tgt_vocab.itos
     for text, trace in zip(SOURCES, got, strict=True):
-        want = reference_beam(eos_lm, text, k, k)
+        ended: list[list[int]] = []
+        want = reference_beam(eos_lm, text, k, k, ended)
+        assert [h.tokens for b in trace.beam_steps for h in b.finished] == [[itos[x] for x in e] for e in ended]
         assert [n.tokens for n in trace.nbest] == [[itos[t] for t in toks] for toks, _ in want], (text, k)
         assert [n.logprob for n in trace.nbest] == pytest.approx([lp for _, lp in want], abs=1e-4)
 
