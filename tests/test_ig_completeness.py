@@ -14,10 +14,11 @@ import pytest
 import torch
 
 from nmt import checkpoint
-from nmt.attribution import IG_GAP_TOL, IG_MAX, IG_START, attribute
+from nmt.attribution import IG_GAP_TOL, IG_MAX, IG_START, Attributions, attribute
 from nmt.decoding import greedy
 from nmt.vocab import BOS_ID
 from tests.test_surgery import SHIPPED, needs_shipped, one_thread  # noqa: F401
+from ui.views import explanation as V
 
 SENTENCES = ["A man in a blue shirt is standing on a ladder .", "Two dogs are playing in the snow ."]
 
@@ -55,3 +56,25 @@ def test_ig_adds_up_on_the_shipped_model(shipped, text) -> None:
     old_gap = np.abs(fixed.scores["ig"].sum(-1) - drop)
     assert old_gap.mean() > IG_GAP_TOL  # 20 points do not add up here: the test can fail
     assert list(fixed.ig_points) == [20] * len(ids)  # a fixed count is honoured, never refined
+
+
+def _att(delta: list[float], points: list[int]) -> Attributions:
+    k = len(delta)
+    return Attributions(["a", "</s>"], ["x"] * k, list(range(k)), 2, np.full((k, 2), 0.5),
+                        ig_delta=np.array(delta), ig_points=np.array(points))
+
+
+def test_the_page_shows_the_gap_beside_the_ig_numbers() -> None:
+    one = V.ig_gap_note(_att([-0.012], [50]))
+    assert "50 points" in one and "completeness gap 0.012 nats" in one and "care" not in one
+    many = V.ig_gap_note(_att([0.01, -0.03, 0.2], [50, 100, 400]))
+    assert "50–400 points" in many and "0.080 nats on average, 0.200 at most" in many
+    assert "even at 400 points" in many  # a gap left above 0.05 nats is flagged
+    assert V.ig_gap_note(_att([], [])) == ""
+
+
+def test_split_rows_and_assemble_keep_the_points() -> None:
+    att = _att([0.01, 0.02], [50, 100])
+    att.scores = {"ig": np.array([[0.3, 0.1], [0.2, 0.0]])}
+    back = V.assemble(att.src_tokens, att.tgt_tokens, att.steps, V.split_rows(att))
+    assert back.ig_points.tolist() == [50, 100] and back.ig_delta.tolist() == [0.01, 0.02]

@@ -20,7 +20,7 @@ from ui import widgets as W
 from ui.views import explanation as V
 from ui.views import surgery as S
 
-IG_STEPS, BASELINE = 20, "zero"  # the library's defaults
+IG_STEPS, BASELINE = None, "zero"  # the library's defaults: IG points chosen by the completeness gap
 N_PERM, SEED, EPS = 20, 0, 0.01
 MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decoding
 
