@@ -112,9 +112,9 @@ DECODING = [
     m("back_forgets_state", DEC, "            self.trace.steps.pop()\n            self._states.pop()\n",
       "            self.trace.steps.pop()\n", f"{T_DEC}::test_back_then_step_returns_the_same_state",
       "back() leaves the decoder state one step ahead"),
-    m("length_order_ascending", DEC, "order = sorted(range(n), key=lambda i: -lengths[i])",
-      "order = sorted(range(n), key=lambda i: lengths[i])", f"{T_DEC}::test_batched_beam_equals_one_sentence_at_a_time",
-      "batches in ascending length (harmless: an equivalent mutant unless results depend on order)"),
+    m("finished_without_eos", DEC, "trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID",
+      "trace.finished = bool(trace.steps)", t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"),
+      "a translation cut at the length limit counts as finished"),
 ]
 
 MODEL = [
@@ -123,10 +123,12 @@ MODEL = [
     m("gru_reset_outside", "nmt/model.py", "h_tilde = torch.tanh(gx_h + mm(r * h_prev, u_h))",
       "h_tilde = torch.tanh(gx_h + r * mm(h_prev, u_h))", T_MOD, "the reset gate applied after U (Cho's other variant)"),
     m("attention_energy_no_tanh", "nmt/model.py", "return self.v_a(torch.tanh(q + keys)).squeeze(-1)",
-      "return self.v_a(q + keys).squeeze(-1)", T_MOD, "alignment model without its tanh"),
+      "return self.v_a(q + keys).squeeze(-1)", (T_MOD, t("test_alignment_model_by_hand")),
+      "alignment model without its tanh"),
     m("attention_mask_ignored", "nmt/model.py",
       'return torch.softmax(energies.masked_fill(~mask, float("-inf")), dim=-1)',
-      "return torch.softmax(energies, dim=-1)", T_MOD, "padding gets attention weight"),
+      "return torch.softmax(energies, dim=-1)", (T_MOD, t("test_alignment_model_by_hand")),
+      "padding gets attention weight"),
     m("maxout_min", "nmt/model.py", "t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)",
       "t = t_tilde.unflatten(-1, (-1, 2)).amin(-1)", T_MOD, "maxout takes the minimum"),
     m("readout_no_context", "nmt/model.py", "t_tilde = self.U_o(s_prev) + self.V_o(y_emb) + self.C_o(context)",

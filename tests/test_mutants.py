@@ -204,3 +204,22 @@ def test_paper_numbers_only_beside_newstest2014() -> None:
     news = table1_frame(results, "wmt/newstest2014")
     assert "paper (all)" not in other.columns and len(other) == 1
     assert news["paper (all)"].tolist() == [26.75] and news["paper (no UNK)"].tolist() == [34.16]
+
+
+@torch.no_grad()
+def test_alignment_model_by_hand() -> None:
+    """e_ij = v_aᵀ tanh(W_a s_{i-1} + U_a h_j) and α = softmax over the real tokens (eq. 6), written
+    out with the module's weight matrices for one decoder state and three annotations, one of them padding."""
+    att = tiny_random_lm(seed=2).model.decoder.attention
+    gen = torch.Generator().manual_seed(0)
+    s = torch.randn(1, att.W_a.in_features, generator=gen)
+    h = torch.randn(1, 3, att.U_a.in_features, generator=gen)
+    mask = torch.tensor([[True, True, False]])
+    out = att(s, att.keys(h), h, mask)
+    e = [float(att.v_a.weight[0] @ torch.tanh(att.W_a.weight @ s[0] + att.U_a.weight @ h[0, j] + att.U_a.bias))
+         for j in range(3)]
+    z = np.exp(e[0]) + np.exp(e[1])
+    assert out.energies[0].tolist() == pytest.approx([e[0], e[1], 0.0], abs=1e-5)
+    assert out.alpha[0].tolist() == pytest.approx([np.exp(e[0]) / z, np.exp(e[1]) / z, 0.0], abs=1e-6)
+    assert out.context[0].tolist() == pytest.approx((out.alpha[0, 0] * h[0, 0] + out.alpha[0, 1] * h[0, 1]).tolist(),
+                                                    abs=1e-5)
