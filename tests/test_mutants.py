@@ -223,3 +223,26 @@ def test_alignment_model_by_hand() -> None:
     assert out.alpha[0].tolist() == pytest.approx([np.exp(e[0]) / z, np.exp(e[1]) / z, 0.0], abs=1e-6)
     assert out.context[0].tolist() == pytest.approx((out.alpha[0, 0] * h[0, 0] + out.alpha[0, 1] * h[0, 1]).tolist(),
                                                     abs=1e-5)
+
+
+@torch.no_grad()
+def test_readout_and_initial_state_by_hand() -> None:
+    """t̃ = U_o s + V_o E y + C_o c, t_k = max(t̃_2k, t̃_2k+1), logits = W_o t (maxout readout, App. A.2.2);
+    s_0 = tanh(W_s ←h_1); forward annotations of word 1 do not see the last word, backward ones do."""
+    model = tiny_random_lm(seed=2).model.eval()
+    dec = model.decoder
+    gen = torch.Generator().manual_seed(1)
+    s = torch.randn(dec.U_o.in_features, generator=gen)
+    y = torch.randn(dec.V_o.in_features, generator=gen)
+    c = torch.randn(dec.C_o.in_features, generator=gen)
+    t_tilde = dec.U_o.weight @ s + dec.V_o.weight @ y + dec.V_o.bias + dec.C_o.weight @ c
+    t = torch.stack([torch.maximum(t_tilde[2 * k], t_tilde[2 * k + 1]) for k in range(len(t_tilde) // 2)])
+    want = dec.W_o.weight @ t + dec.W_o.bias
+    assert dec.readout(s, y, c).tolist() == pytest.approx(want.tolist(), abs=1e-5)
+    a = model.encode(torch.tensor([[5, 6, 7, EOS_ID]]), torch.tensor([4]))
+    b = model.encode(torch.tensor([[5, 6, 8, EOS_ID]]), torch.tensor([4]))
+    n = model.cfg.hidden_dim
+    h_bwd_1 = a.annotations[0, 0, n:]
+    assert a.s0[0].tolist() == pytest.approx(torch.tanh(dec.W_s.weight @ h_bwd_1 + dec.W_s.bias).tolist(), abs=1e-6)
+    assert torch.allclose(a.annotations[0, :2, :n], b.annotations[0, :2, :n])  # →h_1, →h_2 read words 1–2 only
+    assert not torch.allclose(a.annotations[0, 0, n:], b.annotations[0, 0, n:], atol=1e-4)  # ←h_1 reads word 3
