@@ -3,7 +3,7 @@
 Completeness (Sundararajan et al. 2017): Σ_j IG_ij = F_i(x) − F_i(x'). The expected F values come
 from the model's own teacher-forced pass on the encoder re-run from x and from x' = 0
 (``RNNSearch.encode_embeddings`` + ``teacher_force``), not from Captum or nmt.attribution's forward.
-At the old fixed 20 points the gap on these sentences is far above the tolerance (the test would
+At the old fixed 20 points some step of each sentence has a gap above the tolerance (the test would
 not notice a silent return to a fixed count); the default chooses the points per step by the gap.
 """
 
@@ -54,7 +54,7 @@ def test_ig_adds_up_on_the_shipped_model(shipped, text) -> None:
     assert set(auto.ig_points) <= {IG_START, 2 * IG_START, 4 * IG_START, IG_MAX}
     fixed = attribute(shipped, src, ids, methods=["ig"], ig_steps=20)
     old_gap = np.abs(fixed.scores["ig"].sum(-1) - drop)
-    assert old_gap.mean() > IG_GAP_TOL  # 20 points do not add up here: the test can fail
+    assert old_gap.max() > IG_GAP_TOL  # 20 points leave a step above the tolerance here: the test can fail
     assert list(fixed.ig_points) == [20] * len(ids)  # a fixed count is honoured, never refined
 
 
