@@ -137,7 +137,7 @@ MODEL = [
       (T_MOD, t("test_readout_and_initial_state_by_hand")), "s_0 without its tanh"),
     m("annotations_unmasked", "nmt/model.py",
       "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask.unsqueeze(-1)",
-      "annotations = torch.cat([h_fwd, h_bwd], dim=-1)", T_MOD, "padding annotations not zeroed"),
+      "annotations = torch.cat([h_fwd, h_bwd], dim=-1)", (T_MOD, t("test_readout_and_initial_state_by_hand")), "padding annotations not zeroed"),
     m("annotations_order", "nmt/model.py", "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask",
       "annotations = torch.cat([h_bwd, h_fwd], dim=-1) * mask", (T_MOD, t("test_readout_and_initial_state_by_hand")), "h_j = [←h_j; →h_j] instead of [→; ←]"),
     m("log_softmax_dim0", "nmt/model.py", "return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context).float(), dim=-1)",

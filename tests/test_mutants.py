@@ -21,7 +21,7 @@ from nmt.faithfulness import argmax_links, debate_tests
 from nmt.metrics import sentence_scores
 from nmt.state import DecoderState
 from nmt.surgery import Edit, SurgeryResult, apply_edit
-from nmt.vocab import BOS_ID, EOS_ID
+from nmt.vocab import BOS_ID, EOS_ID, PAD_ID
 from tests.test_surgery import one_thread, tiny_random_lm  # noqa: F401
 from ui.views.length import table1_frame
 
@@ -246,3 +246,5 @@ def test_readout_and_initial_state_by_hand() -> None:
     assert a.s0[0].tolist() == pytest.approx(torch.tanh(dec.W_s.weight @ h_bwd_1 + dec.W_s.bias).tolist(), abs=1e-6)
     assert torch.allclose(a.annotations[0, :2, :n], b.annotations[0, :2, :n])  # →h_1, →h_2 read words 1–2 only
     assert not torch.allclose(a.annotations[0, 0, n:], b.annotations[0, 0, n:], atol=1e-4)  # ←h_1 reads word 3
+    padded = model.encode(torch.tensor([[5, 6, 7, EOS_ID], [5, EOS_ID, PAD_ID, PAD_ID]]), torch.tensor([4, 2]))
+    assert padded.annotations[1, 2:].abs().max() == 0 and padded.annotations[1, :2].abs().min() > 0
