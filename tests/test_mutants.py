@@ -13,14 +13,14 @@ import pytest
 import torch
 
 from nmt import decoding
-from nmt.attribution import Attributions
+from nmt.attribution import Attributions, attribute
 from nmt.checkpoint import LoadedModel
 from nmt.corpora import configured_roots
 from nmt.decoding import beam_search, greedy
 from nmt.faithfulness import argmax_links, debate_tests
 from nmt.metrics import sentence_scores
 from nmt.state import DecoderState
-from nmt.surgery import Edit, SurgeryResult, apply_edit
+from nmt.surgery import Edit, SurgeryResult, apply_edit, decode_with_surgery
 from nmt.vocab import BOS_ID, EOS_ID, PAD_ID
 from tests.test_surgery import one_thread, tiny_random_lm  # noqa: F401
 from ui.views.length import table1_frame
@@ -248,3 +248,23 @@ def test_readout_and_initial_state_by_hand() -> None:
     assert not torch.allclose(a.annotations[0, 0, n:], b.annotations[0, 0, n:], atol=1e-4)  # ←h_1 reads word 3
     padded = model.encode(torch.tensor([[5, 6, 7, EOS_ID], [5, EOS_ID, PAD_ID, PAD_ID]]), torch.tensor([4, 2]))
     assert padded.annotations[1, 2:].abs().max() == 0 and padded.annotations[1, :2].abs().min() > 0
+
+
+def test_a_fixed_number_of_ig_points_is_used_as_given() -> None:
+    """ig_steps=3 runs IG at 3 points for every step (not the gap-chosen 50 or more): coarser, so its
+    completeness gap differs from 50 points' on this model."""
+    lm = tiny_random_lm(seed=1)
+    trace = greedy(lm, [SOURCES[0]], topk=1)[0]
+    src, ids = lm.src_vocab.encode(trace.src_tokens[:-1]), [s.token_id for s in trace.steps]
+    coarse = attribute(lm, src, ids, methods=["ig"], ig_steps=3)
+    fine = attribute(lm, src, ids, methods=["ig"], ig_steps=50)
+    assert coarse.ig_points.tolist() == [3] * len(ids) and fine.ig_points.tolist() == [50] * len(ids)
+    assert not np.allclose(coarse.ig_delta, fine.ig_delta, atol=1e-4)
+
+
+def test_surgery_records_the_models_own_alpha_before_the_edit() -> None:
+    lm = tiny_random_lm(seed=1)
+    res = decode_with_surgery(lm, SOURCES[0], {1: Edit("onehot", j=0)})
+    own = res.original.steps[1].alpha
+    assert res.edited_steps == [1] and res.original_alpha[1] == pytest.approx(own, abs=1e-6)
+    assert res.trace.steps[1].alpha == pytest.approx([1.0] + [0.0] * (len(own) - 1))
