@@ -228,8 +228,9 @@ ATTRIBUTION = [
       "    return max(0.0, (0.5 * kl(p) + 0.5 * kl(q)) / math.log(2))", T_ATT, "JSD in bits, documented in nats"),
     m("target_log_prob_wrong_row", "nmt/attribution.py", "return sorted_out[torch.argsort(order)]", "return sorted_out",
       T_ATT, "rows of the Captum forward not put back in order"),
-    m("padding_in_baseline", "nmt/attribution.py", "x_base = torch.where(real, fill.view(1, 1, -1), x)",
-      "x_base = fill.view(1, 1, -1).expand_as(x)", T_ATT, "padding replaced by the baseline too"),
+    m("logprob_of_argmax", "nmt/attribution.py", "lp = run.log_probs[0, step_t, tgt_out[0, step_t]]",
+      "lp = run.log_probs[0, step_t].max(-1).values", f"{T_ATT}::test_integrated_gradients_are_complete",
+      "log p of the model's argmax word recorded instead of the explained (forced) word's"),
 ]
 
 FAITHFULNESS = [
