@@ -268,3 +268,10 @@ def test_surgery_records_the_models_own_alpha_before_the_edit() -> None:
     own = res.original.steps[1].alpha
     assert res.edited_steps == [1] and res.original_alpha[1] == pytest.approx(own, abs=1e-6)
     assert res.trace.steps[1].alpha == pytest.approx([1.0] + [0.0] * (len(own) - 1))
+
+
+def test_the_builtin_root_name_is_reserved(tmp_path) -> None:
+    config = tmp_path / "roots.toml"
+    config.write_text('[[root]]\nname = "built-in"\npath = "x"\n')
+    with pytest.raises(ValueError, match="reserved"):
+        configured_roots(env={}, config=config, project=tmp_path, builtin=tmp_path / "evalsets")
