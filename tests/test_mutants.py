@@ -17,12 +17,14 @@ from nmt.attribution import Attributions, attribute
 from nmt.checkpoint import LoadedModel
 from nmt.corpora import configured_roots
 from nmt.decoding import beam_search, greedy
-from nmt.faithfulness import argmax_links, debate_tests
+from nmt.faithfulness import adversarial_alpha, argmax_links, debate_tests
 from nmt.metrics import sentence_scores
+from nmt.model import context_of
 from nmt.state import DecoderState
 from nmt.surgery import Edit, SurgeryResult, apply_edit, decode_with_surgery
 from nmt.vocab import BOS_ID, EOS_ID, PAD_ID
 from tests.test_surgery import one_thread, tiny_random_lm  # noqa: F401
+from ui.views.explanation import agreement_frame
 from ui.views.length import table1_frame
 
 SOURCES = ["Two dogs are playing in the snow .", "A man is riding a bike .", "A girl in a red coat ."]
@@ -275,3 +277,29 @@ def test_the_builtin_root_name_is_reserved(tmp_path) -> None:
     config.write_text('[[root]]\nname = "built-in"\npath = "x"\n')
     with pytest.raises(ValueError, match="reserved"):
         configured_roots(env={}, config=config, project=tmp_path, builtin=tmp_path / "evalsets")
+
+
+def test_adversarial_alpha_keeps_its_constraints_even_without_the_penalty() -> None:
+    """With no penalty the ascent only chases JSD and leaves the feasible set; the exact check must
+    still keep only α' that write the same word with p(y_i) within ε (re-read through the readout)."""
+    lm = tiny_random_lm(seed=1)
+    trace = greedy(lm, [SOURCES[0]], topk=1)[0]
+    ids = [s.token_id for s in trace.steps]
+    src = lm.src_vocab.encode(trace.src_tokens[:-1])
+    with torch.no_grad():
+        enc = lm.model.encode(torch.tensor([src]), torch.tensor([len(src)]))
+        run = lm.model.teacher_force(enc, torch.tensor([[BOS_ID, *ids[:-1]]]))
+    eps = 0.002
+    res = adversarial_alpha(lm.model, enc.annotations[0], run, torch.tensor(ids), eps=eps, penalty=0.0, lr=0.5)
+    with torch.no_grad():
+        lp = lm.model.log_probs(run.s_prev[0], run.y_emb[0], context_of(res.alpha, enc.annotations[0]))
+    assert lp.argmax(-1).tolist() == ids
+    p, p0 = lp[torch.arange(len(ids)), ids].exp(), run.log_probs[0, torch.arange(len(ids)), ids].exp()
+    assert ((p - p0).abs() <= eps + 1e-6).all()
+
+
+def test_alphas_own_row_in_the_agreement_table_agrees_with_itself() -> None:
+    att = Attributions(["a", "dog", "</s>"], ["x"], [0], 3, np.array([[0.6, 0.3, 0.1]]),
+                       {"ig": np.array([[0.5, -2.0, 1.0]])})
+    row = agreement_frame(att, 0).iloc[0]
+    assert row["top word"] == "a" and [row["τ"], row["top-1"], row["JSD"]] == [1.0, 1.0, 0.0]
