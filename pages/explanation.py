@@ -31,7 +31,7 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
     from ui import explanation_jobs as jobs
     from ui import models
     from ui import widgets as W
-    from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
+    from ui.explanation_jobs import EPS, N_PERM, attributions, debate, surgery, unedited
     from ui.views import explanation as V
     from ui.views import surgery as S
     from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
@@ -169,8 +169,7 @@ def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
                                     "0.69)")})
         with st.expander("What the methods compute"):
             st.markdown("\n".join(f"- **{V.METHOD_LABELS[m]}**: {V.METHOD_HELP[m]}" for m in V.METHOD_LABELS))
-        st.caption(f"Integrated gradients at {IG_STEPS} points from a {BASELINE} baseline; completeness gap "
-                   f"{att.ig_delta[0]:+.4f}.")
+        st.caption(V.ig_gap_note(att))
     table = V.attribution_frame(att, 0)
     W.downloads([*W.chart_downloads(chart, f"explain-{stem}-step{step}"),
                  W.Download("Attributions CSV", csv_text(table), f"explain-{stem}-step{step}.csv",
@@ -187,8 +186,9 @@ def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
     # Every word of a 600-character sentence cost 108 s of CPU (issue 24): a button, never a URL or a keystroke
     token = f"{ckpt.path}|{ckpt.mtime}|{text}|{[s.token_id for s in trace.steps]}"
     if not W.run_button(f"Explain all {n} target words", "ex_all", token,
-                        help=f"Five attributions of each of the {n} words (integrated gradients at {IG_STEPS} "
-                             "points each): a few seconds for a short sentence, minutes for a long one, under a "
+                        help=f"Five attributions of each of the {n} words (integrated gradients with "
+                             "as many points as each word needs to add up): a few seconds for a short sentence, "
+                             "minutes for a long one, under a "
                              "progress bar. Results are kept for every visitor."):
         return
     att = attributions(ckpt, text, trace, list(range(n)), f"Explaining all {n} target words", heavy_job=True)
@@ -204,6 +204,7 @@ def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
             if chart is not None:
                 W.show_chart(chart, key=f"ex_matrix_{m}", fit=True)  # side by side: never wider than the column
     st.markdown("**Mean agreement with α over the sentence**")
+    st.caption(V.ig_gap_note(att))
     means = V.sentence_agreement_frame(att)
     st.dataframe(means, hide_index=True, key="ex_agree_all",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in means.columns[1:]})

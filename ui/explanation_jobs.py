@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nmt.attribution import Attributions, attribute
+from nmt.attribution import IG_START, Attributions, attribute
 from nmt.decoding import MAX_SOURCE_TOKENS, max_target_len
 from nmt.faithfulness import debate_tests
 from nmt.surgery import Edit, SurgeryResult, decode_with_surgery
@@ -18,7 +18,7 @@ from ui import widgets as W
 from ui.views import explanation as V
 from ui.views import surgery as S
 
-IG_STEPS, BASELINE = 20, "zero"  # the library's defaults
+IG_STEPS, BASELINE = None, "zero"  # the library's defaults: IG points chosen by the completeness gap
 N_PERM, SEED, EPS = 20, 0, 0.01
 MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decoding
 
@@ -36,8 +36,10 @@ GRAD_BATCH_UNITS = 15_000  # one gradient batch of a button's job (nmt.attributi
 
 
 def cost(trace: DecodeTrace, steps: list[int]) -> int:
-    """The gradient units of explaining ``steps`` of ``trace`` (:data:`AUTO_UNITS`' measure)."""
-    return sum((i + 1) * len(trace.src_tokens) * IG_STEPS for i in steps)
+    """The gradient units of explaining ``steps`` of ``trace`` (:data:`AUTO_UNITS`' measure), counting IG at
+    its first round of points (:data:`nmt.attribution.IG_START`; the gap may double them on some steps)."""
+    points = IG_STEPS or IG_START
+    return sum((i + 1) * len(trace.src_tokens) * points for i in steps)
 
 
 def loo_cost(trace: DecodeTrace, steps: list[int]) -> int:
