@@ -110,7 +110,7 @@ def _shape(t: torch.Tensor) -> list[int]:
 def _candidates(lm: LoadedModel, logits: torch.Tensor, log_probs: torch.Tensor, k: int, written: int
                 ) -> tuple[list[Candidate], Candidate]:
     itos = lm.tgt_vocab.itos
-    lp, lg = log_probs[0], logits[0].float()
+    lp, lg = log_probs[0], logits[0].double()
 
     def cand(t: int) -> Candidate:
         return Candidate(itos[t], t, float(lg[t]), float(lp[t]), float(lp[t].exp()))

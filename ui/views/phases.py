@@ -54,6 +54,7 @@ def _shapes(rows: list[tuple[str, list[str], list[int] | None, str]]) -> pd.Data
 
 def _coords(columns: dict[str, list[float] | None], k: int = COORDS) -> pd.DataFrame:
     """The first ``k`` coordinates (1-based, as in the papers) of a few same-length vectors, side by side."""
+    k = min([k, *(len(v) for v in columns.values() if v is not None)])
     out: dict[str, list[float] | list[int]] = {"unit": list(range(1, k + 1))}
     for name, v in columns.items():
         if v is not None:
