@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import torch
 
@@ -83,11 +82,12 @@ def _view_shows_the_trace(ph: StepPhases, rec, src_tokens: list[str]) -> None:
         assert "summary" in cards["look"].lead and "Where step" not in " ".join(tables["look"])
     else:
         for _, row in look.iterrows():
-            if not pd.isna(row["j"]):
-                j = int(row["j"])
-                assert row["source word"] == src_tokens[j] and row["α_ij"] == rec.alpha[j]
-                assert row["e_ij"] == (None if rec.energies is None else rec.energies[j])
-        assert math.fsum(look["α_ij"]) == pytest.approx(sum(rec.alpha), abs=1e-12)
+            j = int(row["j"])
+            assert row["source word"] == src_tokens[j] and row["α_ij"] == rec.alpha[j]
+            assert row["e_ij"] == (None if rec.energies is None else rec.energies[j])
+        n, rest = pv.rest_weight(ph)
+        assert len(look) + n == len(rec.alpha)
+        assert math.fsum(look["α_ij"]) + rest == pytest.approx(sum(rec.alpha), abs=1e-12)
     top = tables["generate"][next(k for k in tables["generate"] if k.startswith("Softmax"))]
     assert list(zip(top["word"], top["p"], strict=True))[: len(rec.topk)] == rec.topk
     assert list(top.loc[top["written"] != "", "word"]) == [rec.token]
@@ -244,9 +244,9 @@ def test_maxout_table_pairs_and_picks_the_larger() -> None:
 
 def test_source_rows_most_weight_first_with_the_rest_summed() -> None:
     rows = pv.source_rows(_phases(), ["a", "b", "c", "d", "</s>"], top=2)
-    assert rows["source word"].tolist() == ["b", "d", "(3 more words)"]
-    assert rows["α_ij"].tolist() == pytest.approx([0.6, 0.15, 0.25])
-    assert rows["e_ij"].tolist()[:2] == [1.8, 0.4]
+    assert rows["source word"].tolist() == ["b", "d"] and rows["j"].tolist() == [1, 3]
+    assert rows["α_ij"].tolist() == [0.6, 0.15] and rows["e_ij"].tolist() == [1.8, 0.4]
+    assert pv.rest_weight(_phases(), top=2) == (3, pytest.approx(0.25))
     assert pv.source_rows(_phases(context="fixed"), ["a"] * 5) is None
 
 
@@ -261,6 +261,7 @@ def test_cards_follow_each_models_order_with_its_equations_and_shapes() -> None:
     rnn = pv.cards(_phases(), ["a", "b", "c", "d", "</s>"])
     assert [c.title for c in rnn] == ["1 · Look", "2 · Generate", "3 · Update"]
     assert any(r"\max(\tilde t_{i,2k-1}, \tilde t_{i,2k})" in e for e in rnn[1].equations)
+    assert pv.latex_block([r"a = b", r"c = d"]) == r"\begin{aligned}a &= b \\[6pt] c &= d\end{aligned}"
     assert rnn[0].shapes.set_index("tensor").loc["h_j, all j", "shape"] == "Tx = 5 × 2n = 6"
     assert rnn[1].shapes.set_index("tensor").loc["t̃_i", "shape"] == "2l = 6"
     upd = rnn[2].tables[0][1].set_index("quantity")["value"]
@@ -269,7 +270,8 @@ def test_cards_follow_each_models_order_with_its_equations_and_shapes() -> None:
     lu = pv.cards(_phases("luong"), ["a", "b", "c", "d", "</s>"])
     assert [c.key for c in lu] == ["update", "look", "generate"]
     assert any(r"h_t^\top W_a \bar h_s" in e for e in lu[1].equations)
-    assert any("input feeding" in e for e in lu[0].equations)
+    assert lu[0].equations == [r"h_t = \mathrm{LSTM}(h_{t-1}, [E y_{t-1}; \tilde h_{t-1}])"]
+    assert "input feeding" in lu[0].source and "eqs. (5)-(6)" in lu[2].source
     fixed = pv.cards(_phases(context="fixed"), ["a"] * 5)[0]
     assert "summary" in fixed.lead and fixed.equations == [
         r"c_i = c = [\overrightarrow{h}_{T_x}; \overleftarrow{h}_1]\quad\text{for every } i"]

@@ -54,9 +54,9 @@ def phases_panel(trace: DecodeTrace, i: int | None, choice: models.Choice, text:
         with st.container(border=True, key=f"phase_{card.key}"):
             st.markdown(f"#### {card.title}")
             st.markdown(card.lead)
-            for eq in card.equations:
-                st.latex(eq)
             left, right = st.columns([1, 1.15], gap="medium")
+            left.latex(pv.latex_block(card.equations))
+            left.caption(card.source)
             left.dataframe(card.shapes, hide_index=True, width="stretch")
             for caption, frame in card.tables:
                 right.markdown(f"**{md(caption)}**")

@@ -39,6 +39,13 @@ class PhaseCard:
     shapes: pd.DataFrame  # symbol, shape, what it is
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (caption, frame)
     note: str = ""  # one line per jargon word (Markdown, no user text)
+    source: str = ""  # where the equations are in the papers
+
+
+def latex_block(equations: list[str]) -> str:
+    """The equations as one LaTeX ``aligned`` block, aligned at their first "=" (one compact figure)."""
+    rows = [eq.replace("=", "&=", 1) if "=" in eq else eq for eq in equations]
+    return r"\begin{aligned}" + r" \\[6pt] ".join(rows) + r"\end{aligned}"
 
 
 def _shape(names: list[str], sizes: list[int] | None) -> str:
@@ -72,21 +79,21 @@ def _quantities(rows: list[tuple[str, float | None, str]]) -> pd.DataFrame:
 
 
 def source_rows(ph: StepPhases, src_tokens: list[str], top: int = TOP_SOURCE) -> pd.DataFrame | None:
-    """The source words with the most weight α (j 0-based, as in the stepper's other tables), with e_ij;
-    a last row sums the weight of the words left out. None without α (a fixed summary c)."""
+    """The ``top`` source words with the most weight α (j 0-based, as in the stepper's other tables),
+    with e_ij; None without α (a fixed summary c). :func:`rest_weight` sums the words left out."""
     a = ph.look.alpha
     if a is None:
         return None
-    order = sorted(range(len(a)), key=lambda j: -a[j])
-    shown = order[:top]
     e = ph.look.energies
-    rows = [{"j": j, "source word": src_tokens[j] if j < len(src_tokens) else "?",
-             "e_ij": None if e is None else float(e[j]), "α_ij": float(a[j])} for j in shown]
-    rest = order[top:]
-    if rest:
-        rows.append({"j": None, "source word": f"({len(rest)} more words)", "e_ij": None,
-                     "α_ij": float(sum(a[j] for j in rest))})
-    return pd.DataFrame(rows)
+    shown = sorted(range(len(a)), key=lambda j: -a[j])[:top]
+    return pd.DataFrame([{"j": j, "source word": src_tokens[j] if j < len(src_tokens) else "?",
+                          "e_ij": None if e is None else float(e[j]), "α_ij": float(a[j])} for j in shown])
+
+
+def rest_weight(ph: StepPhases, top: int = TOP_SOURCE) -> tuple[int, float]:
+    """How many source words :func:`source_rows` leaves out, and their total weight α."""
+    a = sorted(ph.look.alpha or [], reverse=True)[top:]
+    return len(a), float(sum(a))
 
 
 def look_equations(ph: StepPhases) -> list[str]:
@@ -96,24 +103,23 @@ def look_equations(ph: StepPhases) -> list[str]:
             "dot": r"\mathrm{score}(h_t, \bar h_s) = h_t^\top \bar h_s",
             "general": r"\mathrm{score}(h_t, \bar h_s) = h_t^\top W_a \bar h_s",
             "concat": r"\mathrm{score}(h_t, \bar h_s) = v_a^\top \tanh(W_a [h_t; \bar h_s])",
-            "location": r"a_t = \mathrm{softmax}(W_a h_t)",
+            "location": r"\mathrm{score}(h_t, \bar h_s) = (W_a h_t)_s",
         }[str(ph.variant.get("score"))]
-        eqs = [score + r"\quad\text{(eq. 8)}",
-               r"a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}{\sum_{s'} \exp \mathrm{score}(h_t, \bar h_{s'})}"
-               r"\quad\text{(eq. 7)}"]
+        eqs = [score,
+               r"a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}{\sum_{s'} \exp \mathrm{score}(h_t, \bar h_{s'})}"]
         if ph.variant.get("attention") == "local-m":
             eqs.append(r"p_t = t,\quad s \in [p_t - D, p_t + D]")
         elif ph.variant.get("attention") == "local-p":
-            eqs.append(r"p_t = S \cdot \mathrm{sigmoid}(v_p^\top \tanh(W_p h_t)),\quad a_t(s) \mathrel{\times}="
-                       r" \exp\!\left(-\frac{(s - p_t)^2}{2\sigma^2}\right)\quad\text{(eqs. 10-11)}")
+            eqs += [r"p_t = S \cdot \mathrm{sigmoid}(v_p^\top \tanh(W_p h_t))",
+                    r"a_t(s) \mathrel{\times}= \exp\!\left(-\frac{(s - p_t)^2}{2\sigma^2}\right),\ \sigma = D/2"]
         return [*eqs, r"c_t = \sum_s a_t(s)\, \bar h_s"]
     if ph.context == "fixed":
         return [r"c_i = c = [\overrightarrow{h}_{T_x}; \overleftarrow{h}_1]\quad\text{for every } i"]
     if ph.context == "mean":
         return [r"\alpha_{ij} = 1 / T_x", r"c_i = \frac{1}{T_x} \sum_{j=1}^{T_x} h_j"]
     return [r"e_{ij} = v_a^\top \tanh(W_a s_{i-1} + U_a h_j)",
-            r"\alpha_{ij} = \frac{\exp(e_{ij})}{\sum_{k=1}^{T_x} \exp(e_{ik})}\quad\text{(eq. 6)}",
-            r"c_i = \sum_{j=1}^{T_x} \alpha_{ij}\, h_j\quad\text{(eq. 5)}"]
+            r"\alpha_{ij} = \frac{\exp(e_{ij})}{\sum_{k=1}^{T_x} \exp(e_{ik})}",
+            r"c_i = \sum_{j=1}^{T_x} \alpha_{ij}\, h_j"]
 
 
 def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
@@ -140,12 +146,28 @@ def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
                   ("p_t", ph.look.position, "centre of the local window (0-based source position)")]
     tables = []
     if (src := source_rows(ph, src_tokens)) is not None:
-        tables.append((f"Where step {i} = {ph.i} looks (most weight first)", src))
+        n, rest = rest_weight(ph)
+        more = f"; the other {n} words: Σ α = {rest:.4f}" if n else ""
+        tables.append((f"Where step {i} = {ph.i} looks (most weight first{more})", src))
     tables.append(("Numbers", _quantities(quantities)))
     note = "" if ph.look.alpha is None else (
         f"Energy (score): how well source word j fits what {s_prev} is about to write; softmax: exp of each "
         "score divided by their sum, so the weights are positive and sum to 1.")
-    return PhaseCard("look", TITLES["look"], lead, look_equations(ph), _shapes(rows), tables, note)
+    return PhaseCard("look", TITLES["look"], lead, look_equations(ph), _shapes(rows), tables, note, look_source(ph))
+
+
+def look_source(ph: StepPhases) -> str:
+    """Where the Look equations come from."""
+    if ph.arch == "luong":
+        eqs = "(7), (9)" if ph.variant.get("score") == "location" else "(7)-(8)"
+        local = {"local-m": ", local-m §3.2", "local-p": ", local-p eqs. (10)-(11)"}.get(
+            str(ph.variant.get("attention")), "")
+        return f"Luong et al. (2015), eqs. {eqs}{local}"
+    if ph.context == "fixed":
+        return "RNNencdec: the encoder's fixed summary (Bahdanau et al. 2015, §3 and App. A.2)"
+    if ph.context == "mean":
+        return "An ablation of Bahdanau et al. (2015): eq. (5) with uniform weights"
+    return "Bahdanau et al. (2015), eqs. (5)-(6); the alignment model of App. A.1.2"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -179,8 +201,7 @@ def generate_card(ph: StepPhases) -> PhaseCard:
     """The readout: t̃_i and its maxout (RNNsearch) or h̃_t (Luong), then the softmax's top-k."""
     sh, g = ph.shapes, ph.generate
     if ph.arch == "luong":
-        eqs = [r"\tilde h_t = \tanh(W_c [c_t; h_t])\quad\text{(eq. 5)}",
-               r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W_s \tilde h_t)\quad\text{(eq. 6)}"]
+        eqs = [r"\tilde h_t = \tanh(W_c [c_t; h_t])", r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W_s \tilde h_t)"]
         lead = ("One tanh layer mixes the context c_t with the state h_t into h̃_t; a softmax over the vocabulary "
                 "reads it.")
         rows = [("[c_t; h_t]", ["2n"], [2 * sh["h_tilde"][0]], "context and state, stacked"),
@@ -192,7 +213,7 @@ def generate_card(ph: StepPhases) -> PhaseCard:
     else:
         eqs = [r"\tilde t_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i",
                r"t_{i,k} = \max(\tilde t_{i,2k-1}, \tilde t_{i,2k}),\quad k = 1 \dots l",
-               r"p(y_i \mid y_{<i}, x) = \mathrm{softmax}(W_o t_i)\quad\text{(eq. 4, App. A.2.2)}"]
+               r"p(y_i \mid y_{<i}, x) = \mathrm{softmax}(W_o t_i)"]
         lead = ("The deep output mixes the previous state, the previous word and the context into t̃_i; maxout "
                 "halves it to t_i; a softmax over the vocabulary turns W_o t_i into probabilities.")
         rows = [("E y_(i−1)", ["m"], sh["y_emb"], "embedding of the previous word"),
@@ -203,7 +224,9 @@ def generate_card(ph: StepPhases) -> PhaseCard:
         note = ("t̃_i: the deep output's pre-activation, 2l numbers. Maxout: keep the larger number of each pair, "
                 "so 2l numbers become l (a learned non-linearity). Logit: a word's score before the softmax.")
     tables = [(f"Softmax: top-{len(g.topk)} of {sh['logits'][0]} words", candidate_rows(ph)), *tables]
-    return PhaseCard("generate", TITLES["generate"], lead, eqs, _shapes(rows), tables, note)
+    source = ("Luong et al. (2015), eqs. (5)-(6)" if ph.arch == "luong" else
+              "Bahdanau et al. (2015), eq. (4) and App. A.2.2 (deep output with maxout)")
+    return PhaseCard("generate", TITLES["generate"], lead, eqs, _shapes(rows), tables, note, source)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -222,7 +245,7 @@ def update_card(ph: StepPhases) -> PhaseCard:
         cell = str(ph.variant.get("cell", "lstm")).upper()
         feed = bool(ph.variant.get("input_feeding"))
         inp = r"[E y_{t-1}; \tilde h_{t-1}]" if feed else r"E y_{t-1}"
-        eqs = [rf"h_t = \mathrm{{{cell}}}(h_{{t-1}}, {inp})" + (r"\quad\text{(input feeding, §3.3)}" if feed else "")]
+        eqs = [rf"h_t = \mathrm{{{cell}}}(h_{{t-1}}, {inp})"]
         lead = (f"First the recurrent step: the {cell} reads the previous word"
                 + (" and the previous attentional state h̃_(t−1)" if feed else "")
                 + " into h_t; attention comes after, from h_t.")
@@ -237,10 +260,10 @@ def update_card(ph: StepPhases) -> PhaseCard:
         coords = _coords({"h_(t−1)": u.prev, "h_t": u.new})
         note = f"{cell}: the recurrent cell; its memory cell is internal state, not the context c_t."
     else:
-        eqs = [r"z_i = \sigma(W_z E y_{i-1} + U_z s_{i-1} + C_z c_i),\quad r_i = \sigma(W_r E y_{i-1} + U_r s_{i-1}"
-               r" + C_r c_i)",
+        eqs = [r"z_i = \sigma(W_z E y_{i-1} + U_z s_{i-1} + C_z c_i)",
+               r"r_i = \sigma(W_r E y_{i-1} + U_r s_{i-1} + C_r c_i)",
                r"\tilde s_i = \tanh(W E y_{i-1} + U [r_i \circ s_{i-1}] + C c_i)",
-               r"s_i = (1 - z_i) \circ s_{i-1} + z_i \circ \tilde s_i\quad\text{(App. A.2.2)}"]
+               r"s_i = (1 - z_i) \circ s_{i-1} + z_i \circ \tilde s_i"]
         lead = ("The GRU moves the state: the update gate z_i says, unit by unit, how much of s_(i−1) to replace "
                 "by the proposal s̃_i, which reads the previous word and c_i. The word just written enters at the "
                 "next step.")
@@ -255,7 +278,9 @@ def update_card(ph: StepPhases) -> PhaseCard:
         note = ("Update gate z_i: 0 keeps a unit of s_(i−1), 1 takes the proposal s̃_i. Reset gate r_i: how much of "
                 "s_(i−1) the proposal reads. Check a row: s_i = (1 − z_i)·s_(i−1) + z_i·s̃_i.")
     tables = [("Numbers", _quantities(q)), (f"First {COORDS} units", coords)]
-    return PhaseCard("update", TITLES["update"], lead, eqs, _shapes(rows), tables, note)
+    source = ("Luong et al. (2015), §3" + (" and §3.3 (input feeding)" if ph.variant.get("input_feeding") else "")
+              if ph.arch == "luong" else "Bahdanau et al. (2015), s_i = f(s_(i−1), y_(i−1), c_i) and App. A.2.2 (GRU)")
+    return PhaseCard("update", TITLES["update"], lead, eqs, _shapes(rows), tables, note, source)
 
 
 def cards(ph: StepPhases, src_tokens: list[str]) -> list[PhaseCard]:
