@@ -82,12 +82,12 @@ def _view_shows_the_trace(ph: StepPhases, rec, src_tokens: list[str]) -> None:
         assert "summary" in cards["look"].lead and "Where step" not in " ".join(tables["look"])
     else:
         for _, row in look.iterrows():
-            j = int(row["j"])
-            assert row["source word"] == src_tokens[j] and row["α_ij"] == rec.alpha[j]
-            assert row["e_ij"] == (None if rec.energies is None else rec.energies[j])
+            j = int(row.iloc[0])  # j (RNNsearch) or s (Luong)
+            assert row["source word"] == src_tokens[j] and row.iloc[3] == rec.alpha[j]
+            assert row.iloc[2] == (None if rec.energies is None else rec.energies[j])
         n, rest = pv.rest_weight(ph)
         assert len(look) + n == len(rec.alpha)
-        assert math.fsum(look["α_ij"]) + rest == pytest.approx(sum(rec.alpha), abs=1e-12)
+        assert math.fsum(look.iloc[:, 3]) + rest == pytest.approx(sum(rec.alpha), abs=1e-12)
     top = tables["generate"][next(k for k in tables["generate"] if k.startswith("Softmax"))]
     assert list(zip(top["word"], top["p"], strict=True))[: len(rec.topk)] == rec.topk
     assert list(top.loc[top["written"] != "", "word"]) == [rec.token]

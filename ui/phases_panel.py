@@ -70,9 +70,9 @@ def _formats(frame: object) -> dict[str, st.column_config.Column]:
     cols = getattr(frame, "columns", [])
     out: dict[str, st.column_config.Column] = {}
     for c in cols:
-        if c in ("j", "k", "rank", "unit"):
+        if c in ("j", "s", "k", "rank", "unit"):
             out[c] = st.column_config.NumberColumn(c, format="%d", width="small")
-        elif c in ("p", "α_ij"):
+        elif c in ("p", "α_ij", "a_t(s)"):
             out[c] = st.column_config.NumberColumn(c, format="%.4f")
         elif c not in ("word", "source word", "written", "quantity", "meaning"):
             out[c] = st.column_config.NumberColumn(c, format="%.3f")

@@ -26,6 +26,7 @@ PAIRS = 6  # maxout pairs shown
 TOP_SOURCE = 6  # source words shown in the Look table (most weight first)
 
 TITLES = {"look": "Look", "generate": "Generate", "update": "Update"}
+SOURCE_COLUMNS = {"rnnsearch": ("j", "e_ij", "α_ij"), "luong": ("s", "score", "a_t(s)")}  # each paper's names
 
 
 @dataclass
@@ -86,8 +87,9 @@ def source_rows(ph: StepPhases, src_tokens: list[str], top: int = TOP_SOURCE) ->
         return None
     e = ph.look.energies
     shown = sorted(range(len(a)), key=lambda j: -a[j])[:top]
-    return pd.DataFrame([{"j": j, "source word": src_tokens[j] if j < len(src_tokens) else "?",
-                          "e_ij": None if e is None else float(e[j]), "α_ij": float(a[j])} for j in shown])
+    pos, score, weight = SOURCE_COLUMNS[ph.arch]
+    return pd.DataFrame([{pos: j, "source word": src_tokens[j] if j < len(src_tokens) else "?",
+                          score: None if e is None else float(e[j]), weight: float(a[j])} for j in shown])
 
 
 def rest_weight(ph: StepPhases, top: int = TOP_SOURCE) -> tuple[int, float]:
@@ -105,13 +107,14 @@ def look_equations(ph: StepPhases) -> list[str]:
             "concat": r"\mathrm{score}(h_t, \bar h_s) = v_a^\top \tanh(W_a [h_t; \bar h_s])",
             "location": r"\mathrm{score}(h_t, \bar h_s) = (W_a h_t)_s",
         }[str(ph.variant.get("score"))]
-        eqs = [score,
-               r"a_t(s) = \frac{\exp \mathrm{score}(h_t, \bar h_s)}{\sum_{s'} \exp \mathrm{score}(h_t, \bar h_{s'})}"]
+        local_p = ph.variant.get("attention") == "local-p"
+        eqs = [score, (r"\mathrm{align}(h_t, \bar h_s)" if local_p else "a_t(s)")
+               + r" = \frac{\exp \mathrm{score}(h_t, \bar h_s)}{\sum_{s'} \exp \mathrm{score}(h_t, \bar h_{s'})}"]
         if ph.variant.get("attention") == "local-m":
             eqs.append(r"p_t = t,\quad s \in [p_t - D, p_t + D]")
         elif ph.variant.get("attention") == "local-p":
             eqs += [r"p_t = S \cdot \mathrm{sigmoid}(v_p^\top \tanh(W_p h_t))",
-                    r"a_t(s) \mathrel{\times}= \exp\!\left(-\frac{(s - p_t)^2}{2\sigma^2}\right),\ \sigma = D/2"]
+                    r"a_t(s) = \mathrm{align}(h_t, \bar h_s) \exp\!\left(-\frac{(s - p_t)^2}{2\sigma^2}\right)"]
         return [*eqs, r"c_t = \sum_s a_t(s)\, \bar h_s"]
     if ph.context == "fixed":
         return [r"c_i = c = [\overrightarrow{h}_{T_x}; \overleftarrow{h}_1]\quad\text{for every } i"]
@@ -137,9 +140,13 @@ def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
                 f"the scores into weights that sum to 1 and reads their weighted sum {c}.")
     rows = [(mem, ["S" if luong else "Tx", d], sh.get("memory"), "the source words' encodings"),
             ("score(h_t, h̄_s)" if luong else "e_i·", ["S" if luong else "Tx"],
-             sh.get("alpha") if ph.look.energies is not None else None, "one score per source word"),
-            ("a_t" if luong else "α_i·", ["S" if luong else "Tx"], sh.get("alpha"), "weights, softmax of the scores"),
-            (c, [d], sh.get("context"), "the context read at this step")]
+             sh.get("alpha") if ph.look.energies is not None else None,
+             "one score per source word" if ph.look.energies is not None else "none: no alignment model runs"),
+            ("a_t" if luong else "α_i·", ["S" if luong else "Tx"], sh.get("alpha"),
+             {"attention": "weights, softmax of the scores", "mean": "uniform weights 1/Tx"}.get(
+                 ph.context, "none: c is fixed")),
+            (c, [d], sh.get("context"),
+             "the fixed summary c" if ph.look.alpha is None else "the context read at this step")]
     quantities = [("Σ α" if not luong else "Σ_s a_t(s)", None if ph.look.alpha is None else float(sum(ph.look.alpha)),
                    "1 unless a local-p Gaussian shrank it"),
                   (f"‖{c}‖", norm(ph.look.context), "length of the context vector"),
@@ -147,11 +154,12 @@ def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
     tables = []
     if (src := source_rows(ph, src_tokens)) is not None:
         n, rest = rest_weight(ph)
-        more = f"; the other {n} words: Σ α = {rest:.4f}" if n else ""
+        more = f"; the other {n} words: Σ {SOURCE_COLUMNS[ph.arch][2]} = {rest:.4f}" if n else ""
         tables.append((f"Where step {i} = {ph.i} looks (most weight first{more})", src))
     tables.append(("Numbers", _quantities(quantities)))
     note = "" if ph.look.alpha is None else (
-        f"Energy (score): how well source word j fits what {s_prev} is about to write; softmax: exp of each "
+        f"Energy (score): how well source word {SOURCE_COLUMNS[ph.arch][0]} fits what {s_prev} is about to write; "
+        "softmax: exp of each "
         "score divided by their sum, so the weights are positive and sum to 1.")
     return PhaseCard("look", TITLES["look"], lead, look_equations(ph), _shapes(rows), tables, note, look_source(ph))
 
@@ -160,7 +168,7 @@ def look_source(ph: StepPhases) -> str:
     """Where the Look equations come from."""
     if ph.arch == "luong":
         eqs = "(7), (9)" if ph.variant.get("score") == "location" else "(7)-(8)"
-        local = {"local-m": ", local-m §3.2", "local-p": ", local-p eqs. (10)-(11)"}.get(
+        local = {"local-m": ", local-m §3.2", "local-p": ", local-p eqs. (10)-(11) with σ = D/2"}.get(
             str(ph.variant.get("attention")), "")
         return f"Luong et al. (2015), eqs. {eqs}{local}"
     if ph.context == "fixed":
