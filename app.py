@@ -25,16 +25,17 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import models
+    from ui import ensemble_panel as ens
+    from ui import fusion_ui, models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
-    from ui import widgets as W
     from ui.phases_panel import phases_panel
-    from ui.presets import BY_NAME
-    from ui.stepper_panels import context_panel, export_section, topk_panel
+    from ui.presets import BY_NAME, watch_for
+    from ui.stepper_panels import context_panel, export_section, table_dialog, topk_panel
     from ui.views import stepper as sv
     from ui.views import stepper_charts as sc
     from ui.views import stepper_html as sh
+    from ui.views import stepper_readout as sr
     from ui.views import stepper_state as vs
     from ui.views.common import NORM_LABELS, md
 
@@ -43,7 +44,8 @@ NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default fi
 MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
 TABS = ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "Bottleneck", "Event log",
         "Share and export")
-HEATMAP_BOX = {False: 310, True: 340}  # px (normal, presentation): a taller heatmap scrolls inside its box
+HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
+# (not in presentation mode: there every row stays in view of the page, issue 21)
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
@@ -67,6 +69,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
         st.caption(md(labels[ss["model"]]))
+        ens.toggle({g.name: g for g in groups}[ss["model"]])
         with st.expander("Checkpoints in the folder"):
             st.dataframe(rows, hide_index=True)
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
@@ -110,10 +113,10 @@ def inputs() -> None:
 
 
 def watch() -> None:
-    """The preset's one line on what to watch."""
+    """The preset's one line on what to watch, for the toggle as it is now."""
     preset = BY_NAME.get(ss["w_preset"])
     if preset is not None:
-        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(preset.watch)}")
+        (st.markdown if ss["present"] else st.caption)(f"**Watch:** {md(watch_for(preset, bool(ss['freeze'])))}")
 
 
 def controls(done: bool) -> None:
@@ -129,8 +132,15 @@ def controls(done: bool) -> None:
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
                   disabled=done and not playing)
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
+        # labelled above the slider; in presentation mode (a row ~24 px shorter, so 12 words fit 720 px)
+        # the value beside Play says it: "0.5 s / word"
         st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
-                         format_func=lambda s: f"{s:g} s / word", label_visibility="collapsed", width=190)
+                         format_func=lambda s: f"{s:g} s / word", width=190,
+                         help="Seconds between words while Play runs.",
+                         label_visibility="collapsed" if ss["present"] else "visible")
+        if ss["present"]:  # the numbers tab is gone: its table is one key (T) or click away, over the page
+            st.button("Table (T)", key="btn_table", shortcut="T", icon=":material/table:", on_click=ctl.on_table,
+                      help="This step's energies e_ij and weights α_ij")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
@@ -152,30 +162,32 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
               text: str) -> int | None:
-    """The α heatmap (or, without alignment, the bottleneck comparison); returns the step clicked."""
-    box = HEATMAP_BOX[look.present]
+    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked."""
+    # the room left under the source words: less for each extra line of them
+    box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
+              * sh.CHIP_ROW[look.present][3])
     height = sc.heatmap_height(trace, look)
-    tall = height > box
+    tall = height > box and not look.present  # on a projector no row hides in a scrolling box: the page scrolls
     wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
-    chart = sc.heatmap(trace, "alpha", latest=latest, look=look, labels_below=tall)
-    if chart is not None:
-        # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
-        # when it is wider than the column (else its last source words are cut off, unreachable).
-        fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
-        with st.container(height=fixed, border=False, autoscroll=True):
-            ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
-                                    width="content" if wide else "stretch")
-        if not look.present:
-            st.caption("Rows: target words (* = forced); columns: source words; darker = more attention. "
-                       "Click a cell to look at that step, double-click to clear.")
-        return sc.selected_step(ev)
-    if trace.steps and not trace.has_alignment:
-        st.markdown("**No α to draw:** every word reads the same summary vector c = [→h_Tx; ←h_1]. "
-                    "What that costs on this sentence:")
-        bottleneck_panel(group, text, latest, look, nonce)
-    elif not trace.steps:
+    chart = sr.rows_chart(trace, latest=latest, look=look, labels_below=tall)
+    if chart is None:
         st.caption("The α heatmap grows one row per step: press Step.")
-    return None
+        return None
+    # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
+    # when it is wider than the column (else its last source words are cut off, unreachable).
+    fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
+    with st.container(height=fixed, border=False, autoscroll=True):
+        ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
+                                width="content" if wide else "stretch")
+    if not look.present:
+        st.caption("Rows: target words (* = forced); columns: source words; " + (
+            "darker = more attention." if trace.picture == "alpha" else
+            "every row is the same band: each word reads the one summary c, so there is no α to draw.")
+            + " Click a row to look at that step, double-click to clear.")
+        if trace.picture == "summary":
+            st.markdown("**What the one summary costs on this sentence:**")
+            bottleneck_panel(group, text, latest, look, nonce)
+    return sc.selected_step(ev)
 
 
 def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice, group: models.ModelGroup,
@@ -202,10 +214,10 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
                 st.info(sv.no_energies_note(trace))
     if tabs[3].open:
         with tabs[3]:
-            if trace.has_alignment or not trace.steps:
+            if trace.picture != "summary":
                 bottleneck_panel(group, text, len(trace.steps) - 1 if trace.steps else None, look, "tab" + nonce)
             else:
-                st.caption("Shown above, in place of the heatmap.")
+                st.caption("Shown above, under the summary band.")
     if tabs[4].open:
         with tabs[4]:
             log = list(reversed(ss["log"]))
@@ -238,20 +250,29 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         st.rerun()
     look = ctl.look()
     controls(done)
-    if not look.present:
-        st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.ckpt.name))
     nonce = ctl.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
     copies = ctl.copies(trace)
+    line = st.container()  # the readout line and the source words, full width above both columns (one line of
+    # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
     left, right = st.columns([1.8, 1], gap="medium")
     with left:
-        top = st.container()
         clicked = alignment(trace, latest, nonce, look, group, text)
         if not look.present:
             watch()
+            st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
+        fusion_slot = st.container()  # the LM's top-k beside the TM's, when fused (filled below)
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
-    top.html(sh.source_html(trace, step, paper=look.paper, big=look.present))
+    copied = copies[cur][1] if cur in copies else None
+    if ss.pop("_show_table", False) and step is not None:
+        table_dialog(trace, step, choice)
+    note = sr.first_word_note(trace, step, copied)
+    line.html(sr.readout_html(trace, step, copied, big=look.present)
+              + (sh.note_html(note, look.present) if note else "")
+              + sh.source_html(trace, step, paper=look.paper, big=look.present, heading=False))
+    with left:
+        ens.panel(lm, trace, step, look, nonce)  # an ensemble's members beside it (nothing for one model)
     with right:
         st.html(sh.translation_html(trace, cur, copies, big=look.present))
         if trace.steps and not look.present:
@@ -266,6 +287,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         if step is not None and not look.present:
             topk_panel(step, beam, nonce)
     if not look.present:
+        with fusion_slot:
+            fusion_ui.panel(lm, trace, cur)
         secondary(trace, step, choice, group, text, look, nonce)
     url.write_position()
 
@@ -285,13 +308,14 @@ def main() -> None:
         return
     group = sidebar(groups)
     inputs()
-    choice = models.resolve(group, ss["freeze"], ss["ablation"])
+    choice = ens.resolve(group, models.resolve(group, ss["freeze"], ss["ablation"]))
     if choice.notice:
         st.warning(md(choice.notice))
-    lm = W.load_lm(choice.ckpt)  # a damaged or foreign file: one line; a file with no digest: a warning
+    lm = ens.load_lm(choice)  # a damaged or foreign file: one line; a file with no digest: a warning
     if lm is None:
         url.write_position()
         return
+    lm = fusion_ui.sidebar(lm, choice.ckpt)  # the TM, or fused with a language model (when one fits)
     text = ss["text"]
     try:
         if ss["mode"] == "beam":

@@ -38,6 +38,7 @@ import torch
 import torch.distributed as dist
 from tqdm import tqdm
 
+from nmt import timeline_record
 from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, weights_digest
 from nmt.decoding import translate
 from nmt.device import AMP_CHOICES
@@ -46,6 +47,7 @@ from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, RNNSearch, sequence_loss
 from nmt.sampled_softmax import epoch_batches, positions
 from nmt.training import Run, build_run, configure, load_data, load_training_data
+from ui.presets import PRESETS
 
 __all__ = ["DEFAULTS", "load_training_data", "main", "parse_args"]  # load_training_data: nmt.training's
 
@@ -65,6 +67,9 @@ DEFAULTS: dict[str, Any] = {
     # issue 20: truecase models (PREFIX.{src,tgt}.json, scripts/prep_large_vocab.py) and Jean et al.'s
     # softmax over each data partition's τ target words (nmt/sampled_softmax.py; 0 = full softmax)
     "truecase": "", "sampled_vocab": 0,
+    # issue 23: a training timeline (nmt/timeline.py) in OUT/timeline.npz; presets: a ui/presets.py group,
+    # "auto" (from the --out folder's name) or "none"; note: a line the "Watch it learn" page shows
+    "timeline": False, "timeline_presets": "auto", "timeline_note": "",
 }
 
 
@@ -260,6 +265,7 @@ def after_update(run: Run) -> bool:
                                                env.device)
         if rank0_bleu is not None and not env.is_main:
             run.scheduler.step(rank0_bleu)  # the same decision as rank 0's: learning rates stay equal
+    timeline_record.after_update(run)  # --timeline: the scheduled updates
     if env.is_main and (st["update"] % args.save_every == 0 or st["stopped"]):
         save(run, env.last_path, with_state=True)
     return bool(st["stopped"])
@@ -296,6 +302,7 @@ def finish(run: Run) -> dict[str, Any]:
                "tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
                "stopped": st["stopped"] or "epochs"}
     if env.is_main:
+        timeline_record.at_end(run)  # --timeline: the update the run stops at
         if not env.best_path.exists():
             save(run, env.best_path, with_state=False)
         (env.out / "summary.json").write_text(json.dumps(summary, indent=2))
@@ -316,6 +323,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train as the options say, phase by phase; returns the final summary (also written to ``summary.json``)."""
     env = configure(parse_args(argv))
     run = build_run(env, load_data(env))
+    presets: dict[str, list[str]] = {}
+    for p in PRESETS:
+        presets.setdefault(p.group, []).append(p.text)
+    run.timeline = timeline_record.start(run, presets)  # None without --timeline
     if env.is_main:
         (env.out / "args.json").write_text(json.dumps(run.meta_base["args"], indent=2))
 

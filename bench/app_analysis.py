@@ -53,11 +53,10 @@ def _clear() -> None:
     """Forget every result (cache_data, and the pages' shared store where there is one); keep the models."""
     import streamlit as st
 
-    from ui import widgets
+    from ui import heavy
 
     st.cache_data.clear()
-    if hasattr(widgets, "shared_store"):
-        widgets.shared_store.clear()
+    heavy.clear_all()  # the byte-bounded stores: decodings, per-sentence facts, attributions
 
 
 def bench_alignment() -> dict[str, float]:

@@ -1,6 +1,7 @@
 """Load test: N concurrent sessions pressing "Step" on the stepper page, without a browser.
 
     python bench/load.py --sessions 1,10,20 --steps 10 --json bench/load-cpu.json
+    python bench/load.py --class --json bench/load-cpu.json   # issue 24's class (30 sessions, Step every 2 s)
 
 Starts ``streamlit run app.py`` on a free 127.0.0.1 port (or attaches to one: --port/--pid). Per
 round, N websocket sessions speak Streamlit's own protocol (BackMsg/ForwardMsg protobufs on
@@ -160,15 +161,25 @@ class Session:
             self.words = int(m.group(1))
 
 
-async def drive(session: Session, steps: int, think: float, rng: random.Random, out: list[float]) -> None:
-    """Press Step ``steps`` times (Reset, untimed, when decoding has ended)."""
-    for _ in range(steps):
+def press_times(start: float, period: float, steps: int) -> list[float]:
+    """When a session pressing Step every ``period`` seconds from ``start`` presses (open loop: a slow
+    step does not push the later presses back; a press that is already due goes at once)."""
+    return [start + k * period for k in range(steps)]
+
+
+async def drive(session: Session, steps: int, think: float, rng: random.Random, out: list[float],
+                period: float = 0.0) -> None:
+    """Press Step ``steps`` times (Reset, untimed, when decoding has ended): after a pause of ``think``
+    s (±50 %), or, with ``period``, every ``period`` s from a random phase (a class at its own pace)."""
+    due = press_times(time.perf_counter() + rng.uniform(0, period), period, steps) if period else []
+    for k in range(steps):
         if "Step" not in session.buttons:
             session.errors.append("no Step button on the page")
             return
         if session.buttons["Step"][1]:  # disabled: the translation is complete
             await session.run("Reset")
-        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        pause = due[k] - time.perf_counter() if period else think * rng.uniform(0.5, 1.5)
+        await asyncio.sleep(max(0.0, pause))
         before = session.words
         out.append(await session.run("Step"))
         if before is not None and session.words != before + 1:
@@ -198,6 +209,7 @@ async def settle(port: int, pid: int, ttl: float) -> float:
 async def round_(port: int, pid: int, n: int, args: argparse.Namespace) -> dict[str, Any]:
     """One round of ``n`` concurrent sessions: open, first view, then the timed Step presses."""
     sessions = [Session(port, args.step_timeout) for _ in range(n)]
+    load0 = round(os.getloadavg()[0], 2)
     lat: list[float] = []
     errors: list[str] = []
     before = rss_mib(pid)
@@ -209,7 +221,7 @@ async def round_(port: int, pid: int, n: int, args: argparse.Namespace) -> dict[
         await asyncio.wait_for(asyncio.gather(*(s.run() for s in sessions)), args.timeout)  # first view
         t0, cpu0, client0 = time.perf_counter(), cpu_s(pid), time.process_time()
         results = await asyncio.wait_for(asyncio.gather(
-            *(drive(s, args.steps, args.think, random.Random(i), lat) for i, s in enumerate(sessions)),
+            *(drive(s, args.steps, args.think, random.Random(i), lat, args.period) for i, s in enumerate(sessions)),
             return_exceptions=True), args.timeout)
         errors += [f"{type(r).__name__}: {r}" for r in results if isinstance(r, BaseException)]
         wall, cpu, client = time.perf_counter() - t0, cpu_s(pid) - cpu0, time.process_time() - client0
@@ -221,7 +233,9 @@ async def round_(port: int, pid: int, n: int, args: argparse.Namespace) -> dict[
         await sampler
     errors += [e for s in sessions for e in s.errors]
     wall = max(wall, 1e-9)
-    return {"sessions": n, "steps": len(lat), "wall_s": round(wall, 1), "steps_per_s": round(len(lat) / wall, 1),
+    return {"sessions": n, "offered_steps_per_s": round(n / args.period, 2) if args.period else None,
+            "loadavg_1min_before": load0, "steps": len(lat), "wall_s": round(wall, 1),
+            "steps_per_s": round(len(lat) / wall, 1),
             "latency": summarize(lat), "server_cpu_ms_per_step": round(1000 * cpu / max(1, len(lat)), 1),
             "server_cpu_util": round(cpu / wall, 2), "client_cpu_util": round(client / wall, 2),
             "loadavg_1min_after": round(os.getloadavg()[0], 2),
@@ -250,12 +264,52 @@ async def bench(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]
     return {"rss_baseline_mib": base, "rounds": rounds}
 
 
+CLASS = {"sessions": 30, "period_s": 2.0, "steps": 20, "ramp": "30,40,50", "p95_ms": 300.0, "slow_ms": 1000.0,
+         "rss_slack": 0.05}
+"""Issue 24's class: 30 sessions each pressing Step every 2 s; step p95 ≤ 300 ms, no error, memory back to
+its baseline (within 5 %) afterwards; and the offered rate (steps/s) at which p95 passes 1 s."""
+
+
+def crossing(points: list[tuple[float, float]], limit: float) -> float | None:
+    """The rate at which p95 first passes ``limit``, from (rate, p95) points sorted by rate: linear
+    between the last point at or under it and the first over it; the first rate if even that is over;
+    None if no point is over (the limit lies beyond the rates tried)."""
+    under: tuple[float, float] | None = None
+    for rate, p95 in points:
+        if p95 > limit:
+            if under is None:
+                return rate
+            (r0, y0), (r1, y1) = under, (rate, p95)
+            return round(r0 + (r1 - r0) * (limit - y0) / (y1 - y0), 2)
+        under = (rate, p95)
+    return None
+
+
+def verdict(rounds: list[dict[str, Any]], baseline_mib: float) -> dict[str, Any]:
+    """Issue 24's class verdict from the rounds of a ``--class`` run (:data:`CLASS`)."""
+    at = next((r for r in rounds if r["sessions"] == CLASS["sessions"]), None)
+    points = sorted((r["offered_steps_per_s"], r["latency"]["p95_ms"]) for r in rounds if r["offered_steps_per_s"])
+    out: dict[str, Any] = {"p95_1s_passed_at_steps_per_s": crossing(points, CLASS["slow_ms"])}
+    if at is None:
+        return {**out, "pass": False, "why": f"no round of {CLASS['sessions']} sessions"}
+    rss_ok = at["rss_mib"]["after"] <= baseline_mib * (1 + CLASS["rss_slack"])
+    checks = {"p95_ms": at["latency"]["p95_ms"], "p95_ok": at["latency"]["p95_ms"] <= CLASS["p95_ms"],
+              "errors": at["errors"], "errors_ok": at["errors"] == 0, "rss_after_mib": at["rss_mib"]["after"],
+              "rss_baseline_mib": baseline_mib, "rss_ok": rss_ok}
+    return {**out, **checks, "pass": checks["p95_ok"] and checks["errors_ok"] and rss_ok}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line, checked against the bounds."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--sessions", default="1,10,20", help="concurrent sessions per round, e.g. 1,10,20")
     p.add_argument("--steps", type=int, default=10, help="Step presses per session")
     p.add_argument("--think", type=float, default=0.0, help="mean pause before each press, s (±50%%)")
+    p.add_argument("--period", type=float, default=0.0,
+                   help="press Step every PERIOD s instead (open loop, random phase per session)")
+    p.add_argument("--class", dest="class_", action="store_true",
+                   help="issue 24's class: 30 sessions pressing Step every 2 s, 20 presses each, then rounds of "
+                        "40 and 50 for the rate at which p95 passes 1 s; a verdict in the JSON")
     p.add_argument("--ttl", type=int, default=2, help="server.disconnectedSessionTTL (of an attached server too), s")
     p.add_argument("--step-timeout", type=float, default=60.0, help="limit on one run, s")
     p.add_argument("--timeout", type=float, default=1200.0, help="limit on the whole bench, s")
@@ -265,6 +319,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--pid", type=int, help="that server's process id, for its RSS and CPU time")
     p.add_argument("--json", type=Path, help="add the run to this file (replacing one with the same settings)")
     args = p.parse_args(argv)
+    if args.class_:
+        args.sessions, args.period, args.steps = CLASS["ramp"], CLASS["period_s"], CLASS["steps"]
     args.sessions = [int(x) for x in str(args.sessions).split(",")]
     if not all(1 <= n <= MAX_SESSIONS for n in args.sessions) or not 1 <= args.steps <= MAX_STEPS:
         p.error(f"sessions must be 1..{MAX_SESSIONS} and steps 1..{MAX_STEPS}")
@@ -275,7 +331,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def save(path: Path, run: dict[str, Any]) -> None:
     """Add ``run`` to the JSON file at ``path``, replacing a run with the same settings."""
-    key = ("server_options", "server_env", "think_s", "steps_per_session")
+    key = ("server_options", "server_env", "think_s", "period_s", "steps_per_session")
     old = json.loads(path.read_text()) if path.exists() else {}
     runs = [r for r in old.get("runs", []) if any(r.get(k) != run[k] for k in key)]
     doc = {"what": "bench/load.py: N concurrent sessions pressing Step on the stepper page, over Streamlit's "
@@ -295,8 +351,11 @@ def main(argv: list[str] | None = None) -> None:
         res = asyncio.run(asyncio.wait_for(bench(args, port, pid), args.timeout))
     run = {"date": time.strftime("%Y-%m-%d"), "server_flags": " ".join(FLAGS) if app else "attached",
            "server_options": args.option, "server_env": env,
-           "think_s": args.think, "steps_per_session": args.steps, "ttl_s": args.ttl,
+           "think_s": args.think, "period_s": args.period, "steps_per_session": args.steps, "ttl_s": args.ttl,
            "loadavg_1min_before": round(load0, 2), "bench_s": round(time.perf_counter() - t0, 1), **res}
+    if args.class_:
+        run["class"] = verdict(res["rounds"], res["rss_baseline_mib"])
+        print(json.dumps(run["class"], ensure_ascii=False))
     print(f"done in {run['bench_s']} s")
     if args.json:
         save(args.json, run)

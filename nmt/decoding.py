@@ -103,6 +103,7 @@ class _StepView:
         position, window = getattr(att, "position", None), getattr(att, "window", None)  # local attention
         self.position = None if position is None else position.tolist()
         self.window = None if window is None else window.tolist()
+        self.members = getattr(att, "member_steps", None)  # an ensemble's members (nmt.ensemble)
 
     def record(self, lm: LoadedModel, row: int, i: int, token_id: int, forced: bool, n_src: int) -> StepRecord:
         itos = lm.tgt_vocab.itos
@@ -115,6 +116,7 @@ class _StepView:
             state_norm=self.state_norm[row], context_norm=self.context_norm[row],
             position=None if self.position is None else self.position[row],
             window=None if self.window is None else self.window[row],
+            members=None if self.members is None else self.members(row, token_id, n_src),
         )
 
 

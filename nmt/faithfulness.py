@@ -38,7 +38,7 @@ import torch
 
 from nmt import checkpoint, cli
 from nmt.align import Links, alignment_error, read_links
-from nmt.attribution import BASELINES, MEASURES, METHODS, Attributions, attribute, explain_trace
+from nmt.attribution import BASELINES, IG_GAP_TOL, MEASURES, METHODS, Attributions, attribute, explain_trace
 from nmt.checkpoint import LoadedModel
 from nmt.corpora import link_file
 from nmt.data import corpus_file, read_lines, read_parallel
@@ -183,16 +183,19 @@ class SentenceReport:
     perm_flipped: list[list[bool]] = field(default_factory=list)
     adv_jsd: list[float] = field(default_factory=list)  # step → JSD(α', α) reached
     ig_delta: list[float] = field(default_factory=list)
+    ig_points: list[int] = field(default_factory=list)  # step → IG points used (chosen by the gap)
 
 
 def analyse(
-    lm: LoadedModel, trace: DecodeTrace, *, ig_steps: int = 20, baseline: str = "zero", n_perm: int = 20,
-    eps: float = 0.01, adv_iters: int = 30, seed: int = 0, tests: bool = True,
+    lm: LoadedModel, trace: DecodeTrace, *, ig_steps: int | None = None, baseline: str = "zero", n_perm: int = 20,
+    eps: float = 0.01, adv_iters: int = 30, seed: int = 0, tests: bool = True, methods: Sequence[str] = METHODS,
 ) -> tuple[SentenceReport, Attributions]:
-    """Attributions, agreement with α, and (``tests``) the permutation and adversarial tests of one trace."""
+    """Attributions (``methods``), agreement with α, and (``tests``) the permutation and adversarial
+    tests of one trace; ``ig_steps`` None chooses IG's points by the completeness gap."""
     require_rnnsearch(lm)  # a clear error for a model without α, before any work
-    att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
-    report = SentenceReport(att.agreement(), ig_delta=att.ig_delta.tolist())
+    att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline, methods=methods)
+    report = SentenceReport(att.agreement(), ig_delta=att.ig_delta.tolist(),
+                            ig_points=[int(p) for p in att.ig_points])
     if not tests or not trace.steps:
         return report, att
     perm, adv, _ = debate_tests(lm, trace.src_tokens, [s.token_id for s in trace.steps], n_perm=n_perm, seed=seed,
@@ -241,6 +244,7 @@ def summarise(reports: Sequence[SentenceReport]) -> dict[str, Any]:
     flips = [f for r in reports for row in r.perm_flipped for f in row]
     adv = [j for r in reports for j in r.adv_jsd]
     delta = [abs(d) for r in reports for d in r.ig_delta]
+    points = [p for r in reports for p in r.ig_points]
     return {
         "agreement": table,
         "steps": sum(len(r.ig_delta) for r in reports),
@@ -250,7 +254,10 @@ def summarise(reports: Sequence[SentenceReport]) -> dict[str, Any]:
                         "median_tvd": round(float(np.median(tvd)), 4) if tvd else None, "trials": len(flips)},
         "adversarial": {"mean_jsd": _mean(adv), "median_jsd": round(float(np.median(adv)), 4) if adv else None,
                         "found_rate": _mean([float(j > 1e-6) for j in adv]), "max_jsd_ln2": round(LN2, 4)},
-        "ig_abs_delta": {"mean": _mean(delta), "max": round(max(delta), 4) if delta else None},
+        "ig_abs_delta": {"mean": _mean(delta), "max": round(max(delta), 4) if delta else None,
+                         "above_tol": _mean([float(d > IG_GAP_TOL) for d in delta]), "tol": IG_GAP_TOL,
+                         "above_0.1": _mean([float(d > 0.1) for d in delta]),
+                         "points_mean": _mean([float(p) for p in points]), "points_max": max(points, default=None)},
     }
 
 
@@ -273,21 +280,21 @@ def gold_prefix(path: str | Path, split: str = "test") -> Path:
     return p / split if p.is_dir() else p
 
 
-def gold_links(lm: LoadedModel, pairs: list[tuple[str, str]], *, ig_steps: int = 20,
-               baseline: str = "zero") -> list[dict[str, Links]]:
+def gold_links(lm: LoadedModel, pairs: list[tuple[str, str]], *, ig_steps: int | None = None,
+               baseline: str = "zero", methods: Sequence[str] = METHODS) -> list[dict[str, Links]]:
     """Per gold pair (source, reference; Moses-tokenised), the argmax links of α and of each
     attribution on the force-decoded reference: the AER's unit of work, here or in a worker."""
     traces = forced(lm, [s for s, _ in pairs], [t for _, t in pairs], pretokenized=True, topk=1)
     out = []
     for trace in traces:
-        att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline)
-        out.append({"alpha": argmax_links(att, att.alpha), **{m: argmax_links(att, att.scores[m]) for m in METHODS}})
+        att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline, methods=methods)
+        out.append({"alpha": argmax_links(att, att.alpha), **{m: argmax_links(att, att.scores[m]) for m in methods}})
     return out
 
 
 def aer_by_method(
-    lm: LoadedModel, prefix: Path, *, limit: int | None = None, ig_steps: int = 20, baseline: str = "zero",
-    progress: bool = True, path: str = "", workers: int = 1,
+    lm: LoadedModel, prefix: Path, *, limit: int | None = None, ig_steps: int | None = None, baseline: str = "zero",
+    progress: bool = True, path: str = "", workers: int = 1, methods: Sequence[str] = METHODS,
 ) -> dict[str, Any]:
     """AER of argmax α and argmax of each attribution on force-decoded gold references
     (``workers`` processes loading ``path``, as :func:`nmt.parallel.map_chunks`)."""
@@ -299,10 +306,11 @@ def aer_by_method(
     if not (len(src) == len(tgt) == len(sure) == len(possible)):
         counts = (len(src), len(tgt), len(sure), len(possible))
         raise InputError(f"gold set {prefix}: line counts differ {counts}")
-    per_pair = map_chunks(partial(gold_links, ig_steps=ig_steps, baseline=baseline), list(zip(src, tgt, strict=True)),
+    per_pair = map_chunks(partial(gold_links, ig_steps=ig_steps, baseline=baseline, methods=methods),
+                          list(zip(src, tgt, strict=True)),
                           lm=lm, path=path, device=str(lm.device), workers=workers, progress=progress, desc="AER")
     out: dict[str, Any] = {"gold": str(prefix), "sentences": len(src)}
-    for m in ("alpha", *METHODS):
+    for m in ("alpha", *methods):
         res = alignment_error([links[m] for links in per_pair], sure, possible)
         out[m] = {k: round(v, 4) if isinstance(v, float) else v for k, v in res.items()}
     return out
@@ -312,7 +320,8 @@ PANEL_SENTENCE = ("A man in a blue shirt and a woman in a white dress are sittin
                   "large building .")  # 25 words (26 Moses tokens with the full stop)
 
 
-def time_panel(lm: LoadedModel, text: str = PANEL_SENTENCE, repeats: int = 5, ig_steps: int = 20) -> dict[str, Any]:
+def time_panel(lm: LoadedModel, text: str = PANEL_SENTENCE, repeats: int = 5,
+               ig_steps: int | None = None) -> dict[str, Any]:
     """Seconds (median of ``repeats``, wall and CPU) for one step's full panel: α and the five
     attributions (IG at ``ig_steps`` points) of one target word, at the middle and the last word.
     ``src_tokens`` counts the source ids with ``</s>``."""
@@ -351,7 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     p.add_argument("--workers", type=int, default=1,
                    help="processes, each with its own model on --device and $RNNSEARCH_THREADS threads (default 1)")
-    p.add_argument("--ig-steps", type=int, default=20)
+    p.add_argument("--ig-steps", type=int, default=None,
+                   help="fixed IG points (default: chosen per step until the completeness gap is below "
+                        f"{IG_GAP_TOL} nats)")
+    p.add_argument("--methods", default=",".join(METHODS),
+                   help="comma-separated attributions to compute (default all; e.g. ig to redo IG only)")
+    p.add_argument("--no-tests", action="store_true", help="skip the permutation and adversarial tests")
     p.add_argument("--baseline", choices=BASELINES, default="zero", help="IG baseline and leave-one-out filler")
     p.add_argument("--permutations", type=int, default=20, help="shuffles of α per step")
     p.add_argument("--eps", type=float, default=0.01, help="adversarial α: allowed change of p(y_i)")
@@ -361,6 +375,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-sentence", action="store_true", help="also store every sentence's per-step results")
     p.add_argument("--time-panel", action="store_true", help="also time one step's full panel on a 25-word sentence")
     args = p.parse_args(argv)
+    methods = [m for m in args.methods.split(",") if m]
+    if not methods or set(methods) - set(METHODS):
+        raise InputError(f"--methods {args.methods}: expected a comma-separated subset of {','.join(METHODS)}")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise InputError(f"--device {args.device}: no CUDA device is available here")
     lm = checkpoint.load(args.checkpoint, device=args.device)
@@ -368,13 +385,14 @@ def main(argv: list[str] | None = None) -> int:
     src, _ = read_parallel(args.data, args.split, lm.src_tok.lang, lm.tgt_tok.lang, args.limit)
     t0, c0 = time.perf_counter(), _cpu_seconds()
     explain = partial(explain_sentences, ig_steps=args.ig_steps, baseline=args.baseline, n_perm=args.permutations,
-                      eps=args.eps, adv_iters=args.adv_iters, seed=args.seed)
+                      eps=args.eps, adv_iters=args.adv_iters, seed=args.seed, tests=not args.no_tests, methods=methods)
     reports = map_chunks(explain, src, lm=lm, path=args.checkpoint, device=args.device, workers=args.workers,
                          progress=not args.no_progress, desc="faithfulness")
     seconds, cpu = time.perf_counter() - t0, _cpu_seconds() - c0
     res: dict[str, Any] = {
         "checkpoint": args.checkpoint, "data": args.data, "split": args.split, "sentences": len(src),
-        "limit": args.limit, "decoding": "greedy", "ig_steps": args.ig_steps, "baseline": args.baseline,
+        "limit": args.limit, "decoding": "greedy", "ig_steps": args.ig_steps or "by completeness gap",
+        "baseline": args.baseline, "methods": methods, "tests": not args.no_tests,
         "permutations": args.permutations, "eps": args.eps, "adv_iters": args.adv_iters, "seed": args.seed,
         "device": args.device, "workers": args.workers, "torch_threads": torch.get_num_threads(),
         **summarise(reports), "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1),
@@ -386,11 +404,11 @@ def main(argv: list[str] | None = None) -> int:
         t1, c1 = time.perf_counter(), _cpu_seconds()
         res["aer"] = aer_by_method(lm, gold_prefix(args.aer), limit=args.aer_limit, ig_steps=args.ig_steps,
                                    baseline=args.baseline, progress=not args.no_progress, path=args.checkpoint,
-                                   workers=args.workers)
+                                   workers=args.workers, methods=methods)
         res["aer"]["seconds"] = round(time.perf_counter() - t1, 1)
         res["aer"]["cpu_seconds"] = round(_cpu_seconds() - c1, 1)
         print(f"AER on {res['aer']['sentences']} gold sentences ({res['aer']['gold']}):")
-        for m in ("alpha", *METHODS):
+        for m in ("alpha", *methods):
             print(f"  {m:10s} {res['aer'][m]['aer']:.4f}")
     if args.time_panel:
         res["panel_timing"] = time_panel(lm, ig_steps=args.ig_steps)
@@ -410,6 +428,9 @@ def _print_summary(res: dict[str, Any]) -> None:
     print(f"permutation: flip rate {perm['flip_rate']}, median TVD {perm['median_tvd']} ({perm['trials']} shuffles)")
     print(f"adversarial α: mean JSD {adv['mean_jsd']} nats (max ln 2 = {adv['max_jsd_ln2']}), "
           f"found for {adv['found_rate']} of steps")
+    gap = res["ig_abs_delta"]
+    print(f"IG completeness gap: mean {gap['mean']}, max {gap['max']} nats, above {gap['tol']}: {gap['above_tol']} "
+          f"of steps; {gap['points_mean']} points on average (at most {gap['points_max']})")
 
 
 if __name__ == "__main__":

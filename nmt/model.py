@@ -261,12 +261,16 @@ class Decoder(nn.Module):
         return gru_update(s_prev, wy + self.C(context), self.U_zr, self.U, parts=parts)
 
     def readout(
-        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor,
+        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None,
         parts: dict[str, torch.Tensor] | None = None,
     ) -> torch.Tensor:
-        """Output logits (…, K_y) from s_{i-1}, E y_{i-1} and c_i; any leading dims. A given ``parts``
-        dict receives t̃_i, t_i and the logits (:mod:`nmt.phases` shows them)."""
+        """Output logits (…, K_y) from s_{i-1}, E y_{i-1} and c_i; any leading dims.
+
+        ``extra`` (…, 2l) is one more input added to t̃_i (deep fusion's gated LM state, :mod:`nmt.fusion`).
+        A given ``parts`` dict receives t̃_i, t_i and the logits (:mod:`nmt.phases` shows them)."""
         t_tilde = self.U_o(s_prev) + self.V_o(y_emb) + self.C_o(context)  # (…, 2l)
+        if extra is not None:
+            t_tilde = t_tilde + extra
         t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)  # (…, l)   maxout over pairs
         logits = self.W_o(self.dropout(t))  # (…, K_y)
         if parts is not None:
@@ -319,28 +323,30 @@ class RNNSearch(nn.Module):
         return att, self.decoder.recur(s_prev, wy, att.context, parts)  # s_i   (N, n)
 
     def log_probs(
-        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor,
+        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None,
         parts: dict[str, torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """log p(y_i | y_<i, x) (…, K_y) from s_{i-1}, E y_{i-1} and c_i, in float32 (fp16 weights too)."""
-        return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, parts).float(), dim=-1)
+        return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, extra, parts).float(), dim=-1)
 
     def step(
         self, enc: EncoderState, state: DecoderState, context: str | None = None, alpha: torch.Tensor | None = None,
-        parts: dict[str, torch.Tensor] | None = None,
+        extra: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None,
     ) -> StepOutput:
         """One target position: c_i, log p(y_i | y_<i, x) and the state s_i for the next step.
 
         The caller chooses y_i (greedy, beam, forced) and sets it as ``state.y_prev`` next time. A
         given ``alpha`` (N, Tx) replaces the alignment model's α_i· in c_i, so the readout and s_i
-        read the edited context (attention surgery); the model's own α changes nothing. A given
-        ``parts`` dict receives this step's intermediate tensors by name (the GRU's z, r, candidate;
-        the deep output's t_tilde, t, logits), for :mod:`nmt.phases`' Look / Generate / Update view.
+        read the edited context (attention surgery); the model's own α changes nothing. ``extra``
+        (N, 2l) is added to the deep output t̃_i (deep fusion, :mod:`nmt.fusion`). A given ``parts`` dict
+        receives this step's intermediate tensors by name (the GRU's z, r, candidate; the deep output's
+        t_tilde, t, logits), for :mod:`nmt.phases`' Look / Generate / Update view.
         """
         mode = context or self.cfg.context
         y_emb = self.decoder.embed(state.y_prev)  # (N, m)
         att, s_next = self.transition(enc, state.s, self.decoder.W(y_emb), mode, alpha, parts)
-        return StepOutput(self.log_probs(state.s, y_emb, att.context, parts), att, DecoderState(s_next, state.y_prev))
+        log_probs = self.log_probs(state.s, y_emb, att.context, extra, parts)
+        return StepOutput(log_probs, att, DecoderState(s_next, state.y_prev))
 
     # -- training: teacher forcing ---------------------------------------------------------------
 

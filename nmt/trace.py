@@ -45,6 +45,20 @@ class BeamStep:
 
 
 @dataclass
+class MemberStep:
+    """One member of an ensemble at one step (:mod:`nmt.ensemble`): its log p of the word the
+    ensemble wrote, its own α row (None without attention) and the word it would have written alone."""
+
+    logprob: float
+    alpha: list[float] | None
+    top: tuple[str, float]  # (its argmax word, that word's p)
+
+    @property
+    def prob(self) -> float:
+        return math.exp(self.logprob)
+
+
+@dataclass
 class StepRecord:
     """What the decoder did at target position i."""
 
@@ -60,6 +74,7 @@ class StepRecord:
     context_norm: float  # ‖c_i‖
     position: float | None = None  # local attention's p_t (0-based source position); None otherwise
     window: list[int] | None = None  # first and last source position in [p_t − D, p_t + D] ∩ the sentence
+    members: list[MemberStep] | None = None  # an ensemble's members, in order; None for one model
 
     @property
     def prob(self) -> float:
@@ -123,6 +138,21 @@ class DecodeTrace:
         """
         return any(s.alpha is not None for s in self.steps)
 
+    @property
+    def picture(self) -> str:
+        """What a view draws for the rows of this trace, decided here once for every view:
+
+        - ``"alpha"``: each row is the step's own α_i· over the source (attention; the mean context's
+          uniform α too);
+        - ``"summary"``: every step read the one fixed summary c = [→h_Tx; ←h_1] (RNNencdec, or the
+          frozen ablation). There is no α; the rows are drawn as one identical flat band over the whole
+          source, labelled as the summary, never as weights;
+        - ``"empty"``: nothing decoded yet.
+        """
+        if not self.steps:
+            return "empty"
+        return "alpha" if self.has_alignment else "summary"
+
     def unk_copies(self) -> dict[int, tuple[int, str]]:
         """Unknown-word replacement (Jean et al. 2015): for each step that wrote ``<unk>``, the source
         position and word with the single largest α_ij, never the final ``</s>``. None where α points
@@ -178,7 +208,11 @@ class DecodeTrace:
         def hyp_list(xs: list[dict[str, Any]]) -> list[Hypothesis]:
             return [Hypothesis(**h) for h in xs]
 
-        steps = [StepRecord(**{**s, "topk": [tuple(t) for t in s["topk"]]}) for s in d.get("steps", [])]
+        def members(ms: list[dict[str, Any]] | None) -> list[MemberStep] | None:
+            return None if ms is None else [MemberStep(**{**m, "top": tuple(m["top"])}) for m in ms]
+
+        steps = [StepRecord(**{**s, "topk": [tuple(t) for t in s["topk"]], "members": members(s.get("members"))})
+                 for s in d.get("steps", [])]
         beam_steps = [BeamStep(hyp_list(b["live"]), hyp_list(b["pruned"]), hyp_list(b["finished"]))
                       for b in d.get("beam_steps", [])]
         nbest = [NBestEntry(**n) for n in d.get("nbest", [])]

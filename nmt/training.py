@@ -214,6 +214,7 @@ class Run:
     win_loss: torch.Tensor | float = 0.0
     win_t: float = 0.0
     restricted: RestrictedLinear | None = None  # the output layer's V′ switch (--sampled-vocab), else None
+    timeline: Any = None  # --timeline's nmt.timeline_record.Recorder (rank 0), else None
 
 
 def model_config(args: argparse.Namespace, data: Data) -> ModelConfig | LuongConfig:

@@ -27,7 +27,7 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     from nmt.decoding import InputError
     from nmt.tokenize import Tokenizer
     from nmt.trace import DecodeTrace
-    from ui import models
+    from ui import heavy, models
     from ui import widgets as W
     from ui.views.alignment import (
         browser_frame,
@@ -44,7 +44,7 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
     from ui.views.length import load_results
-    from ui.views.uploads import PairsError, parse_tsv_pairs, parse_two_files
+    from ui.views.uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
 
 BIND = W.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
@@ -115,7 +115,7 @@ def own_pairs() -> Pairs | None:
     try:
         if how == "paste":
             text = st.text_area("One pair per line: source, a tab, then the reference", key="al_paste", height=140,
-                                placeholder="A dog runs.\tUn chien court.")
+                                placeholder="A dog runs.\tUn chien court.", max_chars=MAX_PASTE_CHARS)
             if not (text or "").strip():
                 st.info("Paste sentence pairs to browse them.")
                 return None
@@ -146,23 +146,36 @@ def _on_table_select() -> None:
         ss["al_pick"] = int(ids[row])
 
 
-def forced_facts_of(job: W.Job, pairs: list[tuple[str, str]], label: str) -> list[dict[str, Any]]:
-    """log p(reference) and argmax-α links of each pair, computed once per server (progress on the first)."""
+def forced_facts_of(job: W.Job, pairs: list[tuple[str, str]], label: str, heavy_job: bool = False
+                    ) -> list[dict[str, Any]]:
+    """log p(reference) and argmax-α links of each pair, computed once per server (progress on the first);
+    ``heavy_job`` (the whole set, on a button): in the server's heavy-job slots."""
     return W.cached_items(W.shared_store("alignment"), [("forced", job, s, r) for s, r in pairs],
                           lambda part: [forced_facts(t) for t in W.decode_now(
-                              job, [pairs[p][0] for p in part], [pairs[p][1] for p in part])], label)
+                              job, [pairs[p][0] for p in part], [pairs[p][1] for p in part])], label,
+                          heavy_job=heavy_job)
 
 
-def table_facts(ckpt: Any, data: Pairs, idx: list[int], tgt: str) -> tuple[list[dict], list[dict], W.Job, W.Job]:
-    """The own-translation and forced-decoding facts of the pairs ``idx`` (shared by every session)."""
+def words_to_translate(ckpt: Any, data: Pairs, idx: list[int]) -> int:
+    """Source words of the pairs ``idx`` whose table facts no visitor has computed yet."""
+    store, job = W.shared_store("alignment"), W.job_for(ckpt, "greedy")
+    return sum(len(data.pairs[k][0].split()) for k in idx
+               if ("own", job, *data.pairs[k], data.pretokenized) not in store)
+
+
+def table_facts(ckpt: Any, data: Pairs, idx: list[int], tgt: str, heavy_job: bool = False
+                ) -> tuple[list[dict], list[dict], W.Job, W.Job]:
+    """The own-translation and forced-decoding facts of the pairs ``idx`` (shared by every session);
+    ``heavy_job`` (on a button): in the server's heavy-job slots."""
     own_job, forced_job = W.job_for(ckpt, "greedy"), W.job_for(ckpt, "forced", pretokenized=data.pretokenized)
     pairs, tok = [data.pairs[k] for k in idx], Tokenizer(tgt)
     own = W.cached_items(
         W.shared_store("alignment"), [("own", own_job, s, r, data.pretokenized) for s, r in pairs],
         lambda part: [own_facts(t, pairs[p][1], data.pretokenized, tok)
                       for p, t in zip(part, W.decode_now(own_job, [pairs[p][0] for p in part]))],
-        f"Translating {len(pairs)} sentences")
-    return own, forced_facts_of(forced_job, pairs, "Force-decoding the references"), own_job, forced_job
+        f"Translating {len(pairs)} sentences", heavy_job=heavy_job)
+    forced = forced_facts_of(forced_job, pairs, "Force-decoding the references", heavy_job=heavy_job)
+    return own, forced, own_job, forced_job
 
 
 def table(data: Pairs, idx: list[int], own: list[dict], forced: list[dict]) -> pd.DataFrame:
@@ -248,7 +261,7 @@ def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo) -> None:
         return
     assert data.sure is not None and data.possible is not None
     try:
-        facts = forced_facts_of(job, data.pairs, f"Force-decoding all {n} references")
+        facts = forced_facts_of(job, data.pairs, f"Force-decoding all {n} references", heavy_job=True)
     except InputError as err:
         W.input_error(err)
         return
@@ -302,8 +315,14 @@ def main() -> None:
     if not idx:
         st.info("No pair matches the filters.")
         return
+    words = words_to_translate(ckpt, data, idx)  # a URL or a slider starts at most heavy.AUTO_WORDS of work
+    if words > heavy.AUTO_WORDS and not W.run_button(
+            f"Translate these {len(idx)} pairs", "al_go", f"{ckpt.path}|{data.name}|{idx}",
+            help=f"{words} source words to translate and force-decode: more than a click starts on its own. "
+                 "Results are kept for every visitor."):
+        return
     try:
-        own, forced, own_job, forced_job = table_facts(ckpt, data, idx, tgt)
+        own, forced, own_job, forced_job = table_facts(ckpt, data, idx, tgt, heavy_job=words > heavy.AUTO_WORDS)
     except InputError as err:
         W.input_error(err)
         return

@@ -58,12 +58,14 @@ class Column:
     ckpt: models.CheckpointInfo
     context: str  # the effective mode, as ui.models.resolve decided it
     note: str
+    colour: str  # the model's colour on every page (nmt.kinds.model_colour)
 
 
 def columns_for(group: models.ModelGroup, ablation: bool) -> list[Column]:
     """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them,
     each resolved once by :func:`ui.models.columns` (the stepper's toggle uses the same resolver)."""
-    return [Column(c.description.name, c.ckpt, c.context, c.description.note) for c in models.columns(group, ablation)]
+    return [Column(c.description.name, c.ckpt, c.context, c.description.note, c.description.colour)
+            for c in models.columns(group, ablation)]
 
 
 def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, list[str], list[str]] | None:
@@ -182,9 +184,10 @@ def sweep(cols: list[Column], sources: list[str], refs: list[str]) -> None:
     logp: dict[str, list[float | None]] = {}
     try:
         for c in cols:
-            own = W.decode(W.job_for(c.ckpt, "greedy", context=c.context), src, label=f"{c.name}: translating")
+            own = W.decode(W.job_for(c.ckpt, "greedy", context=c.context), src, label=f"{c.name}: translating",
+                           heavy_job=True)
             forced = W.decode(W.job_for(c.ckpt, "forced", context=c.context), src, ref,
-                              label=f"{c.name}: scoring the references")
+                              label=f"{c.name}: scoring the references", heavy_job=True)
             hyps[c.name] = [t.translation for t in own]
             logp[c.name] = [t.logprob / max(1, len(t.steps)) for t in forced]
     except InputError as err:
@@ -192,7 +195,8 @@ def sweep(cols: list[Column], sources: list[str], refs: list[str]) -> None:
         return
     df = sweep_frame(lengths, hyps, ref, logp, width=5)
     c1, c2 = st.columns(2)
-    bleu_chart, lp_chart = sweep_chart(df, "BLEU"), sweep_chart(df, "ref log p / word")
+    colours = {c.name: c.colour for c in cols}
+    bleu_chart, lp_chart = sweep_chart(df, "BLEU", colours), sweep_chart(df, "ref log p / word", colours)
     with c1:
         if bleu_chart is not None:
             W.show_chart(bleu_chart.properties(width=420), key="bn_sweep_bleu")
@@ -255,7 +259,7 @@ def main() -> None:
     st.dataframe(df, hide_index=True, key="bn_summary", column_config={
         c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if c.startswith("log p") or c in
         ("BLEU", "chrF")})
-    lp = logp_chart(rows)
+    lp = logp_chart(rows, {c.name: c.colour for c, _, _ in results})
     if lp is not None:
         W.show_chart(lp.properties(width=520), key="bn_logp")
     elif not ref:

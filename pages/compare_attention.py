@@ -19,16 +19,19 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     import streamlit as st
 
     from nmt.decoding import InputError
+    from nmt.trace import DecodeTrace
     from ui import models
     from ui import widgets as W
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
-    from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md
+    from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
     from ui.views.compare import compare_chart, summary_frame
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
 MAX_COLUMNS = 4
+PER_ROW = 2
+HEATMAP_WIDTH = 240  # px of heatmap cells in a half-width column at 1280×720 (labels and legend take the rest)
 
 
 def attention_models() -> dict[str, models.CheckpointInfo]:
@@ -39,6 +42,25 @@ def attention_models() -> dict[str, models.CheckpointInfo]:
         if d.has_alpha:
             out[f"{d.full_name} · {c.name}"] = c
     return out
+
+
+def model_column(row: dict, ckpt: models.CheckpointInfo, own: DecodeTrace, forced: DecodeTrace | None) -> None:
+    """One model: its name in its colour, the translation, log p(reference), BLEU, the α heatmap, downloads."""
+    st.html(model_heading(row["model"], models.description(ckpt).colour))
+    st.caption(md(ckpt.name))
+    with st.container(border=True):
+        st.markdown(md(own.translation) or "(empty)")
+    m1, m2 = st.columns(2)
+    m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—",
+              help="Forced decoding of the reference: how likely this model finds the human translation.")
+    m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if row["BLEU"] is not None else "—")
+    chart = compare_chart(own, title=row["model"], max_width=HEATMAP_WIDTH)
+    if chart is not None:
+        W.show_chart(chart, key=f"cmp_chart_{W.safe_stem(ckpt.name)}")
+    stem = W.safe_stem(ckpt.path.stem)
+    W.downloads([*W.chart_downloads(chart, f"compare-{stem}"),
+                 W.Download("JSON", own.to_json(indent=1), f"trace-{stem}.json", "application/json")],
+                key=f"cmp_dl_{stem}")
 
 
 def main() -> None:
@@ -76,27 +98,17 @@ def main() -> None:
         W.input_error(err)
         return
     if any(own.steps and own.steps[0].window is not None for *_, own, _ in results):
-        st.caption("Local attention reads only a window of 2D+1 source words around a position p_t "
-                   "(outlined in purple, p_t marked ◆), weighted by a Gaussian centred on p_t.")
+        st.caption("Local attention reads only a window of 2D+1 source words (D, the half-width, is set in "
+                   "training) around a position p_t it predicts for target word t (outlined in purple, p_t "
+                   "marked ◆), weighted by a Gaussian centred on p_t.")
     rows = []
-    for col, (label, ckpt, own, forced) in zip(st.columns(len(results)), results):
+    # Two models a row: at 1280×720 four columns left each heatmap ~50 px wide, its words overprinted.
+    grid = [c for k in range(0, len(results), PER_ROW) for c in st.columns(PER_ROW, gap="large")]
+    for col, (label, ckpt, own, forced) in zip(grid, results):
         row = comparison_row(label.split(" · ")[0], own, forced, ref or None)
         rows.append(row)
         with col:
-            st.markdown(f"**{md(row['model'])}**")
-            st.caption(md(ckpt.name))
-            with st.container(border=True):
-                st.markdown(md(own.translation) or "(empty)")
-            m1, m2 = st.columns(2)
-            m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—")
-            m2.metric("sentence BLEU", f"{row['BLEU']:.1f}" if row["BLEU"] is not None else "—")
-            chart = compare_chart(own, title=row["model"], max_width=300)
-            if chart is not None:
-                W.show_chart(chart, key=f"cmp_chart_{W.safe_stem(ckpt.name)}", fit=True)
-            stem = W.safe_stem(ckpt.path.stem)
-            W.downloads([*W.chart_downloads(chart, f"compare-{stem}"),
-                         W.Download("JSON", own.to_json(indent=1), f"trace-{stem}.json", "application/json")],
-                        key=f"cmp_dl_{stem}")
+            model_column(row, ckpt, own, forced)
     st.subheader("Summary")
     df: pd.DataFrame = summary_frame(rows)
     st.dataframe(df, hide_index=True, column_config={

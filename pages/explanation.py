@@ -28,9 +28,10 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
         SurgeryPreset,
     )
     from nmt.trace import DecodeTrace
+    from ui import explanation_jobs as jobs
     from ui import models
     from ui import widgets as W
-    from ui.explanation_jobs import BASELINE, EPS, IG_STEPS, N_PERM, attributions, debate, surgery, unedited
+    from ui.explanation_jobs import EPS, N_PERM, attributions, debate, surgery, unedited
     from ui.views import explanation as V
     from ui.views import surgery as S
     from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
@@ -140,9 +141,14 @@ def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
 
 def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
     """α and every attribution at the chosen word: bars, the agreement table, downloads."""
-    att = attributions(ckpt, text, trace, [step], f"Explaining “{trace.steps[step].token}”")
-    agree = V.agreement_frame(att, 0)
     word = trace.steps[step].token
+    big = jobs.needs_button(trace, [step]) and not jobs.known(ckpt, text, trace, [step])
+    if big and not W.run_button(f"Explain “{word}”", "ex_one", f"{ckpt.path}|{ckpt.mtime}|{text}|{step}",
+                                help="A long sentence: this word's five attributions take several seconds, so they "
+                                     "run on a button, under a progress bar. Results are kept for every visitor."):
+        return
+    att = attributions(ckpt, text, trace, [step], f"Explaining “{word}”", heavy_job=big)
+    agree = V.agreement_frame(att, 0)
     st.markdown(V.agreement_reading(agree, word, agree.iloc[0]["top word"], forced=trace.method == "forced"))
     left, right = st.columns([1, 1])
     with left:
@@ -163,8 +169,7 @@ def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
                                     "0.69)")})
         with st.expander("What the methods compute"):
             st.markdown("\n".join(f"- **{V.METHOD_LABELS[m]}**: {V.METHOD_HELP[m]}" for m in V.METHOD_LABELS))
-        st.caption(f"Integrated gradients at {IG_STEPS} points from a {BASELINE} baseline; completeness gap "
-                   f"{att.ig_delta[0]:+.4f}.")
+        st.caption(V.ig_gap_note(att))
     table = V.attribution_frame(att, 0)
     W.downloads([*W.chart_downloads(chart, f"explain-{stem}-step{step}"),
                  W.Download("Attributions CSV", csv_text(table), f"explain-{stem}-step{step}.csv",
@@ -178,7 +183,15 @@ def explain_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
 def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str) -> None:
     """One target × source matrix per method over the whole translation, and the mean agreement."""
     n = len(trace.steps)
-    att = attributions(ckpt, text, trace, list(range(n)), f"Explaining all {n} target words")
+    # Every word of a 600-character sentence cost 108 s of CPU (issue 24): a button, never a URL or a keystroke
+    token = f"{ckpt.path}|{ckpt.mtime}|{text}|{[s.token_id for s in trace.steps]}"
+    if not W.run_button(f"Explain all {n} target words", "ex_all", token,
+                        help=f"Five attributions of each of the {n} words (integrated gradients with "
+                             "as many points as each word needs to add up): a few seconds for a short sentence, "
+                             "minutes for a long one, under a "
+                             "progress bar. Results are kept for every visitor."):
+        return
+    att = attributions(ckpt, text, trace, list(range(n)), f"Explaining all {n} target words", heavy_job=True)
     st.caption("Rows are target words (▶ the chosen one), columns source words. α is drawn as everywhere in the "
                "app; every attribution row is divided by its largest absolute value (blue: supports the word, "
                "red: speaks against it). Hover a cell for the raw score.")
@@ -191,6 +204,7 @@ def sentence_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, ste
             if chart is not None:
                 W.show_chart(chart, key=f"ex_matrix_{m}", fit=True)  # side by side: never wider than the column
     st.markdown("**Mean agreement with α over the sentence**")
+    st.caption(V.ig_gap_note(att))
     means = V.sentence_agreement_frame(att)
     st.dataframe(means, hide_index=True, key="ex_agree_all",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in means.columns[1:]})
@@ -308,8 +322,10 @@ def debate_tab(ckpt: models.CheckpointInfo, trace: DecodeTrace, step: int, stem:
     if not W.run_button("Run the two tests on this sentence", "ex_tests", token,
                         help=f"{N_PERM} shuffles and 30 projected-gradient steps per target word (about a second)."):
         return
+    note = st.empty()
     with st.spinner("Shuffling α and searching for an adversarial α…"):
-        res = debate(str(ckpt.path), ckpt.mtime, tuple(trace.src_tokens), ids)
+        res = debate(str(ckpt.path), ckpt.mtime, tuple(trace.src_tokens), ids, note)
+    note.empty()
     rec = trace.steps[step]
     word, best = rec.token, rec.topk[0][0] if rec.topk else rec.token  # the same word unless forced
     src = source_labels(trace)

@@ -23,7 +23,7 @@ with shell.page("Length vs quality"):  # navigation first; a failing import show
     from nmt.corpora import Split, by_label
     from nmt.data import read_parallel
     from nmt.experiment import score_test_set
-    from ui import models
+    from ui import heavy, models
     from ui import widgets as W
     from ui.views.common import csv_text, md
     from ui.views.length import (
@@ -45,18 +45,19 @@ ss = st.session_state
 
 
 def recompute(ck: models.CheckpointInfo, split: Split, limit: int, beam: int, bar: Any) -> dict[str, Any]:
-    """Scores of one checkpoint on one split, computed once per server and settings (progress on ``bar``)."""
+    """Scores of one checkpoint on one split, computed once per server and settings (progress on ``bar``):
+    one run at a time (a second visitor waits for its result), in one of the server's heavy-job slots."""
     key = (str(ck.path), ck.mtime, str(split.directory), split.name, limit, beam)
-    store = W.shared_store("recomputed_scores", max_items=64)
-    cached = store.get(key)
-    if cached is not None:
-        return cached
-    lm = models.load(ck)
-    src, ref = read_parallel(split.directory, split.name, lm.src_tok.lang, lm.tgt_tok.lang, limit or None)
-    res = score_test_set(lm, src, ref, beam=beam, n_bootstrap=200,
-                         progress=lambda f: bar.progress(f, text=f"Translating {split.label}… {f:.0%}"))
-    store.put(key, res)
-    return res
+
+    def compute() -> dict[str, Any]:
+        lm = models.load(ck)
+        src, ref = read_parallel(split.directory, split.name, lm.src_tok.lang, lm.tgt_tok.lang, limit or None)
+        return score_test_set(lm, src, ref, beam=beam, n_bootstrap=200,
+                              progress=lambda f: bar.progress(f, text=f"Translating {split.label}… {f:.0%}"))
+
+    return heavy.memo(W.shared_store("recomputed_scores"), heavy.FLIGHT, key,
+                      lambda: W.in_slot(lambda text: bar.progress(0.0, text=text), compute),
+                      lambda: bar.progress(0.0, text=f"Translating {split.label}: {W.WAITING}"))
 
 
 def test_sets(lm_langs: tuple[str, str]) -> list[Split]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from pathlib import Path
 
 import altair as alt
@@ -65,6 +66,20 @@ def test_binary_and_oversized_uploads_are_refused() -> None:
         parse_tsv_pairs(b"\x00\x01\x02", "x.bin")
     with pytest.raises(PairsError, match="too many"):
         parse_tsv_pairs("a\tb\n" * (MAX_PAIRS + 1))
+
+
+def test_an_uploaded_sentence_longer_than_a_box_is_refused_by_line() -> None:
+    """A 50,000-character reference line would be force-decoded word by word (issue 24): 2,000 per side."""
+    ok = "x" * 2000
+    assert parse_tsv_pairs(f"A dog.\tUn chien.\n{ok}\t{ok}\n") == [("A dog.", "Un chien."), (ok, ok)]
+    with pytest.raises(PairsError) as err:
+        parse_tsv_pairs(f"A dog.\tUn chien.\n\nA cat.\t{'chat ' * 10_000}\n", "pairs.tsv")
+    # 5 · 10,000 characters less the final space strip() takes
+    assert str(err.value) == ("Line 3 of pairs.tsv: the reference has 49,999 characters; the limit is 2,000 per "
+                              "sentence.")
+    with pytest.raises(PairsError) as err:
+        parse_two_files(f"{ok}x\n", "Un chat.\n", "en.txt", "fr.txt")
+    assert str(err.value) == "Line 1 of en.txt: the source has 2,001 characters; the limit is 2,000 per sentence."
 
 
 def test_two_files_pair_up_and_skip_lines_blank_in_both() -> None:
@@ -246,14 +261,15 @@ def test_table_rows_from_cached_facts() -> None:
 
 
 def test_shared_store_keeps_the_recent_and_computes_only_what_is_missing() -> None:
+    from ui.heavy import ENTRY_BYTES
     from ui.widgets import SharedStore, cached_items
 
-    store = SharedStore(max_items=3)
+    store = SharedStore(max_bytes=3 * (len(pickle.dumps("A", protocol=5)) + ENTRY_BYTES))  # room for three
     for k in "abc":
         store.put(k, k.upper())
     assert store.get("a") == "A"  # a is now the most recent: b goes first
     store.put("d", "D")
-    assert store.get("b") is None and [store.get(k) for k in "acd"] == ["A", "C", "D"] and len(store) == 3
+    assert store.get("b", None) is None and [store.get(k) for k in "acd"] == ["A", "C", "D"] and len(store) == 3
     calls: list[list[int]] = []
 
     def compute(part: list[int]) -> list[str]:

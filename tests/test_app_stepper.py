@@ -33,8 +33,8 @@ from ui.presets import BY_NAME
 def test_first_launch_shows_default_preset_and_writes_url(ckpt_dir: Path) -> None:
     at = start()
     assert at.title[0].value == "Step through decoding"
-    assert at.text_area(key="text").value == BY_NAME["Reordered phrase"].text
-    assert at.selectbox(key="w_preset").value == "Reordered phrase"
+    assert at.text_area(key="text").value == BY_NAME["Adjective swap"].text
+    assert at.selectbox(key="w_preset").value == "Adjective swap"
     assert at.selectbox(key="model").value == "tiny-en-fr"
     assert qp(at, "step") == ["0"]
     assert link(at)["model"] == ["tiny-en-fr"]
@@ -126,7 +126,7 @@ def test_play_advances_one_word_per_tick_and_stops_at_the_end(ckpt_dir: Path) ->
     assert not at.session_state["playing"] and at.session_state["pos"] == 1
 
 
-def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
+def test_toggle_shows_rnnencdec_as_the_summary_band(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "3"})
     assert chart_count(at) == 1  # the α heatmap (other tabs are lazy)
     at.toggle(key="freeze").set_value(True).run()
@@ -137,10 +137,17 @@ def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
     assert at.session_state["_stepper"][0][0].endswith("tiny-en-fr-rnnencdec.pt")
     infos = " ".join(i.value for i in at.info)
     assert "No alignment: every step reads the same summary vector" in infos
-    # no heatmap: both translations side by side and how far c_i moves, in its place
+    # no α heatmap: the summary band in its place (three identical rows), then both translations and
+    # how far c_i moves
     charts = specs(at)
-    assert len(charts) == 1 and [lay["mark"]["type"] for lay in charts[0]["layer"]] == ["line", "rule"]
-    rows = [r for r in chart_rows(at, 0) if "model" in r]  # the line's rows (the rule has its own)
+    assert len(charts) == 2 and charts[0]["title"]["text"].startswith("Every word reads the same summary c")
+    import pyarrow as pa
+
+    proto = at.get("vega_lite_chart")[0].proto  # Streamlit sends the inline rows beside the spec
+    band = pa.ipc.open_stream(proto.data.data).read_all().to_pylist()
+    assert {c["i"] for c in band} == {0, 1, 2} and {c["reads"] for c in band} == {"the summary c"}
+    assert [lay["mark"]["type"] for lay in charts[1]["layer"]] == ["line", "rule"]
+    rows = [r for r in chart_rows(at, 1) if "model" in r]  # the line's rows (the rule has its own)
     fixed = [r["drift"] for r in rows if r["model"].startswith("RNNencdec")]
     moving = [r["drift"] for r in rows if r["model"].startswith("RNNsearch")]
     assert fixed and set(fixed) == {0.0} and max(moving) > 0  # the tiny model moves its c_i a little
@@ -161,8 +168,8 @@ def test_toggle_shows_rnnencdec_without_a_heatmap(ckpt_dir: Path) -> None:
 
 def test_presets_set_sentence_and_toggle(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "2"})
-    at.selectbox(key="w_preset").set_value("Fixed-vector bottleneck").run()
-    assert at.text_area(key="text").value == BY_NAME["Fixed-vector bottleneck"].text
+    at.selectbox(key="w_preset").set_value("Bottleneck: lost details").run()
+    assert at.text_area(key="text").value == BY_NAME["Bottleneck: lost details"].text
     assert at.toggle(key="freeze").value is True
     assert at.session_state["pos"] == 0
     assert any("Watch:" in c.value for c in at.caption)
@@ -283,7 +290,7 @@ def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
 def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from ui import stepper_controller
+    from ui import heavy, stepper_controller
 
     calls: list[str] = []
     real = stepper_controller.beam_search
@@ -294,6 +301,7 @@ def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: py
 
     monkeypatch.setattr(stepper_controller, "beam_search", counting)
     st.cache_data.clear()
+    heavy.clear_all()  # the stepper's searches are kept in a byte-bounded store (ui/heavy.py)
     first = start({"text": SENTENCE, "mode": "beam", "beam": "4"})
     click(first, "btn_step")
     click(first, "btn_step")

@@ -89,10 +89,10 @@ def test_a_preset_switches_to_the_pair_it_is_written_for(tiny_checkpoint_dir: Pa
     shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnencdec.pt", tmp_path / "europarl-en-fr-rnnencdec-50.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
     at = start({"text": SENTENCE, "model": "tiny-en-fr"})
-    fig3 = BY_NAME["Paper Fig. 3(a)"]
+    fig3 = BY_NAME["Reordered phrase"]
     at.selectbox(key="w_preset").set_value(fig3.name).run()
     assert not at.exception
     assert at.session_state["model"] == "europarl-en-fr-50" and at.session_state["text"] == fig3.text
     assert any("europarl-en-fr-50" in e["what"] for e in at.session_state["log"])
-    at.selectbox(key="w_preset").set_value("Monotonic copy").run()  # written for m30k-en-fr: not in this folder
+    at.selectbox(key="w_preset").set_value("Diagonal walk").run()  # written for m30k-en-fr: not in this folder
     assert at.session_state["model"] == "europarl-en-fr-50"

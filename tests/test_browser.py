@@ -93,9 +93,9 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
     _settle(page)
 
-    # Pick the "Monotonic copy" preset from the preset selectbox.
+    # Pick the "Diagonal walk" preset (Multi30k) from the preset selectbox.
     page.get_by_test_id("stSelectbox").filter(has_text="Preset").click()
-    page.get_by_role("option", name="Monotonic copy").click()
+    page.get_by_role("option", name="Diagonal walk").click()
     _settle(page)
     assert "Two dogs" in page.get_by_role("textbox", name="Source sentence (English)").input_value()
     # the controls are bound to the URL: the preset's sentence is in it, written by the browser

@@ -43,10 +43,10 @@ def test_one_description_per_checkpoint_and_mode() -> None:
     """Kind, context, name and colour of each (config, decoding mode); a Luong model is never "rnnsearch"."""
     cases = [({}, None, ("rnnsearch", "attention", "RNNsearch", "#206fb2", True)),
              ({"context": "fixed"}, None, ("rnnencdec", "fixed", "RNNencdec", "#e6550d", False)),
-             ({}, "fixed", ("ablation", "fixed", "RNNsearch, c_i frozen", "#e6550d", False)),
+             ({}, "fixed", ("ablation", "fixed", "RNNsearch, c_i frozen", "#b2182b", False)),
              ({}, "mean", ("mean", "mean", "mean context", "#31a354", True)),
              ({"arch": "luong", "context": "attention"}, None,
-              ("luong", "attention", "Luong 2015, global, ?, input feeding", "#206fb2", True))]
+              ("luong", "attention", "Luong 2015, global, ?, input feeding", "#01665e", True))]
     for config, mode, want in cases:
         d = describe_model(config, mode)
         assert (d.kind, d.context, d.name, d.colour, d.has_alpha) == want

@@ -35,14 +35,20 @@ def test_shipped_checkpoints_record_their_training_data(real_data: Path) -> None
         assert "scores" in meta and meta["device"]
 
 
-def test_shipped_rnnsearch_translates_test_2016_well_and_beats_rnnencdec(real_data: Path) -> None:
+def test_shipped_rnnsearch_translates_test_2016_as_recorded_and_beats_rnnencdec(real_data: Path) -> None:
+    """Both shipped Multi30k models, greedy on the whole of test_2016_flickr, score within 0.1 BLEU
+    (lowercased) of what checkpoints/m30k-en-fr.results.json records (54.41 and 37.82 when this
+    was written): a model that translates a little worse than it did fails, not only one below 45."""
     if not (SHIPPED.exists() and SHIPPED_ENCDEC.exists()):
         pytest.skip("no shipped checkpoints")
-    src, ref = read_parallel(real_data / "multi30k", "test_2016_flickr", "en", "fr", limit=300)
-    search = evaluate(checkpoint.load(SHIPPED), src, ref)["bleu_lc"]["score"]
-    encdec = evaluate(checkpoint.load(SHIPPED_ENCDEC), src, ref)["bleu_lc"]["score"]
-    assert search > 45.0  # greedy, first 300 sentences; the full beam-5 score is in the results JSON
-    assert search > encdec + 2.0
+    recorded = json.loads((ROOT / "checkpoints" / "m30k-en-fr.results.json").read_text())["models"]
+    src, ref = read_parallel(real_data / "multi30k", "test_2016_flickr", "en", "fr")
+    got = {}
+    for name, path in (("rnnsearch", SHIPPED), ("rnnencdec", SHIPPED_ENCDEC)):
+        want = recorded[name]["scores"]["test_2016_flickr"]["greedy"]["bleu_lc"]["score"]
+        got[name] = evaluate(checkpoint.load(path), src, ref)["bleu_lc"]["score"]
+        assert got[name] == pytest.approx(want, abs=0.1), name
+    assert got["rnnsearch"] > got["rnnencdec"] + 10.0
 
 
 LUONG = {name: ROOT / "checkpoints" / f"m30k-en-fr-{name}.pt" for name in ("luong-global-general", "luong-local-p")}

@@ -42,7 +42,7 @@ def loaded() -> dict[str, checkpoint.LoadedModel]:
 @pytest.mark.parametrize("name", list(SHIPPED))
 def test_results_file_agrees_with_a_recomputation_on_200_sentences(real_data: Path, results, loaded, name, test):
     """Table 1 (all / no-UNK) and the length buckets of the file, recomputed greedily on 200 sentences:
-    each recorded value lies within the two 95 % CIs (recomputed and recorded) of ours. A file that
+    each recorded value lies within the 95 % CI of ours. A file that
     belongs to another model fails: RNNsearch-50 and RNNencdec-50 differ by 5–12 BLEU, far more."""
     recorded = results["models"][name]["tests"][test]
     assert recorded["beam"] == 1 and recorded["sentences"] > N
@@ -55,7 +55,9 @@ def test_results_file_agrees_with_a_recomputation_on_200_sentences(real_data: Pa
     got = score_test_set(loaded[name], src, ref, n_bootstrap=300)
 
     def close(a: dict, b: dict) -> None:
-        assert abs(a["score"] - b["score"]) <= a["ci95"] + b["ci95"], (name, test, a["score"], b["score"])
+        # The recorded value is the whole test set's; ours a 200-sentence sample of it, whose own 95 %
+        # bootstrap CI is the sampling error (the sum of both CIs, as before, let ±2 CIs through).
+        assert abs(a["score"] - b["score"]) <= a["ci95"], (name, test, a["score"], b["score"], a["ci95"])
 
     close(got["all"], recorded["all"])
     close(got["no_unk"], recorded["no_unk"])

@@ -362,6 +362,10 @@ def test_surgery_at_every_later_step(env: Path, tiny_lm: LoadedModel) -> None:
 
 def test_whole_sentence_and_debate_tests(env: Path) -> None:
     at = run(ex_tab="Whole sentence", ex_method="integrated gradients")
+    # a URL starts no whole-sentence work (600 characters of it cost 108 s of CPU): the button does
+    assert not at.get("vega_lite_chart") and not at.dataframe and at.button(key="ex_all").label.startswith(
+        "Explain all ")
+    at.button(key="ex_all").click().run()
     assert at.radio(key="ex_method").value == "ig" and at.radio(key="ex_method").proto.query_param_key == "ex_method"
     assert len(at.get("vega_lite_chart")) == 2  # α and the chosen method
     assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())[1:]
@@ -374,6 +378,34 @@ def test_whole_sentence_and_debate_tests(env: Path) -> None:
     assert "Shuffling α changed the word in " in text and " of 20 trials" in text
     assert "Over the whole sentence" in "\n".join(i.value for i in at.info)
     assert len(at.get("vega_lite_chart")) == 2
+
+
+def test_a_costly_word_waits_for_its_button_and_the_cost_is_counted_in_gradient_units(
+        env: Path, tiny_lm: LoadedModel, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The last word of a 600-character sentence cost 6.7 s of CPU and +414 MB on opening a URL (issue 24):
+    past AUTO_UNITS a word's attributions wait for a button; a result already kept shows without one."""
+    from ui import explanation_jobs as jobs
+    from ui import heavy
+
+    g = greedy(tiny_lm, [REF_TEXT], topk=1)[0]  # "A man is riding a bike ." + </s>: 8 source tokens
+    assert len(g.src_tokens) == 8
+    assert jobs.cost(g, [0, 2]) == (1 + 3) * 8 * jobs.IG_STEPS  # Σ (i + 1) · Tx · points
+    assert jobs.loo_cost(g, [0, 2]) == 9 * (8 + 2 + 1)  # (Tx + 1) copies decoded up to the last word
+    assert not jobs.needs_button(g, [2])  # a short sentence: at once
+    monkeypatch.setattr(jobs, "AUTO_LOO", 9 * 10)  # steps 0 and 1 run at once, 2 needs the button
+    assert jobs.needs_button(g, [2]) and not jobs.needs_button(g, [1])
+    monkeypatch.setattr(jobs, "AUTO_LOO", 10**9)
+    heavy.store("explanation").clear()
+    monkeypatch.setattr(jobs, "AUTO_UNITS", 2 * 8 * jobs.IG_STEPS)  # steps 0 and 1 run at once, 2 on a button
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="1")
+    assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="2")
+    word = g.steps[2].token
+    assert not at.dataframe and at.button(key="ex_one").label == f"Explain “{word}”"
+    at.button(key="ex_one").click().run()
+    assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())
+    at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="2")  # kept: no button needed
+    assert at.dataframe and not [b for b in at.button if b.key == "ex_one"]
 
 
 def _ref_step(lm: LoadedModel) -> tuple[int, DecodeTrace]:

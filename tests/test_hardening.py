@@ -318,10 +318,35 @@ def test_command_line_tools_run_on_one_thread_unless_told(monkeypatch: pytest.Mo
     ("compare_attention.py", "cmp_ref", 600), ("bottleneck_compare.py", "bn_ref", 600),
     ("compare_attention.py", "cmp_text", 2000), ("bottleneck_compare.py", "bn_text", 2000),
     ("beam_explorer.py", "bx_text", 2000), ("alignment_browser.py", "al_q", 200),
+    ("explanation.py", "ex_text", 600), ("explanation.py", "ex_ref", 600),
 ])
 def test_a_url_carries_no_more_text_than_its_box(app_env: Path, page: str, key: str, cap: int) -> None:
     """An 8,000-word reference in a URL once cost 104 s of server CPU: each box's cap holds for its URL too."""
-    at = run_page(page, **{key: "chien " * 8000})
+    own = {"ex_preset": "Your own sentence"} if page == "explanation.py" else {}  # the source box shows then
+    at = run_page(page, **own, **{key: "chien " * 8000})
     assert not at.exception
     widgets = [w for kind in ("text_input", "text_area") for w in getattr(at, kind) if w.key == key]
     assert len(widgets) == 1 and widgets[0].value == ("chien " * 8000)[:cap]
+
+
+def test_the_paste_box_is_capped_too(app_env: Path) -> None:
+    """The one box no URL fills: pasted pairs are capped like an upload, not left to the browser's memory."""
+    at = run_page("alignment_browser.py", al_from="my own pairs", al_upload="paste")
+    assert not at.exception
+    assert at.text_area(key="al_paste").proto.max_chars == uploads.MAX_PASTE_CHARS == 1_000_000
+
+
+def test_a_table_with_more_words_than_a_click_may_start_waits_for_its_button(
+        app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """al_n=200 of Europarl in a URL once translated ~5,000 source words (~50 s of CPU) on opening the link."""
+    from ui import heavy
+
+    heavy.store("alignment").clear()
+    monkeypatch.setattr(heavy, "AUTO_WORDS", 0)
+    at = run_page("alignment_browser.py", al_n="10")
+    assert not at.exception and not at.dataframe
+    assert at.button(key="al_go").label == "Translate these 10 pairs"
+    at.button(key="al_go").click().run()
+    assert not at.exception and len(at.dataframe[0].value) == 10
+    again = run_page("alignment_browser.py", al_n="10")  # another visitor: kept, so no button
+    assert len(again.dataframe[0].value) == 10 and not [b for b in again.button if b.key == "al_go"]

@@ -181,7 +181,7 @@ def test_fig2_frame_keeps_one_decoding_and_buckets_of_ten_sentences() -> None:
 def test_fig2_colours_encdec_orange_search_blue() -> None:
     assert L.model_colours(["rnnencdec", "rnnsearch"]) == ["#e6550d", "#206fb2"]
     assert L.model_colours(["RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"]) == [
-        "#fdae6b", "#e6550d", "#9ecae1", "#206fb2"]
+        "#fd8d3c", "#a63603", "#4292c6", "#08306b"]  # -30 light, -50 dark: as on every page (nmt.kinds)
 
 
 # ----------------------------------------------------------------------------------------------

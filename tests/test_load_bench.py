@@ -60,7 +60,8 @@ def test_session_reads_buttons_progress_and_errors_from_deltas() -> None:
 
 def test_save_replaces_only_a_run_with_the_same_settings(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
-    run = {"server_options": [], "server_env": {}, "think_s": 0.0, "steps_per_session": 10, "rounds": [1]}
+    run = {"server_options": [], "server_env": {}, "think_s": 0.0, "period_s": 0.0, "steps_per_session": 10,
+           "rounds": [1]}
     load.save(out, run)
     load.save(out, {**run, "server_options": ["runner.postScriptGC=false"]})
     load.save(out, {**run, "rounds": [2]})
@@ -68,3 +69,31 @@ def test_save_replaces_only_a_run_with_the_same_settings(tmp_path: Path) -> None
     assert [(r["server_options"], r["rounds"]) for r in doc["runs"]] == [(["runner.postScriptGC=false"], [1]),
                                                                          ([], [2])]
     assert doc["machine"]["cores"] >= 1
+
+
+def test_a_class_presses_on_its_own_clock() -> None:
+    # open loop: every 2 s from the session's phase, whatever the server does
+    assert load.press_times(10.0, 2.0, 4) == [10.0, 12.0, 14.0, 16.0]
+
+
+def test_crossing_interpolates_the_rate_at_which_p95_passes_the_limit() -> None:
+    # 15 steps/s at 400 ms, 20 at 1,600 ms: 1,000 ms is halfway, 17.5 steps/s
+    assert load.crossing([(10.0, 120.0), (15.0, 400.0), (20.0, 1600.0), (25.0, 900.0)], 1000.0) == 17.5
+    assert load.crossing([(15.0, 1200.0)], 1000.0) == 15.0  # over at the first rate tried
+    assert load.crossing([(15.0, 400.0), (25.0, 999.0)], 1000.0) is None  # beyond the rates tried
+
+
+def _round(n: int, p95: float, errors: int, after: float) -> dict:
+    return {"sessions": n, "offered_steps_per_s": n / 2, "latency": {"p95_ms": p95}, "errors": errors,
+            "rss_mib": {"after": after}}
+
+
+def test_class_verdict_needs_p95_no_errors_and_memory_back() -> None:
+    ok = load.verdict([_round(30, 300.0, 0, 504.0), _round(40, 700.0, 0, 500.0), _round(50, 1300.0, 0, 500.0)],
+                      baseline_mib=480.0)  # 504 = 480 + 5 %
+    assert ok["pass"] and ok["p95_1s_passed_at_steps_per_s"] == 22.5  # 20 + 5 · (1000 - 700) / (1300 - 700)
+    assert not load.verdict([_round(30, 301.0, 0, 480.0)], 480.0)["pass"]
+    assert not load.verdict([_round(30, 200.0, 1, 480.0)], 480.0)["pass"]
+    bad = load.verdict([_round(30, 200.0, 0, 504.5)], 480.0)
+    assert not bad["pass"] and not bad["rss_ok"] and bad["p95_1s_passed_at_steps_per_s"] is None
+    assert load.verdict([_round(20, 200.0, 0, 480.0)], 480.0)["why"] == "no round of 30 sessions"

@@ -381,7 +381,7 @@ def test_bottleneck_example_sentence_follows_the_model_pair(env: Path, tiny_chec
         shutil.copy(tiny_checkpoint_dir / f"tiny-en-fr-{kind}.pt", tmp_path / f"europarl-en-fr-{kind}-50.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
     at = run("bottleneck_compare.py", bn_model="europarl-en-fr-50")
-    paper = BY_NAME["Paper §5.2.2 (1)"].text
+    paper = BY_NAME["Fixed-vector bottleneck"].text
     assert long_sentence("europarl-en-fr-50") == paper and at.text_area(key="bn_text").value == paper
     at.selectbox(key="bn_model").set_value("tiny-en-fr").run()
     assert not at.exception and not at.warning

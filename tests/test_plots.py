@@ -176,11 +176,13 @@ def test_heatmap_fits_its_container_up_to_a_limit() -> None:
 
 
 @pytest.mark.parametrize(("n", "look", "px"), [
-    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (40, Look(), 17),
-    (3, Look(present=True), 32), (12, Look(present=True), 21), (30, Look(present=True), 21),
+    (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (13, Look(), 16), (40, Look(), 15),
+    (3, Look(present=True), 32), (12, Look(present=True), 21), (15, Look(present=True), 19),
+    (30, Look(present=True), 19),
 ])
 def test_row_height(n: int, look: Look, px: int) -> None:
-    """216 px of rows (252 presenting) on a 720-pixel screen, never below the font size + 3."""
+    """216 px of rows (252 presenting) on a 720-pixel screen, never below the font size + 3 up to 12 rows
+    and the font size + 1 beyond."""
     assert row_height(n, look) == px
 
 
@@ -273,7 +275,9 @@ def test_html_snippets_escape_everything() -> None:
     src = source_html(t, t.steps[0])
     assert "<b>" not in src and "&lt;b&gt;" in src and "&quot;" in src
     assert "unk" in src
-    assert "background" not in source_html(make_trace("fixed"), make_trace("fixed").steps[0])
+    fixed = source_html(make_trace("fixed"), make_trace("fixed").steps[0])
+    # one summary c: every chip has the summary band's one flat colour, none a shade of the α ramp
+    assert fixed.count("background:") == fixed.count("background:rgba(230,85,13,.3)") == len(make_trace().src_tokens)
     assert "press" in translation_html(make_trace(n_steps=0), None)
     assert "&lt;b&gt;" in written_candidate_html("<b>") and "<b>" not in written_candidate_html("<b>")
 
@@ -356,7 +360,8 @@ def test_word_marks_and_compare_html() -> None:
 def test_status_line_counts_words_and_lists_unknown_source_words() -> None:
     t = make_trace()  # 3 steps; SRC[3] is outside the vocabulary
     line = status_markdown(t, done=False, limit=16, model="RNNsearch: fresh c_i", checkpoint="m-rnnsearch.pt")
-    assert line.startswith("**3** target words written, at most 16 · RNNsearch\\: fresh c\\_i · ")
+    assert line.startswith("**3** target words written, at most 16 \\(the length limit\\: 2 × source tokens "
+                           "\\+ 10\\) · RNNsearch\\: fresh c\\_i · ")
     assert line.endswith('1 source word outside the model\'s vocabulary, read as \\<unk\\>: \\"\\<b\\>x\\<\\/b\\>\\"]')
     one = dataclasses.replace(t, steps=t.steps[:1], src_unk=[False] * 5, finished=True)
     assert status_markdown(one, True, 16, "m", "c").startswith("**1** target word written, finished \\(\\<\\/s\\>\\)")
@@ -400,3 +405,17 @@ def test_exports_csv_and_json() -> None:
     fixed_csv = trace_csv(make_trace("fixed"))
     assert "fixed" in fixed_csv
     assert trace_csv(make_trace(n_steps=0)).splitlines()[0].startswith("context_mode")
+
+
+def test_chip_lines_wrap_like_the_page() -> None:
+    """Fig. 3(a)'s 14 tokens fit one line of chips at 1280×720 in both sizes; the 38 of the paper's long
+    sentence take three (seen in Chromium); hand-counted: 910 px hold 10 chips of 5 characters
+    (5 × 8.6 + 14 = 57 px each: 15 of them make 855 px, 16 make 912 px)."""
+    from ui.presets import BY_NAME
+    from ui.views.stepper_html import chip_lines
+
+    fig3 = [*BY_NAME["Reordered phrase"].text.replace(".", " .").split(), "</s>"]
+    long = [*BY_NAME["Fixed-vector bottleneck"].text.replace(".", " .").replace(",", " ,").split(), "</s>"]
+    assert (chip_lines(fig3), chip_lines(fig3, True)) == (1, 1)
+    assert (chip_lines(long), chip_lines(long, True)) == (3, 3)
+    assert chip_lines(["abcde"] * 15) == 1 and chip_lines(["abcde"] * 16) == 2

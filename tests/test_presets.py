@@ -62,8 +62,8 @@ def test_expected_alignments_hold(preset) -> None:
         assert argmax_source(t, tgt) == src, f"{preset.name}: {tgt!r} reads {argmax_source(t, tgt)!r}"
 
 
-def test_reordered_noun_jumps_ahead_of_its_adjective(search) -> None:
-    t = greedy(search, [BY_NAME["Reordered phrase"].text])[0]
+def test_adjective_swap_noun_jumps_ahead_of_its_adjective(search) -> None:
+    t = greedy(search, [BY_NAME["Adjective swap"].text])[0]
     src = t.src_tokens
     out = t.target_tokens
     for noun, adj, en_noun, en_adj in (("voiture", "rouge", "car", "red"), ("maison", "blanche", "house", "white")):
@@ -82,8 +82,8 @@ def test_soft_alignment_spreads_the_elided_article(search) -> None:
 
 
 def test_bottleneck_preset_uses_the_toggle_and_long_sentence_does_not() -> None:
-    assert BY_NAME["Fixed-vector bottleneck"].freeze and not BY_NAME["Long sentence"].freeze
-    assert BY_NAME["Fixed-vector bottleneck"].text == BY_NAME["Long sentence"].text
+    assert BY_NAME["Bottleneck: lost details"].freeze and not BY_NAME["Long sentence"].freeze
+    assert BY_NAME["Bottleneck: lost details"].text == BY_NAME["Long sentence"].text
 
 
 @pytest.mark.skipif(not ENCDEC.exists(), reason="no shipped RNNencdec")
@@ -132,7 +132,7 @@ def test_unknown_word_presets_copy_the_source_word(preset) -> None:
 def test_fig3a_reorders_european_economic_area() -> None:
     """Fig. 3(a): the French noun phrase runs backwards over the English one, and α follows it."""
     search, _ = pair(EUROPARL)
-    t = greedy(search, [BY_NAME["Paper Fig. 3(a)"].text])[0]
+    t = greedy(search, [BY_NAME["Reordered phrase"].text])[0]
     assert "Espace économique européen" in t.translation, t.translation
     out, src = t.target_tokens, t.src_tokens
     at = [argmax_source(t, w) for w in ("Espace", "économique", "européen")]
@@ -146,7 +146,7 @@ def test_fig3a_reorders_european_economic_area() -> None:
 # The paper's own RNNsearch-50 translations of its two long Section 5.2.2 sentences: an independent
 # reference for "keeps the meaning" (chrF against them, not against our own output).
 PAPER_5_2_2 = {
-    "Paper §5.2.2 (1)":
+    "Fixed-vector bottleneck":  # the paper's §5.2.2 (1)
         "Un privilège d'admission est le droit d'un médecin de reconnaître un patient à l'hôpital ou un centre "
         "médical d'un diagnostic ou de prendre un diagnostic en fonction de son état de santé.",
     "Paper §5.2.2 (2)":
@@ -172,3 +172,44 @@ def test_long_paper_sentences_rnnencdec_drifts_rnnsearch_holds(name: str) -> Non
     def most_repeated(words: list[str]) -> int:
         return max(words.count(w) for w in words if len(w) > 3)
     assert most_repeated(fixed.target_tokens) > most_repeated(with_att.target_tokens)
+
+
+# -- the explainer's script (issue 21) on the Europarl RNNsearch-50 / RNNencdec-50 ---------------------
+
+
+def test_explainer_script_runs_on_one_pair_in_its_order() -> None:
+    """The three presets the explainer names, first in the picker, all on the Europarl pair."""
+    assert [p.name for p in PRESETS[:3]] == ["Monotonic copy", "Reordered phrase", "Fixed-vector bottleneck"]
+    assert {p.group for p in PRESETS[:3]} == {EUROPARL}
+    assert [p.freeze for p in PRESETS[:3]] == [False, False, True]
+
+
+def test_monotonic_copy_walks_down_the_diagonal() -> None:
+    """'She read the old letter slowly.': after the first word, each row's largest α is on a source word
+    at or after the previous row's (the diagonal), and the four content words are read in place."""
+    t = greedy(pair(EUROPARL)[0], [BY_NAME["Monotonic copy"].text])[0]
+    assert t.translation.startswith("Elle a lu la vieille lettre"), t.translation
+    words = ["a", "lu", "la", "vieille", "lettre"]
+    at = [t.src_tokens.index(argmax_source(t, w)) for w in words]
+    assert at == [1, 1, 2, 3, 4]  # read, read, the, old, letter: never backwards
+
+
+def test_reordered_phrase_jumps_past_the_two_adjectives() -> None:
+    """At « Espace » the row's maximum is on 'Area', two source words past 'European' and 'Economic',
+    which the previous row (« l' ») did not read most."""
+    t = greedy(pair(EUROPARL)[0], [BY_NAME["Reordered phrase"].text])[0]
+    out, src = t.target_tokens, t.src_tokens
+    k = out.index("Espace")
+    row = t.steps[k].alpha
+    assert src[max(range(len(row)), key=row.__getitem__)] == "Area"
+    assert row[src.index("Area")] > row[src.index("European")] + row[src.index("Economic")]
+    prev = t.steps[k - 1].alpha
+    assert src.index("Area") - max(range(len(prev)), key=prev.__getitem__) >= 3  # a jump ahead
+
+
+def test_fixed_vector_bottleneck_unfrozen_rows_read_different_words() -> None:
+    """Flipped off, RNNsearch-50's rows peak on many different source words (the alignment is back):
+    over the first 20 steps, at least 12 distinct source words get a row's maximum."""
+    t = greedy(pair(EUROPARL)[0], [BY_NAME["Fixed-vector bottleneck"].text])[0]
+    peaks = {max(range(len(s.alpha)), key=s.alpha.__getitem__) for s in t.steps[:20]}
+    assert len(peaks) >= 12, peaks

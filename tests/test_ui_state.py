@@ -10,7 +10,7 @@ import pytest
 from nmt import checkpoint
 from nmt.decoding import Stepper, forced, greedy
 from ui import models
-from ui.presets import BY_NAME, PRESETS
+from ui.presets import BY_NAME, EUROPARL, FLIPPED_TO_FREE, FLIPPED_TO_FROZEN, PRESETS, long_sentence, watch_for
 from ui.views import stepper_state as vs
 
 SENTENCE = "A man is riding a bike."
@@ -188,20 +188,34 @@ def test_checkpoint_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 
 def test_presets_are_complete() -> None:
     names = [p.name for p in PRESETS]
-    assert names == ["Monotonic copy", "Reordered phrase", "Soft alignment", "Unknown word", "Fixed-vector bottleneck",
+    assert names == ["Monotonic copy", "Reordered phrase", "Fixed-vector bottleneck",  # the explainer's script
+                     "Diagonal walk", "Adjective swap", "Soft alignment", "Unknown word", "Bottleneck: lost details",
                      "Bottleneck: who wears what", "Bottleneck: short sentence", "Long sentence",
-                     "Paper Fig. 3(a)", "Paper §5.2.2 (1)",
                      "Paper §5.2.2 (2)"]
-    assert BY_NAME["Fixed-vector bottleneck"].freeze and not BY_NAME["Long sentence"].freeze
-    assert BY_NAME["Fixed-vector bottleneck"].text == BY_NAME["Long sentence"].text
+    assert BY_NAME["Monotonic copy"].text == "She read the old letter slowly."
+    assert "European Economic Area" in BY_NAME["Reordered phrase"].text
+    assert BY_NAME["Bottleneck: lost details"].freeze and not BY_NAME["Long sentence"].freeze
+    assert BY_NAME["Bottleneck: lost details"].text == BY_NAME["Long sentence"].text
     assert len(BY_NAME["Long sentence"].text.split()) > 25
     for p in PRESETS:
         assert p.watch and p.text.strip()
         assert all(src in p.text for _, src in p.expect)
         assert all(src in p.text for src in p.copies)
         assert bool(p.lost) == p.freeze  # every preset that freezes c_i says what the freeze loses
-    # the bottleneck page reads the first preset that freezes c_i as its long sentence
-    assert next(p for p in PRESETS if p.freeze).text == BY_NAME["Long sentence"].text
+    # the bottleneck page reads a pair's first preset that freezes c_i as its long sentence
+    assert long_sentence("m30k-en-fr") == long_sentence("tiny-en-fr") == BY_NAME["Long sentence"].text
+    assert long_sentence(EUROPARL) == BY_NAME["Fixed-vector bottleneck"].text
+
+
+def test_a_flipped_preset_says_what_the_flip_shows() -> None:
+    """The Watch line follows the toggle: a frozen preset flipped off never still says "c_i is frozen"."""
+    bn = BY_NAME["Fixed-vector bottleneck"]
+    assert watch_for(bn, True) == bn.watch and "frozen" in bn.watch
+    assert watch_for(bn, False) == bn.flipped and "free again" in bn.flipped
+    reorder = BY_NAME["Reordered phrase"]
+    assert watch_for(reorder, False) == reorder.watch
+    assert watch_for(reorder, True) == FLIPPED_TO_FROZEN
+    assert watch_for(BY_NAME["Paper §5.2.2 (2)"], False) == FLIPPED_TO_FREE
 
 
 def test_same_corpus_first_puts_the_training_corpus_test_sets_first() -> None:

@@ -5,7 +5,11 @@ are written for (``group``: the Multi30k pair, or the Europarl RNNsearch-50 / RN
 the paper's own sentences; ``tests/test_presets.py``): ``expect`` lists (target word, source word) pairs where the
 source word should get the most attention when the target word is written; ``lost`` lists words
 the RNNsearch writes and its RNNencdec twin does not (the bottleneck toggle's visible difference);
-``copies`` lists source words the unknown-word replacement copies into the translation.
+``copies`` lists source words the unknown-word replacement copies into the translation; ``flipped`` is
+the line to watch once the bottleneck toggle is flipped away from the preset's own setting.
+
+The first three are the explainer's script (issue 21), named as it names them: "Monotonic copy",
+"Reordered phrase" and "Fixed-vector bottleneck"; every other preset's name says what it shows.
 """
 
 from __future__ import annotations
@@ -25,7 +29,67 @@ class Preset:
     lost: tuple[str, ...] = ()
     copies: tuple[str, ...] = ()
     group: str = "m30k-en-fr"  # the checkpoint pair it is written for (ui.models group name)
+    flipped: str = ""  # what to watch with the toggle flipped (default: FLIPPED_TO_FROZEN / FLIPPED_TO_FREE)
 
+
+FLIPPED_TO_FROZEN = ("c_i is frozen now (RNNencdec): every word reads the same summary c, drawn as one flat band "
+                     "in every row; there is no alignment to follow. Flip the toggle off to see α again at this step.")
+FLIPPED_TO_FREE = ("c_i is free again (RNNsearch): each word reads its own mix of the source, so the rows peak on "
+                   "different source words, at the same step. Flip the toggle on to see the flat band.")
+
+
+def watch_for(preset: Preset, freeze: bool) -> str:
+    """The line to watch for ``preset`` with the bottleneck toggle at ``freeze``: its own line on its
+    own setting, else what the flip shows (so a frozen preset flipped off never says "c_i is frozen")."""
+    if freeze == preset.freeze:
+        return preset.watch
+    return preset.flipped or (FLIPPED_TO_FROZEN if freeze else FLIPPED_TO_FREE)
+
+
+EUROPARL = "europarl-en-fr-50"  # RNNsearch-50 / RNNencdec-50, trained on Europarl (issue 8)
+_PRIVILEGE = (
+    "An admitting privilege is the right of a doctor to admit a patient to a hospital or a medical centre to "
+    "carry out a diagnosis or a procedure, based on his status as a health care worker at a hospital."
+)
+_DISNEY = (
+    "This kind of experience is part of Disney's efforts to \"extend the lifetime of its series and build new "
+    "relationships with audiences via digital platforms that are becoming ever more important,\" he added."
+)
+
+# The explainer's script (issue 21), in its own words and order, on the best pair the project ships:
+# the Europarl RNNsearch-50 / RNNencdec-50 (the Multi30k pair reads "letter", "Economic", "Area" as <unk>).
+SCRIPT_PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="Monotonic copy",
+        text="She read the old letter slowly.",
+        watch="α walks down the diagonal: « a lu » reads 'read', « la » 'the', « vieille » 'old', « lettre » "
+              "'letter', each French word the English word in the same place. (This model leaves out 'slowly'.)",
+        expect=(("a", "read"), ("lu", "read"), ("la", "the"), ("vieille", "old"), ("lettre", "letter")),
+        group=EUROPARL,
+    ),
+    Preset(
+        name="Reordered phrase",
+        text="The agreement on the European Economic Area was signed in August 1992.",
+        watch="Step to « Espace »: the bright weight jumps ahead to 'Area', past the two adjectives, then walks "
+              "back: « économique » reads 'Economic', « européen » 'European', the reversed diagonal of the "
+              "paper's Fig. 3(a). (The paper's model wrote « zone »; ours writes the official « Espace ».)",
+        expect=(("Espace", "Area"), ("économique", "Economic"), ("européen", "European"), ("août", "August")),
+        group=EUROPARL,
+    ),
+    Preset(
+        name="Fixed-vector bottleneck",
+        text=_PRIVILEGE,
+        watch="c_i is frozen (RNNencdec-50): every French word reads the same summary c of the whole 36-word "
+              "sentence, the flat band in every row. It starts well, then drifts into « d'hôpital » over and "
+              "over and loses the diagnosis, the procedure and the doctor's status. Flip the toggle off at any step.",
+        flipped="c_i is free again (RNNsearch-50), at the same step: each row now peaks on its own source word "
+                "(« médical » reads 'medical', « diagnostic » 'diagnosis'), and the diagnosis, the procedure and "
+                "the status survive. Flip it back on to see the flat band.",
+        freeze=True,
+        lost=("diagnostic", "procédure", "statut"),
+        group=EUROPARL,
+    ),
+)
 
 _LONG = (
     "A man in a blue shirt and a woman in a white dress are sitting on a wooden bench in front of "
@@ -34,13 +98,13 @@ _LONG = (
 
 PRESETS: tuple[Preset, ...] = (
     Preset(
-        name="Monotonic copy",
+        name="Diagonal walk",
         text="Two dogs are running in the snow.",
         watch="α walks down the diagonal: each French word reads the English word in the same place.",
         expect=(("chiens", "dogs"), ("courent", "running"), ("neige", "snow")),
     ),
     Preset(
-        name="Reordered phrase",
+        name="Adjective swap",
         text="A red car is parked near a white house.",
         watch="Adjective–noun swaps: at « voiture » the weight jumps ahead to 'car', past 'red', then back "
               "to 'red' for « rouge »; the same happens for « maison blanche ».",
@@ -62,11 +126,13 @@ PRESETS: tuple[Preset, ...] = (
         copies=("gondola",),
     ),
     Preset(
-        name="Fixed-vector bottleneck",
+        name="Bottleneck: lost details",
         text=_LONG,
         watch="c_i is frozen (RNNencdec): the whole sentence must squeeze through one vector. The woman in "
               "the white dress and the brown dog get lost, and children play “on a bench”. Flip the toggle "
               "off to see RNNsearch keep them.",
+        flipped="c_i is free again (RNNsearch), at the same step: α walks along the source, and the woman, "
+                "the dress and the brown dog on the grass are back.",
         freeze=True,
         lost=("femme", "robe", "chien", "herbe"),
     ),
@@ -97,37 +163,7 @@ PRESETS: tuple[Preset, ...] = (
     ),
 )
 
-EUROPARL = "europarl-en-fr-50"  # RNNsearch-50 / RNNencdec-50, trained on Europarl (issue 8)
-_PRIVILEGE = (
-    "An admitting privilege is the right of a doctor to admit a patient to a hospital or a medical centre to "
-    "carry out a diagnosis or a procedure, based on his status as a health care worker at a hospital."
-)
-_DISNEY = (
-    "This kind of experience is part of Disney's efforts to \"extend the lifetime of its series and build new "
-    "relationships with audiences via digital platforms that are becoming ever more important,\" he added."
-)
-
 PAPER_PRESETS: tuple[Preset, ...] = (
-    Preset(
-        name="Paper Fig. 3(a)",
-        text="The agreement on the European Economic Area was signed in August 1992.",
-        watch="French puts the noun first: for « Espace » α jumps ahead to 'Area', then walks back, « économique » "
-              "reading 'Economic' and « européen » 'European': the reversed diagonal of the paper's Fig. 3(a) "
-              "(whose model wrote « zone économique européenne »; ours writes the official « Espace économique "
-              "européen »).",
-        expect=(("Espace", "Area"), ("économique", "Economic"), ("européen", "European"), ("août", "August")),
-        group=EUROPARL,
-    ),
-    Preset(
-        name="Paper §5.2.2 (1)",
-        text=_PRIVILEGE,
-        watch="36 words through one fixed vector: RNNencdec-50 starts well, then drifts into « d'un hôpital » over "
-              "and over and loses the diagnosis, the procedure and the doctor's status. Flip the toggle off: "
-              "RNNsearch-50 reads each part of the sentence when it writes it.",
-        freeze=True,
-        lost=("diagnostic", "procédure", "statut"),
-        group=EUROPARL,
-    ),
     Preset(
         name="Paper §5.2.2 (2)",
         text=_DISNEY,
@@ -139,7 +175,7 @@ PAPER_PRESETS: tuple[Preset, ...] = (
         group=EUROPARL,
     ),
 )
-PRESETS = PRESETS + PAPER_PRESETS
+PRESETS = SCRIPT_PRESETS + PRESETS + PAPER_PRESETS
 
 BY_NAME: dict[str, Preset] = {p.name: p for p in PRESETS}
 
@@ -148,4 +184,4 @@ def long_sentence(group: str) -> str:
     """The bottleneck example for a checkpoint pair: its first preset that freezes c_i (the paper's
     admitting-privilege sentence for the Europarl pair), else the Multi30k one."""
     own = [p.text for p in PRESETS if p.freeze and p.group == group]
-    return own[0] if own else next(p.text for p in PRESETS if p.freeze)
+    return own[0] if own else next(p.text for p in PRESETS if p.freeze and p.group == "m30k-en-fr")

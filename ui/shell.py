@@ -45,10 +45,28 @@ PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
     ("pages/lesson.py", "Lesson", ":material/school:"),
     ("pages/beam_explorer.py", "Beam search explorer", ":material/account_tree:"),
     ("pages/alignment_browser.py", "Alignment browser", ":material/grid_on:"),
+    ("pages/watch_it_learn.py", "Watch it learn", ":material/movie:"),
     ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),
     ("pages/compare_attention.py", "Compare attention", ":material/join_inner:"),
     ("pages/length_quality.py", "Length vs quality", ":material/show_chart:"),
     ("pages/explanation.py", "Is attention an explanation?", ":material/psychology_alt:"),
+)
+
+
+# Readable from the back row (issue 21): Streamlit draws captions, a slider's end values and widget
+# help in a faded grey of about 3.9:1; these rules keep their colour but at 4.5:1 or more, in the
+# light and the dark theme alike (an opacity over the text's own colour, not a fixed grey), and no
+# text under 14 px. tests/test_browser_readable.py measures every page.
+READABLE_CSS = (
+    "<style>"
+    '[data-testid="stCaptionContainer"],[data-testid="stWidgetLabel"] [data-testid="stCaptionContainer"]'
+    "{color:inherit!important;opacity:.82}"
+    '[data-testid="stSliderTickBarMin"],[data-testid="stSliderTickBarMax"]{font-size:.875rem;color:inherit;opacity:.82}'
+    '[data-testid="stMetricLabel"] p,[data-testid="stMetricDelta"]{font-size:.875rem}'
+    "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
+    "opacity:1!important;"
+    "border-radius:4px;padding:0 .3em}"
+    "</style>"
 )
 
 
@@ -110,9 +128,11 @@ def guarded(where: str, fn: Callable[P, None]) -> Callable[P, None]:
 
 
 def configure(title: str, sidebar: str = "auto") -> None:
-    """The page's one ``st.set_page_config``: tab title, the app's own icon, wide layout, sidebar state."""
+    """The page's one ``st.set_page_config`` (tab title, the app's own icon, wide layout, sidebar
+    state) and the style sheet that keeps every text readable on a projector (:data:`READABLE_CSS`)."""
     st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=str(ICON), layout="wide",
                        initial_sidebar_state=sidebar)
+    st.html(READABLE_CSS)
 
 
 @contextmanager

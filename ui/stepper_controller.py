@@ -18,7 +18,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
 from nmt.trace import DecodeTrace
-from ui import models
+from ui import heavy, models
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
 from ui.views import stepper as sv
@@ -29,7 +29,7 @@ from ui.views.common import EOS
 MAX_SRC_TOKENS = 80
 TOPK = 5
 CUSTOM = "(your own sentence)"
-DEFAULT_PRESET = "Reordered phrase"
+DEFAULT_PRESET = "Adjective swap"  # on the default (Multi30k) pair: a first launch needs no model switch
 
 ss = st.session_state
 
@@ -173,6 +173,11 @@ def on_force(i: int, word: str) -> None:
     log_event("you", f"forced “{word}” at step {i}")
 
 
+def on_table() -> None:
+    """Open the shown step's energy / weight table (presentation mode's T key)."""
+    ss["_show_table"] = True
+
+
 def on_follow() -> None:
     ss["sel_epoch"] += 1
 
@@ -184,7 +189,8 @@ def on_follow() -> None:
 
 def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
     """This session's stepper for the inputs (built anew when they change); True if new."""
-    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context)
+    # lm.path: the file, or an ensemble's files; meta["fusion"]: the LM fused with it, if any
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")))
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
@@ -194,29 +200,32 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
     return stepper, True
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def beam_trace(path: str, mtime: float, text: str, context: str, k: int, norm: str) -> DecodeTrace:
-    """The beam search of one (checkpoint, sentence, context, k, normalisation), run once for every
-    session (a class opening the same preset searches once); each session then steps through it."""
-    lm = models.load_model(path, mtime)
-    return beam_search(lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
+@heavy.cached("stepper")
+def beam_trace(
+    _lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None"
+) -> DecodeTrace:
+    """The beam search of one (checkpoint, sentence, context, k, normalisation, fusion), run once for every
+    session (a class opening the same preset searches once); each session then steps through it.
+    ``_lm`` is the model loaded from ``path`` (one file, or an ensemble's; fused with an LM as named by
+    ``fusion``), left out of the cache key."""
+    return beam_search(_lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
                        max_src_tokens=MAX_SRC_TOKENS)[0]
 
 
 def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
     """This session's beam-search trace for the inputs (looked up anew only when they change)."""
-    sig = (str(choice.ckpt.path), choice.ckpt.mtime, text, choice.context, k, norm)
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")))
     cached = ss.get("_beam")
     if cached is not None and cached[0] == sig:
         return cached[1], False
     with st.spinner(f"Beam search (k={k})…"):
-        trace = beam_trace(*sig)
+        trace = beam_trace(lm, *sig)
     ss["_beam"] = (sig, trace)
     ss["_fresh"] = True
     return trace, True
 
 
-@st.cache_data(show_spinner=False, max_entries=128)
+@heavy.cached("stepper")
 def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) -> tuple[list[str], list[float]]:
     """A whole greedy translation (words, ``</s>`` left out) and how far each c_i is from c_0.
 

@@ -51,6 +51,13 @@ def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, h
               f'<div style="font-size:.9rem">α = {stats["weight"]:.2f}</div>')
 
 
+@st.dialog("This step's energies and weights", width="large")
+def table_dialog(trace: DecodeTrace, step: StepRecord, choice: models.Choice) -> None:
+    """The α / e table of the shown step over the page (presentation mode's one key away: T)."""
+    st.markdown(f"**i = {step.i}: writing « {md(step.token)} »**")
+    context_panel(trace, step, choice, models.gaussian_half_width(choice.ckpt))
+
+
 def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
     """The shown step's candidates: the written one marked, the others buttons that force them."""
     st.markdown(f"**Top-{len(step.topk)} candidates at i = {step.i}**" + ("" if beam else " · click one to force it"))

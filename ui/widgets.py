@@ -11,11 +11,9 @@ once per process by :func:`ui.models.load_model`. Nothing here computes model in
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
@@ -25,10 +23,11 @@ from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
-from ui import models
+from ui import heavy, models
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
 BIND = "query-params"
+T = TypeVar("T")
 CHUNK = 16
 
 # ----------------------------------------------------------------------------------------------
@@ -174,25 +173,36 @@ def decode_now(job: Job, sources: Sequence[str], refs: Sequence[str] | None = No
     raise ValueError(f"unknown decoding method {job.method!r}")
 
 
-@st.cache_data(show_spinner=False, max_entries=2048)
-def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | None) -> list[DecodeTrace]:
-    """Decode one chunk (cached per job and input); raises :class:`nmt.decoding.InputError`."""
-    return decode_now(job, sources, refs)
+def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | None,
+                  on_wait: Callable[[], None] | None = None,
+                  say: Callable[[str], None] | None = None) -> list[DecodeTrace]:
+    """Decode one chunk, kept per job and input in the byte-bounded "decode" store and run once at a
+    time (a second session asking for it waits for the first's result); with ``say``, a heavy job that
+    runs in one of the server's slots (:func:`heavy_slot`). Raises :class:`nmt.decoding.InputError`."""
+    compute = (lambda: decode_now(job, sources, refs)) if say is None else (
+        lambda: in_slot(say, lambda: decode_now(job, sources, refs)))
+    return heavy.memo(heavy.store("decode"), heavy.FLIGHT, ("decode", job, sources, refs), compute, on_wait)
 
 
 def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, label: str | None = None,
-           chunk: int = CHUNK) -> list[DecodeTrace]:
+           chunk: int = CHUNK, heavy_job: bool = False) -> list[DecodeTrace]:
     """Traces of ``sources`` (and ``refs`` for forced decoding), chunk by chunk (each cached) with a
-    progress bar: a second call with the same inputs returns at once."""
+    progress bar: a second call with the same inputs returns at once. ``heavy_job`` (a button's corpus
+    work): each chunk runs in one of the server's heavy-job slots, queued with a message while all are taken."""
     sources, refs_t = list(sources), None if refs is None else list(refs)
     if not sources:
         return []
-    bar = st.progress(0.0, text=label) if label and len(sources) > chunk else None
+    label = label or "Translating"
+    bar = st.progress(0.0, text=label) if heavy_job or len(sources) > chunk else None
     out: list[DecodeTrace] = []
     try:
         for k in range(0, len(sources), chunk):
             part = tuple(sources[k : k + chunk])
-            out.extend(_decode_chunk(job, part, None if refs_t is None else tuple(refs_t[k : k + chunk])))
+            at = k / len(sources)
+            out.extend(_decode_chunk(
+                job, part, None if refs_t is None else tuple(refs_t[k : k + chunk]),
+                on_wait=None if bar is None else lambda at=at: bar.progress(at, text=f"{label}: {WAITING}"),
+                say=None if bar is None or not heavy_job else lambda text, at=at: bar.progress(at, text=text)))
             if bar is not None:
                 done = min(len(sources), k + chunk)
                 bar.progress(done / len(sources), text=f"{label} ({done}/{len(sources)})")
@@ -202,50 +212,52 @@ def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, 
     return out
 
 
-class SharedStore:
-    """A bounded, thread-safe map shared by every session (least recently used entries go first)."""
-
-    def __init__(self, max_items: int) -> None:
-        self.max_items, self._data, self._lock = max_items, OrderedDict[Hashable, Any](), threading.Lock()
-
-    def get(self, key: Hashable) -> Any:
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-            return self._data.get(key)
-
-    def put(self, key: Hashable, value: Any) -> None:
-        with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.max_items:
-                self._data.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._data)
+SharedStore = heavy.ByteLRU  # a map shared by every session, bounded in bytes (ui/heavy.py)
+WAITING = "another visitor started the same computation; showing its result when it is done"
 
 
-@st.cache_resource(show_spinner=False)
-def shared_store(name: str, max_items: int = 50_000) -> SharedStore:
-    """The process-wide store called ``name`` (results computed once for every visitor)."""
-    return SharedStore(max_items)
+def shared_store(name: str) -> heavy.ByteLRU:
+    """The process-wide store called ``name`` (results computed once for every visitor), bounded by its
+    byte budget in :data:`ui.heavy.BUDGETS`."""
+    return heavy.store(name)
+
+
+def in_slot(say: Callable[[str], None], fn: Callable[[], T]) -> T:
+    """``fn()`` in one of the server's heavy-job slots (:data:`ui.heavy.SLOTS`, ``$RNNSEARCH_HEAVY_JOBS`` at
+    once). While all are taken, ``say`` shows who runs and how many wait, again every second: each
+    update is where Streamlit stops the wait if the visitor changes a widget or closes the tab."""
+    with heavy.SLOTS.hold(on_queue=lambda running, ahead: say(heavy.queued_message(running, ahead, heavy.SLOTS.n)),
+                          poll_s=1.0):
+        return fn()
 
 
 def cached_items(store: SharedStore, keys: Sequence[Hashable], compute: Callable[[list[int]], list[Any]],
-                 label: str, chunk: int = CHUNK) -> list[Any]:
+                 label: str, chunk: int = CHUNK, heavy_job: bool = False) -> list[Any]:
     """The value of each key; only missing ones are computed (``compute(positions)`` returns their
     values), ``chunk`` at a time under a progress bar. Unlike ``st.cache_data`` of the whole list, a
-    changed filter reuses every value already known, and no element runs inside a cached function."""
-    out = [store.get(k) for k in keys]
+    changed filter reuses every value already known, and no element runs inside a cached function.
+    A chunk runs once at a time (a second session asking for the same keys waits for its values);
+    with ``heavy_job``, in one of the server's heavy-job slots (:func:`in_slot`)."""
+    out = [store.get(k, None) for k in keys]
     missing = [n for n, v in enumerate(out) if v is None]
     if not missing:
         return out
     bar = st.progress(0.0, text=f"{label} (0/{len(missing)})")
+
+    def run(part: list[int], at: float) -> list[Any]:
+        values = in_slot(lambda text: bar.progress(at, text=text), lambda: compute(part)) if heavy_job else \
+            compute(part)
+        for n, value in zip(part, values, strict=True):
+            store.put(keys[n], value)
+        return values
+
     try:
         for k in range(0, len(missing), chunk):
-            part = missing[k : k + chunk]
-            for n, value in zip(part, compute(part), strict=True):
-                store.put(keys[n], value)
+            part, at = missing[k : k + chunk], k / len(missing)
+            values = heavy.FLIGHT.run(("items", id(store), tuple(keys[n] for n in part)),
+                                      lambda part=part, at=at: run(part, at),
+                                      lambda at=at: bar.progress(at, text=f"{label}: {WAITING}"))
+            for n, value in zip(part, values, strict=True):
                 out[n] = value
             done = min(len(missing), k + chunk)
             bar.progress(done / len(missing), text=f"{label} ({done}/{len(missing)})")
@@ -323,7 +335,7 @@ def input_error(err: Exception) -> None:
 MAX_READ = 20000  # lines read from the top of a split (big training files are only sampled)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@heavy.cached("splits")
 def _read_split(directory: str, name: str, src: str, tgt: str, limit: int, stamp: float
                 ) -> tuple[list[str], list[str]]:
     """Cached :func:`nmt.data.read_parallel` (``stamp`` is the files' mtime, so edits re-read)."""

@@ -10,6 +10,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from nmt.kinds import colour_of_name
 from nmt.metrics import bleu_by_length, sentence_scores
 from nmt.trace import DecodeTrace
 from ui.views.common import EOS
@@ -70,27 +71,36 @@ def sweep_frame(lengths: Sequence[int], hyps: Mapping[str, Sequence[str]], refs:
     return pd.DataFrame(rows)
 
 
-def sweep_chart(df: pd.DataFrame, value: str = "BLEU") -> alt.Chart | None:
-    """BLEU (or reference log p per word) against source length, one line per model."""
+def _model_scale(names: Sequence[str], colours: Mapping[str, str] | None) -> alt.Scale | Any:
+    """Each model's own colour (:func:`nmt.kinds.model_colour`, carried in ``colours`` by name),
+    else the name's colour (:func:`nmt.kinds.colour_of_name`)."""
+    names = list(dict.fromkeys(names))
+    return alt.Scale(domain=names, range=[(colours or {}).get(n) or colour_of_name(n) for n in names])
+
+
+def sweep_chart(df: pd.DataFrame, value: str = "BLEU", colours: Mapping[str, str] | None = None) -> alt.Chart | None:
+    """BLEU (or reference log p per word) against source length, one line per model in its colour."""
     if df.empty or value not in df.columns:
         return None
     return alt.Chart(df.dropna(subset=[value])).mark_line(point=True).encode(
         x=alt.X("lo:Q", title="source length (words, bucket start)"),
         y=alt.Y(f"{value}:Q", title=value),
-        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom")),
+        color=alt.Color("model:N", title=None, legend=alt.Legend(orient="bottom"),
+                        scale=_model_scale(df["model"], colours)),
         tooltip=["model:N", "length:N", "n:Q", alt.Tooltip(f"{value}:Q", format=".2f")],
     ).properties(height=260, title=f"{value} by source length")
 
 
-def logp_chart(rows: Sequence[Mapping[str, Any]]) -> alt.Chart | None:
-    """Bar chart of the reference's log-probability under each model (closer to 0 = more likely)."""
+def logp_chart(rows: Sequence[Mapping[str, Any]], colours: Mapping[str, str] | None = None) -> alt.Chart | None:
+    """Bar chart of the reference's log-probability under each model (closer to 0 = more likely),
+    each bar in its model's colour."""
     df = pd.DataFrame([r for r in rows if r.get("log p (reference)") is not None])
     if df.empty:
         return None
     return alt.Chart(df).mark_bar().encode(
         x=alt.X("log p (reference):Q", title="log p(reference | source)"),
         y=alt.Y("model:N", title=None, sort=None),
-        color=alt.Color("model:N", legend=None),
+        color=alt.Color("model:N", legend=None, scale=_model_scale(df["model"], colours)),
         tooltip=["model:N", alt.Tooltip("log p (reference):Q", format=".3f"),
                  alt.Tooltip("log p / word (reference):Q", format=".3f")],
     ).properties(height=alt.Step(28), title="How likely each model finds the reference")

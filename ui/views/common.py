@@ -103,14 +103,14 @@ NORM_SHORT = {"none": "none", "length": "÷ length", "gnmt": "GNMT"}
 """The same, short enough for a chart axis or a radio button."""
 assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS, "one label per nmt.decoding.LENGTH_NORMS"
 
-FONT = 12  # px: the smallest chart text
+FONT = 14  # px: the smallest chart text (issue 21: nothing under 14 px at 1280×720)
 FONT_MAIN = 14  # px: chart text where the chart is the main content
 
 
 def _config(size: int) -> alt.Config:
     dark = "#31333F"
     text = {"labelFontSize": size, "titleFontSize": size, "labelColor": dark, "titleColor": dark}
-    return alt.Config(axis=alt.AxisConfig(**text), legend=alt.LegendConfig(**text),
+    return alt.Config(axis=alt.AxisConfig(**text), legend=alt.LegendConfig(**text), header=alt.HeaderConfig(**text),
                       title=alt.TitleConfig(fontSize=size + 2, color=dark), text=alt.MarkConfig(fontSize=size))
 
 
@@ -123,11 +123,18 @@ def readable(chart: alt.TopLevelMixin, size: int = FONT) -> alt.TopLevelMixin:
     Applied where a chart is shown or exported (a configured chart cannot be layered again)."""
     if chart.config is not alt.Undefined:  # the builder configured it: add to its settings
         c = _CONFIGS.get(size) or _config(size)
-        return chart.configure_axis(**c.axis.to_dict()).configure_legend(**c.legend.to_dict()).configure_title(
-            **c.title.to_dict()).configure_text(**c.text.to_dict())
+        return chart.configure_axis(**c.axis.to_dict()).configure_legend(**c.legend.to_dict()).configure_header(
+            **c.header.to_dict()).configure_title(**c.title.to_dict()).configure_text(**c.text.to_dict())
     out = chart.copy(deep=False)
     out.config = _CONFIGS.get(size) or _config(size)
     return out
+
+
+def model_heading(name: str, colour: str) -> str:
+    """A model's name as a column heading, marked with its colour (a bar: the name stays in the text
+    colour, legible whatever the model's colour)."""
+    return (f'<div data-testid="model-heading" style="font-size:1.25rem;font-weight:600;line-height:1.3;'
+            f'border-left:8px solid {esc(colour)};padding-left:8px;margin:0 0 4px">{esc(name)}</div>')
 
 
 def model_caption(rows: Sequence[dict]) -> str:

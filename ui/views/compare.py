@@ -40,16 +40,16 @@ def compare_chart(trace: DecodeTrace, title: str, max_width: int = 420) -> alt.T
     win = window_frame(trace)
     if base is None or win.empty:
         return base
-    x = alt.X("j:O", scale=alt.Scale(domain=list(range(len(trace.src_tokens)))), axis=None)
-    y = alt.Y("i:O", scale=alt.Scale(domain=list(range(len(trace.steps)))), axis=None)
+    x = alt.X("j:O", scale=alt.Scale(domain=list(range(len(trace.src_tokens)))), title="source word j")
+    y = alt.Y("i:O", scale=alt.Scale(domain=list(range(len(trace.steps)))), title="target word i")
     box = alt.Chart(win[win["kind"] == "window"]).mark_rect(filled=False, stroke="#6a3d9a", strokeWidth=1.5,
                                                             strokeOpacity=0.9).encode(x=x, y=y)
     centre = alt.Chart(win[win["kind"] == "p_t"]).mark_point(shape="diamond", filled=True, color="#6a3d9a",
                                                               size=60).encode(
         x=x, y=y, tooltip=[alt.Tooltip("i:O", title="step i"), alt.Tooltip("p_t:Q", title="p_t", format=".2f")])
-    # The overlays draw no axes of their own; the heatmap's word labels stay.
-    return alt.layer(base, box, centre).resolve_scale(color="independent").resolve_axis(x="independent",
-                                                                                          y="independent")
+    # The overlays share the heatmap's scales (independent ones gave the layer no width of its own: at
+    # 1280×720 local-p's heatmap collapsed to a line) and draw no axes; the heatmap's word labels stay.
+    return alt.layer(base, box, centre).resolve_scale(color="independent")
 
 
 def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:

@@ -23,8 +23,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.attribution import METHODS, Attributions, agreement
-from ui.views.common import label_expr, md
+from nmt.attribution import IG_GAP_TOL, IG_MAX, METHODS, Attributions, agreement
+from ui.views.common import FONT, label_expr, md
 from ui.views.heatmaps import _cell_steps, alpha_chart
 
 ALPHA = "alpha"
@@ -46,7 +46,9 @@ METHOD_HELP: dict[str, str] = {
     ALPHA: "the model's own attention weights α_ij at this step (they sum to 1)",
     "saliency": "‖∂ log p(y_i) / ∂x_j‖: how sharply log p reacts to the word's embedding (always ≥ 0)",
     "x_grad": "Σ_d x_jd ∂ log p(y_i)/∂x_jd: the gradient times the embedding (signed)",
-    "ig": "integrated gradients from a zero embedding, 20 points: how much each word adds to log p (signed)",
+    "ig": "integrated gradients from a zero embedding: how much each word adds to log p (signed); the path "
+          f"integral takes as many points as it needs for the scores to add up to the change of log p within "
+          f"{IG_GAP_TOL} nats (the completeness gap)",
     "loo_embed": "log p(y_i) minus log p(y_i) with the word's embedding zeroed and the sentence re-encoded (nats)",
     "loo_alpha": "log p(y_i) minus log p(y_i) with only this step's α renormalised without the word (nats)",
 }
@@ -71,13 +73,14 @@ def split_rows(att: Attributions) -> list[dict[str, Any]]:
         out.append({"alpha": [float(x) for x in att.alpha[r]],
                     "scores": {m: [float(x) for x in s[r]] for m, s in att.scores.items()},
                     "logprob": float(att.logprob[r]) if len(att.logprob) > r else math.nan,
-                    "ig_delta": float(att.ig_delta[r]) if len(att.ig_delta) > r else math.nan})
+                    "ig_delta": float(att.ig_delta[r]) if len(att.ig_delta) > r else math.nan,
+                    "ig_points": int(att.ig_points[r]) if len(att.ig_points) > r else 0})
     return out
 
 
 def assemble(
     src_tokens: Sequence[str], tgt_tokens: Sequence[str], steps: Sequence[int], rows: Sequence[Mapping[str, Any]],
-    *, ig_steps: int = 20, baseline: str = "zero",
+    *, ig_steps: int | None = None, baseline: str = "zero",
 ) -> Attributions:
     """:class:`nmt.attribution.Attributions` from rows of :func:`split_rows` (one per step of ``steps``)."""
     if len(rows) != len(steps):
@@ -89,7 +92,28 @@ def assemble(
         np.array([r["alpha"] for r in rows], dtype=np.float64).reshape(len(rows), n),
         {m: np.array([r["scores"][m] for r in rows], dtype=np.float64).reshape(len(rows), n) for m in methods},
         logprob=np.array([r["logprob"] for r in rows], dtype=np.float64),
-        ig_delta=np.array([r["ig_delta"] for r in rows], dtype=np.float64), ig_steps=ig_steps, baseline=baseline)
+        ig_delta=np.array([r["ig_delta"] for r in rows], dtype=np.float64), ig_steps=ig_steps, baseline=baseline,
+        ig_points=np.array([r.get("ig_points", 0) for r in rows], dtype=np.int64))
+
+
+def ig_gap_note(att: Attributions) -> str:
+    """One sentence beside the IG numbers: the points used and the completeness gap
+    |Σ_j IG_ij − (log p(y_i) − log p'(y_i))| of the explained step (or mean and largest over several),
+    with a warning when a gap stays above the tolerance (at the largest number of points)."""
+    d = np.abs(np.asarray(att.ig_delta, dtype=np.float64))
+    if not d.size or not np.isfinite(d).all():
+        return ""
+    pts = np.asarray(att.ig_points)
+    points = (f"{int(pts.max())}" if pts.size and pts.min() == pts.max() else
+              f"{int(pts.min())}–{int(pts.max())}") if pts.size else "?"
+    gap = (f"completeness gap {d[0]:.3f} nats" if d.size == 1 else
+           f"completeness gap {d.mean():.3f} nats on average, {d.max():.3f} at most")
+    note = (f"Integrated gradients at {points} points from a {att.baseline} baseline: the scores add up to the "
+            f"change of log p up to a {gap} (points are raised until it is below {IG_GAP_TOL}).")
+    if (d > IG_GAP_TOL).any():
+        note += (f" Some gap stays above {IG_GAP_TOL} nats even at {IG_MAX} points: read those IG scores with "
+                 "care.")
+    return note
 
 
 def scale_row(values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -152,7 +176,7 @@ def bars_chart(frame: pd.DataFrame, src: Sequence[str], max_width: int = 280) ->
     zero = alt.Chart().mark_rule(color="#888888", strokeWidth=1).encode(y=alt.datum(0))
     return alt.layer(zero, bars, data=frame).properties(width=alt.Step(step), height=46).facet(
         row=alt.Row("short:N", sort=order, title=None,
-                    header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="left", labelFontSize=13,
+                    header=alt.Header(labelAngle=0, labelAlign="left", labelOrient="left", labelFontSize=FONT,
                                       labelLimit=110))
     ).properties(spacing=4)
 

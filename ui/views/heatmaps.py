@@ -17,7 +17,7 @@ import pandas as pd
 
 from nmt.align import Links, argmax_links
 from nmt.trace import DecodeTrace
-from ui.views.common import EOS, label_expr, source_labels, target_labels
+from ui.views.common import EOS, FONT, label_expr, source_labels, target_labels
 
 
 def _cell_steps(n_src: int, n_tgt: int, max_width: int = 860) -> tuple[int, int]:
@@ -155,7 +155,7 @@ def fixed_context_chart(trace: DecodeTrace, title: str | None = None, max_width:
         x=alt.X("x0:Q", scale=x_scale, axis=x_axis), x2="x1:Q", y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
         y2="y1:Q", tooltip=tip)
     lines = [SAME_C, f"(‖c‖ = {norm:.2f})"] if rows >= 3 else [note]
-    text = alt.Chart(band).mark_text(fontSize=13, color="#31333F", lineBreak="\n").encode(
+    text = alt.Chart(band).mark_text(fontSize=FONT, color="#31333F", lineBreak="\n").encode(
         x=alt.X("xm:Q", scale=x_scale, axis=x_axis), y=alt.Y("ym:Q", scale=y_scale, axis=y_axis),
         text=alt.value("\n".join(lines)), tooltip=tip)
     return alt.layer(rect, text).properties(width=max(240, min(max_width, 420)),

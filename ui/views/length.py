@@ -21,6 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from nmt.experiment import PAPER_TABLE1, experiment_tests
+from nmt.kinds import colour_of_name
 from ui.views.common import FONT_MAIN
 
 # Main-content charts: text of at least 14 px, dark, legible on a projector.
@@ -101,7 +102,7 @@ def length_figure(rows: pd.DataFrame, title: str = "BLEU by source sentence leng
     for model, g in rows.sort_values("lo").groupby("model", sort=False):
         ci = g["ci95"].astype(float) if g["ci95"].notna().any() else None
         fig.add_trace(go.Scatter(
-            x=g["bucket"], y=g["bleu"], mode="lines+markers", name=str(model),
+            x=g["bucket"], y=g["bleu"], mode="lines+markers", name=str(model), line_color=colour_of_name(str(model)),
             error_y=None if ci is None else {"type": "data", "array": ci.fillna(0).tolist(), "visible": True},
             customdata=g[["n", "ci95", "test", "decoding"]].to_numpy(),
             hovertemplate=("<b>%{fullData.name}</b><br>source length %{x} words<br>BLEU %{y:.2f}"
@@ -187,6 +188,7 @@ def curve_figure(rows: pd.DataFrame) -> go.Figure:
     for model, g in rows.groupby("model", sort=False):
         fig.add_trace(go.Scatter(
             x=g["update"], y=g["valid BLEU"], mode="lines+markers", name=str(model),
+            line_color=colour_of_name(str(model)),
             customdata=g[["epoch", "elapsed_s"]].to_numpy(),
             hovertemplate=("<b>%{fullData.name}</b><br>update %{x}<br>valid BLEU %{y:.2f}"
                            "<br>epoch %{customdata[0]} · %{customdata[1]} s of training<extra></extra>"),

@@ -17,6 +17,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
+from nmt.kinds import colour_of_name
 from nmt.trace import DecodeTrace
 from ui.lesson_content import DEFAULT_LEVEL, LEVELS
 from ui.views.common import label_expr, source_labels
@@ -206,20 +207,10 @@ def bleu_gaps(frame: pd.DataFrame, better: str, worse: str) -> dict[str, float]:
     return {str(b): round(float(r[better] - r[worse]), 2) for (_, b), r in wide.iterrows()}
 
 
-ENCDEC_COLOURS = ("#fdae6b", "#e6550d", "#a63603")  # RNNencdec lines: oranges, lightest first
-SEARCH_COLOURS = ("#9ecae1", "#206fb2", "#08306b")  # RNNsearch lines: blues
-
-
 def model_colours(names: Sequence[str]) -> list[str]:
-    """A colour per model name (in the given order): oranges for RNNencdec, blues for the others;
-    a family of one model gets its middle shade, a larger one light to dark in order (-30, -50)."""
-    fams = ["encdec" if "encdec" in n.lower() else "search" for n in names]
-    out = []
-    for k, fam in enumerate(fams):
-        ramp = ENCDEC_COLOURS if fam == "encdec" else SEARCH_COLOURS
-        size, rank = fams.count(fam), fams[:k].count(fam)
-        out.append(ramp[1] if size == 1 else ramp[min(rank, len(ramp) - 1)])
-    return out
+    """A colour per model name (in the given order): the model's own colour on every page
+    (:func:`nmt.kinds.colour_of_name`: blues for RNNsearch, oranges for RNNencdec, -30 light, -50 dark)."""
+    return [colour_of_name(n) for n in names]
 
 
 def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Chart | None:

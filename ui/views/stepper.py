@@ -118,7 +118,8 @@ def status_markdown(trace: DecodeTrace, done: bool, limit: int, model: str, chec
     if trace.method == "beam":
         end = f"of the beam's best hypothesis ({limit} words); forcing works in greedy mode"
     else:
-        end = "finished (</s>)" if trace.finished else ("stopped at the length limit" if done else f"at most {limit}")
+        end = ("finished (</s>)" if trace.finished else "stopped at the length limit" if done
+               else f"at most {limit} (the length limit: 2 × source tokens + 10)")
     unk = list(dict.fromkeys(w for w, u in zip(trace.src_tokens, trace.src_unk) if u))
     oov = (f" · :red[{len(unk)} source word{'s' if len(unk) != 1 else ''} outside the model's vocabulary, read as "
            f"{md('<unk>')}: {', '.join(md(w) for w in unk)}]") if unk else ""

@@ -34,6 +34,7 @@ PAPER = ("#000000", "#ffffff")  # greyscale: 0 black, 1 white
 LATEST, PICKED = "#f28e2b", "#d62728"  # outline of the latest row, and of the row clicked
 MODEL_COLOURS = (ATTENTION_COLOUR, FIXED_COLOUR)  # default pair: attention (fresh c_i), fixed c (nmt.kinds)
 WINDOW = "#6a3d9a"  # local attention's window and p_t (purple, apart from the blue ramp and the orange rows)
+SLANT_MAX_SOURCE = 16  # up to this many source words their labels slant (-40°, shorter), then stand upright
 FIT_MAX_SOURCE = 45  # up to this many source words (the paper's long sentences too) the heatmap fits its width
 
 
@@ -100,11 +101,12 @@ def alignment_frame(trace: DecodeTrace) -> pd.DataFrame:
 
 def row_height(n_tgt: int, look: Look = Look()) -> int:
     """Pixel height of a heatmap row: roomy for short translations; rows shrink so that up to about
-    12 of them fit on a 720-pixel-high screen, never below the font size + 3."""
+    12 of them fit on a 720-pixel-high screen, never below the font size + 3, and past 12 rows down
+    to the font size + 1 (the 15 rows of the paper's Fig. 3(a) sentence fit a projector)."""
     base, budget = (32, 252) if look.present else (26, 216)
     if n_tgt * base > budget:
         base = budget // n_tgt
-    return max(look.font + 3, base)
+    return max(look.font + (3 if n_tgt <= 12 else 1), base)
 
 
 def heatmap(
@@ -119,7 +121,7 @@ def heatmap(
     ``look.ink``. ``fit`` stretches the chart to its container's width (a phone's too) unless the
     sentence has more than :data:`FIT_MAX_SOURCE` words, whose columns keep the font's width and
     scroll sideways; without ``fit`` the columns have a fixed width (for exports). Source labels are
-    slanted, or upright for more than 12 words; ``labels_below`` puts them under the rows (for a
+    slanted, or upright for more than :data:`SLANT_MAX_SOURCE` words; ``labels_below`` puts them under the rows (for a
     tall heatmap scrolled to its latest row). Hovering a cell shows (i, j, the two words, α, e);
     clicking a cell selects its step through the point-selection parameter ``param`` (read back
     with :func:`selected_step`). ``latest`` outlines that row. Returns ``None`` when the trace has
@@ -174,7 +176,8 @@ def heatmap(
         "params": [{"name": param, "select": {"type": "point", "fields": ["i"], "on": "click", "clear": "dblclick"}}],
         "encoding": {
             "x": {"field": "j", "type": "ordinal", "title": None, "sort": "ascending",
-                  "axis": {"orient": "bottom" if labels_below else "top", "labelAngle": -90 if n_src > 12 else -40,
+                  "axis": {"orient": "bottom" if labels_below else "top",
+                           "labelAngle": -90 if n_src > SLANT_MAX_SOURCE else -40,
                            "labelExpr": label_expr(source_labels(trace)), **axis}},
             "y": {"field": "i", "type": "ordinal", "title": None, "sort": "ascending",
                   "axis": {"labelExpr": label_expr(target_labels(trace)), **axis}},
@@ -203,7 +206,7 @@ def heatmap_height(trace: DecodeTrace, look: Look = Look()) -> int:
     """About how many pixels the heatmap takes: its rows and the source labels above (or below) them."""
     n_src = len(trace.src_tokens)
     chars = max((len(w) for w in source_labels(trace)), default=1)
-    label = min(120, chars * look.font * 0.55) * (1.0 if n_src > 12 else 0.65)
+    label = min(120, chars * look.font * 0.55) * (1.0 if n_src > SLANT_MAX_SOURCE else 0.65)
     return len(trace.steps) * row_height(len(trace.steps), look) + int(label) + look.font + 22
 
 

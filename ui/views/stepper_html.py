@@ -14,6 +14,9 @@ from ui.views.common import esc
 from ui.views.stepper import word_marks
 from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
 
+COPIED, FORCED = "#1e7b1e", "#b03a1e"  # "copied" and "forced" marks: green and red at 4.5:1 or more on white
+SUMMARY_CHIP = "rgba(230,85,13,.3)"  # the summary band's colour (nmt.kinds.FIXED_COLOUR at its opacity)
+
 
 def _chip(big: bool) -> str:
     size = "1.6rem" if big else "1.1rem"
@@ -43,9 +46,9 @@ def translation_html(
         word = esc(s.token)
         if s.i in copies:
             j, src = copies[s.i]
-            style += "border:2px dotted #2ca02c;"
+            style += f"border:2px dotted {COPIED};"
             title += f"; the model wrote <unk>: copied the source word {src!r} (j={j}, largest α)"
-            word = esc(src) + '<sup style="color:#2ca02c">copied</sup>'
+            word = esc(src) + f'<sup style="color:{COPIED}">copied</sup>'
         if s.forced:
             style += "border:2px dashed #e4572e;"
             title += " (forced)"
@@ -56,9 +59,12 @@ def translation_html(
     return head + '<div data-testid="translation-so-far">' + "".join(chips) + "</div>"
 
 
-def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False) -> str:
+def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = False, big: bool = False,
+                heading: bool = True) -> str:
     """The source words as chips, each shaded by α_ij of ``step`` from the heatmap's own colour
-    ramp and showing its α under the word (plain when there is no α)."""
+    ramp and showing its α under the word; with no α (the fixed summary c) every chip has the summary
+    band's flat colour. ``heading=False`` leaves out the heading (the readout line above says it),
+    except local attention's window."""
     alpha = None if step is None else step.alpha
     if step is None:
         head = "Source sentence"
@@ -83,17 +89,44 @@ def source_html(trace: DecodeTrace, step: StepRecord | None, *, paper: bool = Fa
             if j == min(len(trace.src_tokens) - 1, max(0, round(window[2]))):
                 style += f"box-shadow:0 0 0 3px {WINDOW};"
                 title += f", nearest to p_t = {window[2]:.2f}"
+        if step is not None and alpha is None:  # the one summary c: the same flat band as every row
+            style += f"background:{SUMMARY_CHIP};"
         if alpha is not None and j < len(alpha):
             bg = ramp_colour(alpha[j], paper)
             style += f"background:{bg};color:{text_colour(bg)};"
             title += f", α={alpha[j]:.3f}"
-            sub = f'<div style="font-size:.65em;line-height:1">{alpha[j]:.2f}</div>'
+            sub = f'<div style="font-size:max(.875rem,.65em);line-height:1">{alpha[j]:.2f}</div>'
         if unk[j]:
             style += "border:2px dashed #d62728;"
             title += ", outside the vocabulary: the model reads <unk>"
         label = esc(w) + ('<sup style="color:#d62728">unk</sup>' if unk[j] else "")
         chips.append(f'<span style="{style}" title="{esc(title)}">{label}{sub}</span>')
-    return _heading(head, big) + '<div data-testid="source-words">' + "".join(chips) + "</div>"
+    if not heading:
+        head = "" if window is None else f"window {window[0]}–{window[1]} around p_t = {window[2]:.1f}"
+    return (_heading(head, big) if head else "") + '<div data-testid="source-words">' + "".join(chips) + "</div>"
+
+
+CHIP_ROW = {False: (910, 8.6, 14, 43), True: (1216, 12.5, 18, 59)}
+"""Per size (presentation or not) at 1280×720: the row's width, a character's and a chip's padding
+width and one line's height in px (Chromium, the app's font, measured on the Fig. 3(a) sentence)."""
+
+
+def chip_lines(words: Sequence[str], big: bool = False) -> int:
+    """About how many lines the source words take as chips across the page (for the heatmap's box)."""
+    width, char, pad, _ = CHIP_ROW[big]
+    lines, used = 1, 0.0
+    for w in words:
+        chip = len(w) * char + pad
+        if used and used + chip > width:
+            lines, used = lines + 1, 0.0
+        used += chip
+    return lines
+
+
+def note_html(text: str, big: bool = False) -> str:
+    """A short explanatory sentence under the readout line."""
+    return (f'<div data-testid="stepper-note" style="font-size:{"1.15rem" if big else "1rem"};line-height:1.35;'
+            f'margin:0 0 4px">{esc(text)}</div>')
 
 
 def now_writing_html(
@@ -110,8 +143,9 @@ def now_writing_html(
     latest = step.i == n_written - 1
     head = (f"Written at i = {step.i} (word {step.i + 1})" if latest
             else f"Looking back at i = {step.i} (word {step.i + 1} of {n_written})")
-    word = esc(copied) + '<sup style="font-size:.5em;color:#2ca02c">copied</sup>' if copied else esc(step.token)
-    forced = ' <span style="color:#e4572e;font-size:.9rem">(forced by you)</span>' if step.forced else ""
+    mark = f'<sup style="font-size:max(.875rem,.5em);color:{COPIED}">copied</sup>'
+    word = esc(copied) + mark if copied else esc(step.token)
+    forced = f' <span style="color:{FORCED};font-size:.9rem">(forced by you)</span>' if step.forced else ""
     nxt = ""
     if latest:
         nxt = esc(ended) if ended else f"Next: Step writes word {step.i + 2} (i = {step.i + 1})."
@@ -127,7 +161,7 @@ def written_candidate_html(word: str) -> str:
     return (f'<div data-testid="written-candidate" style="padding:4px 10px;border-radius:8px;'
             f'background:rgba(255,189,69,.45);border:2px solid rgba(230,150,20,.9);font-weight:600;'
             f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis" title="the word written">'
-            f'✓ {esc(word)} <span style="font-weight:400;font-size:.8rem">written</span></div>')
+            f'✓ {esc(word)} <span style="font-weight:400;font-size:.875rem">written</span></div>')
 
 
 def prob_bar_html(p: float) -> str:
@@ -140,7 +174,8 @@ def prob_bar_html(p: float) -> str:
 
 def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
                  big: bool = False, colours: Sequence[str] = MODEL_COLOURS) -> str:
-    """Two translations of one sentence, one line each in its model's colour, words without a counterpart marked."""
+    """Two translations of one sentence, each under its label marked in its model's colour, words
+    without a counterpart marked."""
     ma, mb = word_marks(words_a, words_b)
     lines = []
     for label, words, marks, colour in ((label_a, words_a, ma, colours[0]), (label_b, words_b, mb, colours[1])):
@@ -148,7 +183,8 @@ def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Se
         for w, m in zip(words, marks):
             style = _chip(big) + (f"border:2px solid {colour};font-weight:600;" if m else "opacity:.8;")
             chips.append(f'<span style="{style}" title="{"only in this translation" if m else ""}">{esc(w)}</span>')
-        lines.append(f'<div style="margin:4px 0"><div style="color:{colour};font-weight:600">{esc(label)}</div>'
+        lines.append(f'<div style="margin:4px 0"><div style="font-weight:600;border-left:6px solid {colour};'
+                     f'padding-left:6px">{esc(label)}</div>'
                      + "".join(chips) + "</div>")
     return '<div data-testid="bottleneck-compare">' + "".join(lines) + "</div>"
 
@@ -164,6 +200,10 @@ def page_css(present: bool) -> str:
     ]
     if present:  # nothing below the heatmap: no bottom padding, so a 12-word translation needs no scrolling
         css.append('[data-testid="stMainBlockContainer"]{padding-bottom:0}')
+        # the page's title gives its room to the heatmap: a 15-word sentence's rows fit a 720-pixel projector
+        css.append('[data-testid="stMainBlockContainer"] [data-testid="stHeading"]:has(h1){display:none}')
+        css.append('[data-testid="stMainBlockContainer"]{padding-top:2.3rem}')
+        css.append('[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"]{gap:.5rem}')
         css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
         css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
     return "<style>" + "".join(css) + "</style>"

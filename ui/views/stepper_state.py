@@ -45,6 +45,7 @@ class View:
     present: bool = False  # presentation: larger type, sidebar collapsed, no secondary panels
     paper: bool = False  # paper-style heatmap: greyscale, 0 black and 1 white (Fig. 3 of the paper)
     unk: bool = True  # replace an output <unk> by the source word of its largest α (marked as copied)
+    ens: bool = False  # decode with the ensemble of the checkpoints sharing the group's vocabularies
 
 
 # ----------------------------------------------------------------------------------------------
@@ -124,6 +125,7 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         present=_bool(_first(params, "present")),
         paper=_bool(_first(params, "paper")),
         unk=_bool(_first(params, "unk"), d.unk),
+        ens=_bool(_first(params, "ens")),
     )
 
 
@@ -148,6 +150,8 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
         q["paper"] = "true"
     if not view.unk:
         q["unk"] = "false"
+    if view.ens:
+        q["ens"] = "true"
     return {k: v for k, v in q.items() if v != ""}
 
 

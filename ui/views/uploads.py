@@ -9,6 +9,10 @@ from __future__ import annotations
 MAX_PAIRS = 5000
 MAX_UPLOAD_MB = 5  # also server.maxUploadSize in .streamlit/config.toml (Streamlit's MB = 2**20 bytes)
 MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 2**20
+MAX_PASTE_CHARS = 1_000_000  # the paste box: MAX_PAIRS pairs of 200 characters (a file takes up to MAX_UPLOAD_MB)
+# Either side of one pair, as the pages' source box: a 50,000-character reference line in a 5 MB file would
+# otherwise be force-decoded word by word (an 8,000-word reference cost 104 s of CPU, issue 24).
+MAX_SIDE_CHARS = 2000
 
 
 class PairsError(ValueError):
@@ -41,8 +45,14 @@ def _lines(text: str) -> list[str]:
     return text.splitlines()
 
 
-def _check_count(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The pairs, if there are some and not too many to browse."""
+def _check_count(pairs: list[tuple[str, str]], lines: list[int], names: tuple[str, str]) -> list[tuple[str, str]]:
+    """The pairs (``lines``: each one's line number), if there are some, not too many to browse, and none
+    with a side longer than :data:`MAX_SIDE_CHARS`."""
+    for pair, n in zip(pairs, lines):
+        for side, text, name in zip(("source", "reference"), pair, names):
+            if len(text) > MAX_SIDE_CHARS:
+                raise PairsError(f"Line {n} of {name}: the {side} has {len(text):,} characters; the limit is "
+                                 f"{MAX_SIDE_CHARS:,} per sentence.")
     if not pairs:
         raise PairsError("No sentence pairs found: the input is empty.")
     if len(pairs) > MAX_PAIRS:
@@ -58,6 +68,7 @@ def parse_tsv_pairs(data: bytes | str, name: str = "the pasted text") -> list[tu
     """
     text = decode_text(data, name)
     pairs: list[tuple[str, str]] = []
+    numbers: list[int] = []
     for n, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
@@ -71,7 +82,8 @@ def parse_tsv_pairs(data: bytes | str, name: str = "the pasted text") -> list[tu
             side = "source" if not src else "reference"
             raise PairsError(f"Line {n} of {name} has an empty {side} side.")
         pairs.append((src, ref))
-    return _check_count(pairs)
+        numbers.append(n)
+    return _check_count(pairs, numbers, (name, name))
 
 
 def parse_two_files(
@@ -92,6 +104,7 @@ def parse_two_files(
         raise PairsError(f"{src_name} has {len(s_lines)} lines but {ref_name} has {len(r_lines)}; "
                          "line k of one file must translate line k of the other.")
     pairs: list[tuple[str, str]] = []
+    numbers: list[int] = []
     for n, (s, r) in enumerate(zip(s_lines, r_lines), start=1):
         s, r = s.strip(), r.strip()
         if not s and not r:
@@ -100,4 +113,5 @@ def parse_two_files(
             raise PairsError(f"Line {n} is empty in {src_name if not s else ref_name} but not in "
                              f"{ref_name if not s else src_name}.")
         pairs.append((s, r))
-    return _check_count(pairs)
+        numbers.append(n)
+    return _check_count(pairs, numbers, (src_name, ref_name))

@@ -1,0 +1,67 @@
+"""The stepper's language-model fusion through AppTest: offered when an LM fits, decoded with, URL-kept."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import torch
+
+from nmt import checkpoint
+from nmt.decoding import beam_search, greedy
+from nmt.fusion import fuse, load_lm
+from nmt.lm import GRULanguageModel, LMConfig
+from scripts.train_lm import lm_checkpoint
+from tests.stepper_app import SENTENCE, click, html_bodies, qp, start, trace
+
+
+@pytest.fixture
+def fusion_dir(tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The tiny pair plus fusion/tiny-lm.pt, a random LM over the tiny RNNsearch's target vocabulary."""
+    folder = tmp_path / "ckpts"
+    shutil.copytree(tiny_checkpoint_dir, folder)
+    tm = checkpoint.load(folder / "tiny-en-fr-rnnsearch.pt")
+    torch.manual_seed(3)
+    lm = GRULanguageModel(LMConfig(len(tm.tgt_vocab), emb_dim=8, hidden_dim=8))
+    with torch.no_grad():
+        lm.out_bias.normal_(0.0, 3.0)
+    (folder / "fusion").mkdir()
+    checkpoint.atomic_save(lm_checkpoint(lm, tm.tgt_vocab, "fr", {"credit": "test"}), folder / "fusion" / "tiny-lm.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    return folder
+
+
+def test_shallow_fusion_from_the_url_decodes_with_the_lm_and_shows_its_top_k(fusion_dir: Path) -> None:
+    at = start({"text": SENTENCE, "fusion": "shallow", "beta": "0.5"})
+    assert at.radio(key="fusion").options == ["none", "shallow"]  # no controller: no deep fusion
+    assert at.radio(key="fusion").value == "shallow" and at.slider(key="beta").value == 0.5
+    for _ in range(3):
+        click(at, "btn_step")
+    tm = checkpoint.load(fusion_dir / "tiny-en-fr-rnnsearch.pt")
+    fused = fuse(tm, load_lm(fusion_dir / "fusion" / "tiny-lm.pt"), "shallow", 0.5)
+    want = greedy(fused, [SENTENCE])[0].steps[:3]
+    assert [(s.token, round(s.logprob, 5)) for s in trace(at).steps] == [(s.token, round(s.logprob, 5)) for s in want]
+    alone = greedy(tm, [SENTENCE])[0].steps[:3]
+    assert all(abs(a.logprob - w.logprob) > 1e-3 for a, w in zip(alone, want, strict=True))  # the LM counted
+    assert any('data-testid="fusion-topk"' in h for h in html_bodies(at))
+    assert qp(at, "fusion") == ["shallow"]
+
+
+def test_no_fusion_by_default_and_none_without_a_fitting_lm(fusion_dir: Path, ckpt_dir: Path) -> None:
+    at = start({"text": SENTENCE, "model": "tiny-en-fr"})  # ckpt_dir (no fusion folder) wins the env
+    assert not [r for r in at.radio if r.key == "fusion"]
+    assert not any("fusion-topk" in h for h in html_bodies(at))
+
+
+def test_beam_mode_searches_with_the_fused_model(fusion_dir: Path) -> None:
+    at = start({"text": SENTENCE, "fusion": "shallow", "beta": "0.5", "mode": "beam", "beam": "3", "step": "2"})
+    tm = checkpoint.load(fusion_dir / "tiny-en-fr-rnnsearch.pt")
+    fused = fuse(tm, load_lm(fusion_dir / "fusion" / "tiny-lm.pt"), "shallow", 0.5)
+    want = beam_search(fused, [SENTENCE], beam=3, n_best=3)[0]
+    shown = at.session_state["_beam"][1]
+    def rows(t: object) -> list:
+        return [(e.tokens, round(e.logprob, 4)) for e in t.nbest]
+
+    assert rows(shown) == rows(want)
+    assert any('data-testid="fusion-topk"' in h for h in html_bodies(at))

@@ -1,0 +1,158 @@
+"""Ensembles (nmt/ensemble.py): an ensemble of one model, and of a model with itself, decodes as the
+model does (greedy, beam, forced, the stepper); a two-member ensemble's log p is the mean of the
+members' worked out by hand from their (fixed) output distributions, and its α the mean of the α
+each member records when decoding alone; members that do not share vocabularies are refused.
+
+Members are small untrained models (an RNNsearch and Luong variants) on the tiny fixture's
+vocabularies, so every decoding path runs in well under a second.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from nmt import checkpoint, cli
+from nmt.checkpoint import LoadedModel
+from nmt.decoding import Stepper, beam_search, forced, greedy
+from nmt.ensemble import EnsembleError, ensemble_of
+from nmt.kinds import describe_model
+from nmt.luong import LuongConfig, LuongNMT
+from nmt.model import ModelConfig, RNNSearch
+from nmt.tokenize import Tokenizer
+from nmt.trace import DecodeTrace
+from nmt.vocab import Vocab
+from scripts import ensemble_results
+from tests.conftest import TINY_DATA
+
+torch.set_num_threads(1)
+
+SENTS = (TINY_DATA / "train.en").read_text().splitlines()
+EN, FR = Tokenizer("en"), Tokenizer("fr")
+SRC_VOCAB = Vocab.build([EN.tokenize(s) for s in SENTS], 1000)
+TGT_VOCAB = Vocab.build([FR.tokenize(s) for s in (TINY_DATA / "train.fr").read_text().splitlines()], 1000)
+ATTENTION = {"luong-general": "global", "luong-local-p": "local-p"}
+
+
+def member(kind: str, seed: int = 0, tgt_vocab=TGT_VOCAB) -> LoadedModel:
+    """A small untrained model of ``kind`` (rnnsearch, luong-general, luong-local-p) on the tiny vocabularies."""
+    torch.manual_seed(seed)
+    if kind == "rnnsearch":
+        model = RNNSearch(ModelConfig(len(SRC_VOCAB), len(tgt_vocab), emb_dim=8, hidden_dim=12, attn_dim=10,
+                                      maxout_dim=6))
+    else:
+        model = LuongNMT(LuongConfig(len(SRC_VOCAB), len(tgt_vocab), emb_dim=8, hidden_dim=12, window=3,
+                                     attention=ATTENTION[kind]))
+    return LoadedModel(model.eval(), SRC_VOCAB, tgt_vocab, EN, FR, path=f"{kind}-{seed}.pt")
+
+
+def assert_same_decoding(a: list[DecodeTrace], b: list[DecodeTrace], atol: float = 0.0) -> None:
+    """Same words, and per step the same log p and α (to ``atol``), in every trace."""
+    for x, y in zip(a, b, strict=True):
+        assert x.target_tokens == y.target_tokens
+        np.testing.assert_allclose([s.logprob for s in x.steps], [s.logprob for s in y.steps], atol=atol, rtol=0)
+        np.testing.assert_allclose(x.alpha_matrix(), y.alpha_matrix(), atol=atol, rtol=0)
+
+
+@pytest.mark.parametrize("kind", ["rnnsearch", "luong-local-p"])
+@pytest.mark.parametrize("copies", [1, 2], ids=["one model", "a model with itself"])
+def test_an_ensemble_of_one_model_or_a_model_with_itself_is_the_model(kind: str, copies: int) -> None:
+    lm = member(kind)
+    ens = ensemble_of([lm] * copies)
+    sents = SENTS[:4]
+    atol = 0.0 if copies == 1 else 1e-6  # (a + a) / 2 may round in its last bit
+    assert_same_decoding(greedy(ens, sents), greedy(lm, sents), atol)
+    b_ens, b_lm = beam_search(ens, sents, beam=3, n_best=3), beam_search(lm, sents, beam=3, n_best=3)
+    assert_same_decoding(b_ens, b_lm, atol)
+    for x, y in zip(b_ens, b_lm, strict=True):
+        assert [h.tokens for h in x.nbest] == [h.tokens for h in y.nbest]
+        np.testing.assert_allclose([h.score for h in x.nbest], [h.score for h in y.nbest], atol=1e-5)
+    refs = (TINY_DATA / "train.fr").read_text().splitlines()[:4]
+    assert_same_decoding(forced(ens, sents, refs), forced(lm, sents, refs), atol)
+    st = Stepper(ens, SENTS[5])
+    st.run()
+    assert_same_decoding([st.trace], greedy(lm, [SENTS[5]]), atol)
+    for s in [*st.trace.steps, *(s for t in b_ens for s in t.steps)]:  # each copy is the model, on every beam row
+        assert [m.logprob for m in s.members] == pytest.approx([s.logprob] * copies, abs=1e-6)
+        assert [m.alpha for m in s.members] == [pytest.approx(s.alpha, abs=1e-6)] * copies
+
+
+def constant_output(lm: LoadedModel, probs: dict[str, float]) -> LoadedModel:
+    """Make the output layer ignore its input: W = 0, bias = log p, so p(y_i) = ``probs`` at every step
+    (words not named get p ≈ e^-30)."""
+    layer = lm.model.decoder.W_o if isinstance(lm.model, RNNSearch) else lm.model.W_s
+    bias = torch.full((len(lm.tgt_vocab),), -30.0)
+    for word, p in probs.items():
+        bias[lm.tgt_vocab.stoi[word]] = math.log(p)
+    with torch.no_grad():
+        layer.weight.zero_()
+        layer.bias.copy_(bias)
+    return lm
+
+
+def test_two_members_average_log_p_as_worked_by_hand() -> None:
+    a = constant_output(member("rnnsearch"), {"chat": 0.70, "chien": 0.25, "rouge": 0.05})
+    b = constant_output(member("luong-general", seed=1), {"chat": 0.05, "chien": 0.40, "rouge": 0.55})
+    ens = ensemble_of([a, b])
+    step = greedy(ens, [SENTS[0]])[0].steps[0]
+    # log p_ens: chat (ln .70 + ln .05)/2 = −1.676, chien (ln .25 + ln .40)/2 = −1.151, rouge (ln .05 + ln .55)/2
+    # = −1.797: "chien" (averaging p instead would pick "chat": .375 > .325 > .30)
+    assert step.token == "chien"
+    assert step.logprob == pytest.approx(math.log(math.sqrt(0.25 * 0.40)), abs=1e-5)  # −1.1513
+    assert [m.logprob for m in step.members] == pytest.approx([math.log(0.25), math.log(0.40)], abs=1e-5)
+    assert [m.top[0] for m in step.members] == ["chat", "rouge"]
+    assert [m.top[1] for m in step.members] == pytest.approx([0.70, 0.55], abs=1e-5)
+    assert dict(step.topk)["chat"] == pytest.approx(math.sqrt(0.70 * 0.05), abs=1e-5)  # the geometric mean
+
+
+def test_the_ensembles_alpha_is_the_mean_of_what_each_member_records_alone() -> None:
+    a, b = member("rnnsearch"), member("luong-local-p", seed=2)
+    ens_trace = greedy(ensemble_of([a, b]), [SENTS[1]])[0]
+    # the ensemble's words (it may stop at the length limit), forced on each member alone
+    src = " ".join(ens_trace.src_tokens[:-1])
+    out = " ".join(s.token for s in ens_trace.steps if s.token != "</s>")
+    alone = [forced(lm, [src], [out], pretokenized=True)[0] for lm in (a, b)]
+    n = len(ens_trace.steps)
+    assert [t.target_tokens[:n] for t in alone] == [ens_trace.target_tokens] * 2
+    mean = (alone[0].alpha_matrix()[:n] + alone[1].alpha_matrix()[:n]) / 2
+    np.testing.assert_allclose(ens_trace.alpha_matrix(), mean, atol=1e-6)
+    for k, trace in enumerate(alone):
+        np.testing.assert_allclose([s.members[k].logprob for s in ens_trace.steps],
+                                   [s.logprob for s in trace.steps[:n]], atol=1e-5)
+        np.testing.assert_allclose([s.members[k].alpha for s in ens_trace.steps], trace.alpha_matrix()[:n], atol=1e-6)
+    assert all(s.energies is None for s in ens_trace.steps)  # the members' energies are on different scales
+    assert DecodeTrace.from_dict(ens_trace.to_dict()) == ens_trace  # members survive the JSON export
+
+
+def test_members_with_other_vocabularies_or_languages_are_refused() -> None:
+    a = member("rnnsearch")
+    other = member("luong-general", tgt_vocab=Vocab(TGT_VOCAB.itos[:-1]))
+    with pytest.raises(EnsembleError, match="different target vocabularies"):
+        ensemble_of([a, other], ["a.pt", "b.pt"])
+    de = LoadedModel(member("rnnsearch").model, SRC_VOCAB, TGT_VOCAB, EN, Tokenizer("de"), path="de.pt")
+    with pytest.raises(EnsembleError, match="language pair"):
+        ensemble_of([a, de], ["a.pt", "de.pt"])
+
+
+def test_the_results_script_refuses_mismatched_members_in_one_line(tmp_path: Path, capsys) -> None:
+    paths = []
+    for k, lm in enumerate([member("rnnsearch"), member("luong-general", tgt_vocab=Vocab(TGT_VOCAB.itos[:-2]))]):
+        p = tmp_path / f"m{k}.pt"
+        checkpoint.atomic_save(checkpoint.make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "en", "fr", {}), p)
+        paths.append(str(p))
+    assert cli.run(lambda: ensemble_results.main([*paths, "--out", str(tmp_path / "r.json")])) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: m1.pt and m0.pt have different target vocabularies") and "Traceback" not in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_an_ensembles_description() -> None:
+    configs = [{"context": "attention"}, {"arch": "luong", "attention": "global", "score": "general"},
+               {"arch": "luong", "attention": "local-p", "score": "general"}]
+    d = describe_model({"arch": "ensemble", "members": configs})
+    assert d.name == "Ensemble (3): RNNsearch + Luong general + Luong local-p"
+    assert (d.kind, d.context, d.has_alpha) == ("ensemble", "attention", True)
