@@ -29,6 +29,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import fusion_ui, models
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
+    from ui.phases_panel import phases_panel
     from ui.presets import BY_NAME, watch_for
     from ui.stepper_panels import context_panel, export_section, table_dialog, topk_panel
     from ui.views import stepper as sv
@@ -41,7 +42,8 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
 MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
-TABS = ("This step's numbers", "Energies e_ij", "Bottleneck", "Event log", "Share and export")
+TABS = ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "Bottleneck", "Event log",
+        "Share and export")
 HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
 # (not in presentation mode: there every row stays in view of the page, issue 21)
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
@@ -200,6 +202,9 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
                 st.caption("Nothing decoded yet.")
     if tabs[1].open:
         with tabs[1]:
+            phases_panel(trace, None if step is None else step.i, choice, text)
+    if tabs[2].open:
+        with tabs[2]:
             chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
             if chart is not None:
                 st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
@@ -207,21 +212,21 @@ def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice
                            "row into α_i·. Same colours as α: darker = higher score = more attention.")
             else:
                 st.info(sv.no_energies_note(trace))
-    if tabs[2].open:
-        with tabs[2]:
+    if tabs[3].open:
+        with tabs[3]:
             if trace.picture != "summary":
                 bottleneck_panel(group, text, len(trace.steps) - 1 if trace.steps else None, look, "tab" + nonce)
             else:
                 st.caption("Shown above, under the summary band.")
-    if tabs[3].open:
-        with tabs[3]:
+    if tabs[4].open:
+        with tabs[4]:
             log = list(reversed(ss["log"]))
             st.dataframe(log, hide_index=True, width="stretch", height=min(38 + 35 * len(log), 320), column_config={
                 "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
                 "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
                 "what": st.column_config.TextColumn(width=900)})
-    if tabs[4].open:
-        with tabs[4]:
+    if tabs[5].open:
+        with tabs[5]:
             export_section(trace, look, group)
 
 

@@ -266,6 +266,10 @@ class Stepper:
     def position(self) -> int:
         return len(self.trace.steps)
 
+    def state_before(self, i: int) -> DecoderState:
+        """The decoder state step i read (s_{i-1} and y_{i-1}), for 0 ≤ i ≤ :attr:`position`."""
+        return self._states[i]
+
     @torch.no_grad()
     def peek(self, alpha: torch.Tensor | None = None) -> StepOutput:
         """The model's next step (with ``alpha`` (1, Tx) in place of its own α), without taking it."""

@@ -353,11 +353,12 @@ class LuongNMT(nn.Module):
 
     def step(
         self, enc: LuongEncoderState, state: DecoderState, context: str | None = None,
-        alpha: torch.Tensor | None = None,
+        alpha: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None,
     ) -> StepOutput:
         """One target position t: h_t, a_t, c_t, h̃_t, log p(y_t | y_<t, x) and the next state.
 
-        A given ``alpha`` (N, S) replaces a_t(s) in c_t, so h̃_t, p(y_t) and the fed-back h̃_t read it."""
+        A given ``alpha`` (N, S) replaces a_t(s) in c_t, so h̃_t, p(y_t) and the fed-back h̃_t read it.
+        A given ``parts`` dict receives the logits W_s h̃_t (:mod:`nmt.phases`; the rest is in the output)."""
         _check_context(context)
         prev: LuongState = state.s
         h, c = self._recur(prev, self.tgt_embed(state.y_prev))  # (N, L, n)
@@ -365,11 +366,14 @@ class LuongNMT(nn.Module):
         att, h_tilde = self._attend(h[:, -1:], enc, prev.t.unsqueeze(1), given)  # T = 1
         att = LuongAttended(*(None if (v := getattr(att, f.name)) is None else v.squeeze(1) for f in fields(att)))
         nxt = DecoderState(LuongState(h, c, h_tilde.squeeze(1), prev.t + 1), state.y_prev)
-        return StepOutput(self.log_probs(h_tilde.squeeze(1)), att, nxt)
+        return StepOutput(self.log_probs(h_tilde.squeeze(1), parts), att, nxt)
 
-    def log_probs(self, h_tilde: torch.Tensor) -> torch.Tensor:
+    def log_probs(self, h_tilde: torch.Tensor, parts: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
         """log p(y_t | y_<t, x) = log softmax(W_s h̃_t) (…, K_y)   eq. (6), in float32."""
-        return torch.log_softmax(self.W_s(h_tilde).float(), dim=-1)
+        logits = self.W_s(h_tilde)  # (…, K_y)
+        if parts is not None:
+            parts["logits"] = logits
+        return torch.log_softmax(logits.float(), dim=-1)
 
     # -- training: teacher forcing ---------------------------------------------------------------
 

@@ -78,19 +78,22 @@ class ModelConfig:
 
 def gru_update(
     h_prev: torch.Tensor, gx: torch.Tensor, u_zr: torch.Tensor, u_h: torch.Tensor,
-    bmm: bool = False,
+    bmm: bool = False, parts: dict[str, torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """One GRU transition h_i from h_{i-1} given the input projections gx = [W_z x; W_r x; W x].
 
     z = σ(W_z x + U_z h_{i-1});  r = σ(W_r x + U_r h_{i-1});
     h̃ = tanh(W x + U [r ∘ h_{i-1}]);  h_i = (1 − z) ∘ h_{i-1} + z ∘ h̃.
-    With ``bmm`` the leading dimension stacks independent GRUs (the two encoder directions).
+    With ``bmm`` the leading dimension stacks independent GRUs (the two encoder directions). A given
+    ``parts`` dict receives the gates z, r and the candidate h̃ (:mod:`nmt.phases` shows them).
     """
     n = h_prev.shape[-1]
     mm = torch.bmm if bmm else torch.matmul
     gx_zr, gx_h = gx.split([2 * n, n], dim=-1)
     z, r = torch.sigmoid(gx_zr + mm(h_prev, u_zr)).chunk(2, dim=-1)  # (…, n) each
     h_tilde = torch.tanh(gx_h + mm(r * h_prev, u_h))  # (…, n)
+    if parts is not None:
+        parts.update(z=z, r=r, candidate=h_tilde)
     return h_prev + z * (h_tilde - h_prev)  # = (1 − z) ∘ h_{i-1} + z ∘ h̃
 
 
@@ -249,21 +252,30 @@ class Decoder(nn.Module):
             return Attended(context_of(alpha, enc.annotations), None, alpha)
         raise ValueError(f"unknown context mode {mode!r}")
 
-    def recur(self, s_prev: torch.Tensor, wy: torch.Tensor, context: torch.Tensor) -> torch.Tensor:
-        """s_i from s_{i-1}, the projected previous word wy = W E y_{i-1} + b (N, 3n), and c_i."""
-        return gru_update(s_prev, wy + self.C(context), self.U_zr, self.U)
+    def recur(
+        self, s_prev: torch.Tensor, wy: torch.Tensor, context: torch.Tensor,
+        parts: dict[str, torch.Tensor] | None = None,
+    ) -> torch.Tensor:
+        """s_i from s_{i-1}, the projected previous word wy = W E y_{i-1} + b (N, 3n), and c_i
+        (``parts``: see :func:`gru_update`)."""
+        return gru_update(s_prev, wy + self.C(context), self.U_zr, self.U, parts=parts)
 
     def readout(
-        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None
+        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None,
+        parts: dict[str, torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """Output logits (…, K_y) from s_{i-1}, E y_{i-1} and c_i; any leading dims.
 
-        ``extra`` (…, 2l) is one more input added to t̃_i (deep fusion's gated LM state, :mod:`nmt.fusion`)."""
+        ``extra`` (…, 2l) is one more input added to t̃_i (deep fusion's gated LM state, :mod:`nmt.fusion`).
+        A given ``parts`` dict receives t̃_i, t_i and the logits (:mod:`nmt.phases` shows them)."""
         t_tilde = self.U_o(s_prev) + self.V_o(y_emb) + self.C_o(context)  # (…, 2l)
         if extra is not None:
             t_tilde = t_tilde + extra
         t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)  # (…, l)   maxout over pairs
-        return self.W_o(self.dropout(t))  # (…, K_y)
+        logits = self.W_o(self.dropout(t))  # (…, K_y)
+        if parts is not None:
+            parts.update(t_tilde=t_tilde, t=t, logits=logits)
+        return logits
 
 
 class RNNSearch(nn.Module):
@@ -304,33 +316,36 @@ class RNNSearch(nn.Module):
 
     def transition(
         self, enc: EncoderState, s_prev: torch.Tensor, wy: torch.Tensor, mode: str,
-        alpha: torch.Tensor | None = None,
+        alpha: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None,
     ) -> tuple[Attended, torch.Tensor]:
         """c_i from s_{i-1} (eqs. 5-6, or a given α), then s_i from s_{i-1}, wy = W E y_{i-1} + b and c_i."""
         att = self.decoder.attend(s_prev, enc, mode, alpha)  # c_i   (N, 2n)
-        return att, self.decoder.recur(s_prev, wy, att.context)  # s_i   (N, n)
+        return att, self.decoder.recur(s_prev, wy, att.context, parts)  # s_i   (N, n)
 
     def log_probs(
-        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None
+        self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None,
+        parts: dict[str, torch.Tensor] | None = None,
     ) -> torch.Tensor:
         """log p(y_i | y_<i, x) (…, K_y) from s_{i-1}, E y_{i-1} and c_i, in float32 (fp16 weights too)."""
-        return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, extra).float(), dim=-1)
+        return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, extra, parts).float(), dim=-1)
 
     def step(
         self, enc: EncoderState, state: DecoderState, context: str | None = None, alpha: torch.Tensor | None = None,
-        extra: torch.Tensor | None = None,
+        extra: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None,
     ) -> StepOutput:
         """One target position: c_i, log p(y_i | y_<i, x) and the state s_i for the next step.
 
         The caller chooses y_i (greedy, beam, forced) and sets it as ``state.y_prev`` next time. A
         given ``alpha`` (N, Tx) replaces the alignment model's α_i· in c_i, so the readout and s_i
         read the edited context (attention surgery); the model's own α changes nothing. ``extra``
-        (N, 2l) is added to the deep output t̃_i (deep fusion, :mod:`nmt.fusion`).
+        (N, 2l) is added to the deep output t̃_i (deep fusion, :mod:`nmt.fusion`). A given ``parts`` dict
+        receives this step's intermediate tensors by name (the GRU's z, r, candidate; the deep output's
+        t_tilde, t, logits), for :mod:`nmt.phases`' Look / Generate / Update view.
         """
         mode = context or self.cfg.context
         y_emb = self.decoder.embed(state.y_prev)  # (N, m)
-        att, s_next = self.transition(enc, state.s, self.decoder.W(y_emb), mode, alpha)
-        log_probs = self.log_probs(state.s, y_emb, att.context, extra)
+        att, s_next = self.transition(enc, state.s, self.decoder.W(y_emb), mode, alpha, parts)
+        log_probs = self.log_probs(state.s, y_emb, att.context, extra, parts)
         return StepOutput(log_probs, att, DecoderState(s_next, state.y_prev))
 
     # -- training: teacher forcing ---------------------------------------------------------------

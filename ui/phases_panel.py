@@ -1,0 +1,79 @@
+"""The stepper's "Look · Generate · Update" tab: the shown step walked through its three phases.
+
+The numbers come from :func:`nmt.phases.explain`, the model's own step re-run on the state the
+session's :class:`~nmt.decoding.Stepper` recorded (beam mode: a stepper forced along the beam's best
+hypothesis, :func:`nmt.phases.replay`, kept in the session and extended as the position moves);
+:mod:`ui.views.phases` builds the cards, and this module only lays them out.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from nmt.checkpoint import LoadedModel
+from nmt.decoding import Stepper
+from nmt.phases import StepPhases, explain, replay, supported
+from nmt.trace import DecodeTrace
+from ui import models
+from ui import stepper_controller as ctl
+from ui.views import phases as pv
+from ui.views.common import md
+
+ss = st.session_state
+
+
+def _stepper(lm: LoadedModel, choice: models.Choice, text: str, trace: DecodeTrace, i: int) -> Stepper:
+    """A stepper that has taken step i of ``trace``: the session's own, or (beam) a forced replay."""
+    if trace.method != "beam":
+        return ctl.get_stepper(lm, choice, text)[0]
+    stepper = replay(lm, trace, i + 1, start=ss.get("_phases_replay"), topk=ctl.TOPK)
+    ss["_phases_replay"] = stepper
+    return stepper
+
+
+def step_phases(choice: models.Choice, text: str, trace: DecodeTrace, i: int) -> StepPhases:
+    """The phases of step i of the shown trace, compared with its record there."""
+    lm = models.load(choice.ckpt)
+    return explain(_stepper(lm, choice, text, trace, i), i, record=trace.steps[i])
+
+
+def phases_panel(trace: DecodeTrace, i: int | None, choice: models.Choice, text: str) -> None:
+    """The tab's content for step i (the one shown above), or a line saying there is none yet."""
+    if i is None or not 0 <= i < len(trace.steps):
+        st.caption("Nothing decoded yet: press Step.")
+        return
+    if not supported(models.load(choice.ckpt).model):
+        st.info("The Look / Generate / Update view splits one RNNsearch, RNNencdec or Luong model's step; "
+                "this model has no such single step.")
+        return
+    ph = step_phases(choice, text, trace, i)
+    st.markdown(pv.intro(ph, md(trace.steps[i].token)))
+    if note := pv.gap_note(ph):
+        st.warning(note)
+    for card in pv.cards(ph, trace.src_tokens):
+        with st.container(border=True, key=f"phase_{card.key}"):
+            st.markdown(f"#### {card.title}")
+            st.markdown(card.lead)
+            left, right = st.columns([1, 1.15], gap="medium")
+            left.latex(pv.latex_block(card.equations))
+            left.caption(card.source)
+            left.dataframe(card.shapes, hide_index=True, width="stretch")
+            for caption, frame in card.tables:
+                right.markdown(f"**{md(caption)}**")
+                right.dataframe(frame, hide_index=True, width="stretch", column_config=_formats(frame))
+            if card.note:
+                st.caption(card.note)
+
+
+def _formats(frame: object) -> dict[str, st.column_config.Column]:
+    """Three decimals for every float column (p with four), whole numbers as they are."""
+    cols = getattr(frame, "columns", [])
+    out: dict[str, st.column_config.Column] = {}
+    for c in cols:
+        if c in ("j", "s", "k", "rank", "unit"):
+            out[c] = st.column_config.NumberColumn(c, format="%d", width="small")
+        elif c in ("p", "α_ij", "a_t(s)"):
+            out[c] = st.column_config.NumberColumn(c, format="%.4f")
+        elif c not in ("word", "source word", "written", "quantity", "meaning"):
+            out[c] = st.column_config.NumberColumn(c, format="%.3f")
+    return out
