@@ -20,7 +20,7 @@ with shell.page("Watch it learn", sidebar=lambda: "collapsed" if st.query_params
     from ui import models
     from ui import widgets as W
     from ui.views import timeline as V
-    from ui.views.common import csv_text, md
+    from ui.views.common import FONT, csv_text, md
     from ui.views.stepper_html import page_css
 
 BIND = W.BIND
@@ -76,7 +76,7 @@ def model_column(name: str, tl: timeline.Timeline, update: int, probe: int, pres
                    "H(α_i) / log T_x of this sentence: 1 = uniform over the source, 0 = all weight on one word.")
     chart = V.probe_chart(tl, update, probe, max_width=620 if present else 520)
     if chart is not None:
-        W.show_chart(chart, key=f"wl_heat_{W.safe_stem(name)}", size=14 if present else 12)
+        W.show_chart(chart, key=f"wl_heat_{W.safe_stem(name)}", size=FONT)
     elif not V.has_alpha(tl):
         st.info("RNNencdec has no α: every target word reads the same fixed summary c of the whole sentence, "
                 "at every update. Watch its translation instead.", icon=":material/info:")

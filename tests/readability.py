@@ -150,7 +150,7 @@ def rendered(page: Any, url: str) -> None:
     """Open ``url`` and wait until the page's script has finished, twice a second apart (a bound
     control's first view runs the script once more to write the URL)."""
     page.goto(url, timeout=180_000)
-    page.locator("h1").first.wait_for(timeout=180_000)
+    page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
     for _ in range(2):
         page.wait_for_function(IDLE, timeout=300_000, polling=100)
         page.wait_for_timeout(1000)

@@ -88,14 +88,16 @@ def test_every_text_is_readable_at_1280x720(app_url: str, browser: object, path:
     try:
         R.rendered(page, app_url + path + query)
         rows = R.readings(page)
-        title = page.locator("h1").first.inner_text().strip()
+        heading = page.locator("h1").first
+        title = heading.inner_text().strip() if heading.is_visible() else None  # the stepper hides it on a projector
         errors = page.get_by_test_id("stAlertContentError").all_inner_texts() + page.get_by_test_id(
             "stException").all_inner_texts()
         page.screenshot(path=str(ARTIFACTS / f"readable-{label.replace(' ', '-').replace(',', '')}.png"))
     finally:
         page.close()
     assert not errors, errors
-    assert len(rows) > 20 and any(r.text == title[:60] and r.px >= 28 for r in rows), (title, rows)  # it was read
+    assert len(rows) > 20, rows  # the page was read
+    assert title is None or any(r.text == title[:60] and r.px >= 28 for r in rows), (title, rows)
     bad = R.offenders(rows)
     assert not bad, f"{label}: {len(bad)} texts under {R.MIN_PX:g} px or {R.MIN_CONTRAST}:1\n" + "\n".join(
         map(str, bad))

@@ -389,14 +389,14 @@ def test_a_costly_word_waits_for_its_button_and_the_cost_is_counted_in_gradient_
 
     g = greedy(tiny_lm, [REF_TEXT], topk=1)[0]  # "A man is riding a bike ." + </s>: 8 source tokens
     assert len(g.src_tokens) == 8
-    assert jobs.cost(g, [0, 2]) == (1 + 3) * 8 * jobs.IG_STEPS  # Σ (i + 1) · Tx · points
+    assert jobs.cost(g, [0, 2]) == (1 + 3) * 8 * 50  # Σ (i + 1) · Tx · points, IG counted at its first 50 points
     assert jobs.loo_cost(g, [0, 2]) == 9 * (8 + 2 + 1)  # (Tx + 1) copies decoded up to the last word
     assert not jobs.needs_button(g, [2])  # a short sentence: at once
     monkeypatch.setattr(jobs, "AUTO_LOO", 9 * 10)  # steps 0 and 1 run at once, 2 needs the button
     assert jobs.needs_button(g, [2]) and not jobs.needs_button(g, [1])
     monkeypatch.setattr(jobs, "AUTO_LOO", 10**9)
     heavy.store("explanation").clear()
-    monkeypatch.setattr(jobs, "AUTO_UNITS", 2 * 8 * jobs.IG_STEPS)  # steps 0 and 1 run at once, 2 on a button
+    monkeypatch.setattr(jobs, "AUTO_UNITS", 2 * 8 * 50)  # steps 0 and 1 run at once, 2 on a button
     at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="1")
     assert at.dataframe[0].value["method"].tolist() == list(V.METHOD_LABELS.values())
     at = run(ex_preset="Your own sentence", ex_text=REF_TEXT, ex_step="2")
