@@ -20,15 +20,17 @@ from typing import Any
 
 # One colour per model on every page (issue 21). The hue says what c_i is (blues: attention, a fresh
 # c_i; oranges: one fixed summary c trained so; red: the untrained frozen ablation; green: the mean;
-# teal, magenta, brown: Luong's global, local-p and local-m attention); the shade tells apart models of
-# one kind: a name ending in "-30" (trained on sentences up to 30 words, the paper's RNNsearch-30) is
-# light, "-50" dark, any other the middle shade. The same checkpoint, or the results file's entry of
-# that model, gets the same colour in every view (tests/test_model_colours.py).
+# teal, magenta, brown: Luong's global, local-p and local-m attention, global's score in its shade: dot
+# light, general middle, concat dark); the shade tells apart models of one kind: a name ending in "-30"
+# (trained on sentences up to 30 words, the paper's RNNsearch-30) is light, "-50" dark, any other the
+# middle shade. The same checkpoint, or the results file's entry of that model, gets the same colour in
+# every view (tests/test_model_colours.py).
 SHADES = {  # kind: (light "-30", middle, dark "-50")
     "rnnsearch": ("#4292c6", "#206fb2", "#08306b"),
     "rnnencdec": ("#fd8d3c", "#e6550d", "#a63603"),
 }
 LUONG_COLOURS = {"global": "#01665e", "local-p": "#c51b7d", "local-m": "#8c510a"}
+LUONG_GLOBAL_SCORES = {"dot": "#2a7f78", "general": "#01665e", "concat": "#003c30"}  # ≥ 4.5:1 on white
 ABLATION_COLOUR = "#b2182b"
 ATTENTION_COLOUR = SHADES["rnnsearch"][1]  # a fresh c_i per word (the heatmaps' blue)
 FIXED_COLOUR = SHADES["rnnencdec"][1]  # one fixed c
@@ -36,10 +38,12 @@ MEAN_COLOUR = "#31a354"
 ENSEMBLE_COLOUR = "#7b4fa6"  # several models' log p averaged (nmt.ensemble)
 
 
-def model_colour(kind: str, name: str = "", attention: str = "global") -> str:
+def model_colour(kind: str, name: str = "", attention: str = "global", score: str = "general") -> str:
     """The colour of a model of ``kind`` named ``name`` (a checkpoint's file stem or a results file's
-    entry); ``attention`` is a Luong model's attention type."""
+    entry); ``attention`` and ``score`` are a Luong model's attention type and score function."""
     if kind == "luong":
+        if attention == "global":
+            return LUONG_GLOBAL_SCORES.get(score, LUONG_COLOURS["global"])
         return LUONG_COLOURS.get(attention, LUONG_COLOURS["global"])
     if kind in SHADES:
         trained_up_to = re.search(r"-(\d+)$", name)
@@ -53,7 +57,8 @@ def colour_of_name(name: str) -> str:
     "luong-local-p"): its kind read from the name, then :func:`model_colour`."""
     low = name.lower()
     if "luong" in low:
-        return model_colour("luong", name, next((a for a in ("local-p", "local-m") if a in low), "global"))
+        return model_colour("luong", name, next((a for a in ("local-p", "local-m") if a in low), "global"),
+                            next((f for f in ("dot", "concat") if f in low), "general"))
     kind = "rnnencdec" if "encdec" in low else "mean" if "mean" in low else "rnnsearch"
     return model_colour(kind, name)
 
@@ -115,7 +120,8 @@ def describe_model(config: Mapping[str, Any], context: str | None = None, name: 
     if config.get("arch") == "ensemble":
         return describe_ensemble(list(config.get("members") or []))
     d = _describe(config, context)
-    return dataclasses.replace(d, colour=model_colour(d.kind, name, str(config.get("attention", "global"))))
+    return dataclasses.replace(d, colour=model_colour(d.kind, name, str(config.get("attention", "global")),
+                                                      str(config.get("score", "general"))))
 
 
 def _describe(config: Mapping[str, Any], context: str | None) -> ModelDescription:

@@ -29,7 +29,12 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
-MAX_COLUMNS = 4
+MAX_COLUMNS = 6  # RNNsearch beside Luong's five variants (dot, general, concat, local-m, local-p)
+DEFAULT_COLUMNS = 4  # two rows of two at 1280×720
+# First shown: Bahdanau's two models beside Luong's global (general) and local-p, the models Luong's paper
+# recommends; the other variants (dot, concat, local-m) are one click away.
+DEFAULT_STEMS = ("europarl-en-fr-rnnsearch-50", "m30k-en-fr-rnnsearch", "m30k-en-fr-luong-global-general",
+                 "m30k-en-fr-luong-local-p")
 PER_ROW = 2
 HEATMAP_WIDTH = 240  # px of heatmap cells in a half-width column at 1280×720 (labels and legend take the rest)
 
@@ -42,6 +47,12 @@ def attention_models() -> dict[str, models.CheckpointInfo]:
         if d.has_alpha:
             out[f"{d.full_name} · {c.name}"] = c
     return out
+
+
+def default_models(found: dict[str, models.CheckpointInfo]) -> list[str]:
+    """The labels first selected: those of :data:`DEFAULT_STEMS` found, else the first few found."""
+    picked = [label for label, c in found.items() if c.path.stem in DEFAULT_STEMS]
+    return picked or list(found)[:DEFAULT_COLUMNS]
 
 
 def model_column(row: dict, ckpt: models.CheckpointInfo, own: DecodeTrace, forced: DecodeTrace | None) -> None:
@@ -74,9 +85,10 @@ def main() -> None:
         W.no_checkpoints()
         return
     labels = list(found)
-    chosen = st.multiselect("Models", labels, default=labels[:MAX_COLUMNS], key="cmp_models", bind=BIND,
+    chosen = st.multiselect("Models", labels, default=default_models(found), key="cmp_models", bind=BIND,
                             max_selections=MAX_COLUMNS,
-                            help="Attention models in the checkpoint folder, named by what they are.")
+                            help="Attention models in the checkpoint folder, named by what they are "
+                                 "(up to six side by side).")
     chosen = [c for c in chosen if c in found] or labels[:1]
     text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80)

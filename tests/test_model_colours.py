@@ -35,6 +35,11 @@ MODELS = [
     (ENCDEC, None, "europarl-en-fr-rnnencdec-30", "RNNencdec-30", "#fd8d3c"),
     (LUONG, None, "m30k-en-fr-luong-local-p", "luong-local-p", "#c51b7d"),
     ({**LUONG, "attention": "global"}, None, "m30k-en-fr-luong-global-general", "luong-global-general", "#01665e"),
+    ({**LUONG, "attention": "global", "score": "dot"}, None, "m30k-en-fr-luong-global-dot", "luong-global-dot",
+     "#2a7f78"),
+    ({**LUONG, "attention": "global", "score": "concat"}, None, "m30k-en-fr-luong-global-concat",
+     "luong-global-concat", "#003c30"),
+    ({**LUONG, "attention": "local-m"}, None, "m30k-en-fr-luong-local-m", "luong-local-m", "#8c510a"),
 ]
 SHIPPED = {"m30k-en-fr-rnnsearch.pt": "#206fb2", "m30k-en-fr-rnnencdec.pt": "#e6550d",
            "europarl-en-fr-rnnsearch-50.pt": "#08306b", "europarl-en-fr-rnnencdec-50.pt": "#a63603",
