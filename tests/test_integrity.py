@@ -13,15 +13,16 @@ import torch
 
 from nmt import checkpoint
 from nmt.checkpoint import CheckpointError, identity_digest, read_checkpoint, weights_digest
+from nmt.fusion import load_lm
 from ui import models
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = sorted((ROOT / "checkpoints").glob("*.pt"))
+SHIPPED = sorted((ROOT / "checkpoints").rglob("*.pt"))  # the fusion LM and controller in checkpoints/fusion/ too
 
 
 def _damaged_copy(src: Path, dst: Path, drop_digest: bool) -> Path:
     """``src`` saved to ``dst`` with one weight changed (and, if asked, its own digest deleted)."""
-    raw = torch.load(src, map_location="cpu", weights_only=True)
+    raw = read_checkpoint(src, verify=False)  # the raw dict, loaded as safely as any checkpoint
     name = sorted(raw["model"])[0]
     raw["model"][name] = raw["model"][name].clone()
     raw["model"][name].view(-1)[0] += 1
@@ -34,7 +35,8 @@ def _damaged_copy(src: Path, dst: Path, drop_digest: bool) -> Path:
 def test_every_shipped_checkpoint_is_registered() -> None:
     """nmt/shipped.sha256 names each file of checkpoints/ by its identity, with its weights' digest."""
     lines = [ln.split("  ") for ln in (ROOT / "nmt" / "shipped.sha256").read_text().splitlines()]
-    assert sorted(n for _, _, n in lines) == [p.name for p in SHIPPED] and len(SHIPPED) == 6
+    assert sorted(n for _, _, n in lines) == [p.relative_to(ROOT / "checkpoints").as_posix() for p in SHIPPED]
+    assert len(SHIPPED) == 8
     for weights, identity, name in lines:
         ck = read_checkpoint(ROOT / "checkpoints" / name)
         assert identity_digest(ck) == identity and weights_digest(ck["model"]) == weights
@@ -51,6 +53,13 @@ def test_damaged_copy_of_a_shipped_checkpoint_is_refused_anywhere(name: str, dro
     good = tmp_path / "copy.pt"
     shutil.copy(ROOT / "checkpoints" / name, good)
     assert checkpoint.load(good).verified
+
+
+def test_damaged_copy_of_the_fusion_language_model_is_refused_without_its_own_digest(tmp_path: Path) -> None:
+    """The shipped LM (checkpoints/fusion/) is registered by identity too: its digest deleted, still refused."""
+    bad = _damaged_copy(ROOT / "checkpoints" / "fusion" / "tatoeba-fr-lm.pt", tmp_path / "lm.pt", drop_digest=True)
+    with pytest.raises(CheckpointError, match=r"^lm\.pt is damaged: its weights do not match"):
+        load_lm(bad)
 
 
 def test_checkpoint_without_any_digest_says_so(tiny_ckpt: Path, tmp_path: Path,
