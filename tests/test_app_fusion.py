@@ -13,7 +13,7 @@ from nmt.decoding import beam_search, greedy
 from nmt.fusion import fuse, load_lm
 from nmt.lm import GRULanguageModel, LMConfig
 from scripts.train_lm import lm_checkpoint
-from tests.stepper_app import SENTENCE, click, html_bodies, qp, start, trace
+from tests.stepper_app import SENTENCE, click, html_bodies, link, qp, start, trace
 
 
 @pytest.fixture
@@ -46,6 +46,8 @@ def test_shallow_fusion_from_the_url_decodes_with_the_lm_and_shows_its_top_k(fus
     assert all(abs(a.logprob - w.logprob) > 1e-3 for a, w in zip(alone, want, strict=True))  # the LM counted
     assert any('data-testid="fusion-topk"' in h for h in html_bodies(at))
     assert qp(at, "fusion") == ["shallow"]
+    shared = link(at)  # the Share and export tab's link reopens the fused view
+    assert (shared["fusion"], shared["beta"]) == (["shallow"], ["0.5"])
 
 
 def test_no_fusion_by_default_and_none_without_a_fitting_lm(fusion_dir: Path, ckpt_dir: Path) -> None:

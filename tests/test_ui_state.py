@@ -29,6 +29,17 @@ def test_view_round_trips_through_query_params() -> None:
     assert vs.view_from_query({k: [v] if isinstance(v, str) else v for k, v in q.items()}) == view
 
 
+def test_fusion_rides_in_the_view_and_its_link() -> None:
+    shallow = vs.View(text="hi", model="m", fusion="shallow", beta=0.35)
+    assert vs.view_to_query(shallow) == {"text": "hi", "model": "m", "step": "0", "fusion": "shallow", "beta": "0.35"}
+    assert vs.view_from_query(vs.view_to_query(shallow)) == shallow
+    deep = vs.View(text="hi", model="m", fusion="deep", beta=0.35)  # β belongs to shallow fusion only
+    assert vs.view_to_query(deep) == {"text": "hi", "model": "m", "step": "0", "fusion": "deep"}
+    junk = vs.view_from_query({"fusion": "sideways", "beta": "lots"})
+    assert (junk.fusion, junk.beta) == ("none", None)
+    assert [vs.view_from_query({"beta": b}).beta for b in ("7", "-1", "nan", "0.2")] == [1.0, 0.0, None, 0.2]
+
+
 def test_default_view_keeps_urls_short() -> None:
     q = vs.view_to_query(vs.View(text="hi", model="m"))
     assert q == {"text": "hi", "model": "m", "step": "0"}  # presentation off, paper style off, unk copying on

@@ -88,8 +88,10 @@ def sync_once() -> None:
 
 def current_view(group_name: str) -> vs.View:
     """The view as a share link records it (the position and forced words from the session)."""
+    beta = ss.get("beta") if ss.get("fusion") == "shallow" else None
     return vs.View(**{k: ss[k] for k in BOUND_KEYS if k != "model"}, model=group_name, step=ss["pos"],
-                   plan=dict(ss["plan"]))
+                   plan=dict(ss["plan"]), fusion=ss.get("fusion") or "none",
+                   beta=None if beta is None else float(beta))
 
 
 def write_position() -> None:

@@ -23,6 +23,7 @@ from nmt.trace import DecodeTrace, StepRecord
 from nmt.vocab import UNK_ID
 
 MODES = ("greedy", "beam")
+FUSION_MODES = ("none", "shallow", "deep")  # the fusion choice as ui/fusion_ui.py offers it
 MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
 MAX_STEP = 1000
 BEAM_RANGE = (2, 12)
@@ -46,6 +47,8 @@ class View:
     paper: bool = False  # paper-style heatmap: greyscale, 0 black and 1 white (Fig. 3 of the paper)
     unk: bool = True  # replace an output <unk> by the source word of its largest α (marked as copied)
     ens: bool = False  # decode with the ensemble of the checkpoints sharing the group's vocabularies
+    fusion: str = "none"  # language-model fusion (ui/fusion_ui.py, its own bound control): none | shallow | deep
+    beta: float | None = None  # shallow fusion's β, when it was set
 
 
 # ----------------------------------------------------------------------------------------------
@@ -89,6 +92,15 @@ def _bool(s: str | None, default: bool = False) -> bool:
     return default
 
 
+def _beta(s: str | None) -> float | None:
+    """Shallow fusion's β from the URL, within [0, 1]; None when absent or not a number."""
+    try:
+        b = float(str(s).strip())
+    except (TypeError, ValueError):
+        return None
+    return min(1.0, max(0.0, b)) if b == b else None  # NaN is no β
+
+
 def parse_plan(values: Sequence[str]) -> dict[int, str]:
     """Forced words from ``"<position>:<word>"`` strings; malformed entries are skipped."""
     plan: dict[int, str] = {}
@@ -112,6 +124,7 @@ def view_from_query(params: Mapping[str, Any]) -> View:
     d = View()
     mode = _first(params, "mode")
     norm = _first(params, "norm")
+    fusion = _first(params, "fusion")
     return View(
         text=(_first(params, "text") or "")[:MAX_TEXT_CHARS],
         model=(_first(params, "model") or "")[:200],
@@ -126,6 +139,8 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         paper=_bool(_first(params, "paper")),
         unk=_bool(_first(params, "unk"), d.unk),
         ens=_bool(_first(params, "ens")),
+        fusion=fusion if fusion in FUSION_MODES else d.fusion,
+        beta=_beta(_first(params, "beta")),
     )
 
 
@@ -152,6 +167,10 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
         q["unk"] = "false"
     if view.ens:
         q["ens"] = "true"
+    if view.fusion != "none":
+        q["fusion"] = view.fusion
+        if view.fusion == "shallow" and view.beta is not None:
+            q["beta"] = f"{view.beta:g}"
     return {k: v for k, v in q.items() if v != ""}
 
 
