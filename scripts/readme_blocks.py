@@ -41,12 +41,15 @@ def device(name: str) -> str:
     return f"one {name}"
 
 
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
+
+
 def label(config: dict[str, Any], short: bool = False) -> str:
     """A model's name from its config: RNNsearch, RNNencdec or the Luong variant it is (``short``: no details)."""
     if config.get("arch") == "luong":
         att = config["attention"]
         if short:
-            return f"Luong {att}"
+            return f"Luong {att}" + (f" {config['score']}" if att == "global" else "")
         where = "global" if att == "global" else f"{att} (D = {config['window']})"
         feed = ", input feeding" if config.get("input_feeding") else ""
         return f"Luong {where}, {config['score']} score{feed}"
@@ -123,6 +126,21 @@ def multi30k(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def luong_tables(res: dict[str, Any]) -> list[str]:
+    """Luong et al.'s Tables 4 and 6 in one table (``scripts/luong_tables.py``): perplexity, BLEU and AER."""
+    if not res.get("table4"):
+        return []
+    aer = {r["model"]: r for r in res.get("table6", [])}
+    rows = ["", f"Luong et al.'s Tables 4 and 6 on {M30K_TEST} (perplexity by forced decoding of the references; "
+                "cased BLEU) and the Hansards en–fr test set (AER of the argmax-α links; out of domain):", "",
+            "| attention | score | perplexity | BLEU greedy | BLEU beam 5 | AER |", "|---|---|---:|---:|---:|---:|"]
+    for r in res["table4"]:
+        a = aer.get(r["model"])
+        rows.append(f"| {r['attention']} | {r['score']} | {r['ppl']:.2f} | {r['bleu_greedy']:.1f} | "
+                    f"{r['bleu_beam5']:.1f} | " + (f"{a['aer']:.3f} |" if a else "|"))
+    return rows
+
+
 def luong(s: dict[str, Any]) -> str:
     """Luong et al.'s attention on Multi30k, beside RNNsearch and RNNencdec."""
     ms = s["luong"]["models"]
@@ -134,14 +152,15 @@ def luong(s: dict[str, Any]) -> str:
     encdec = {k: v for k, v in attention.items() if k == "RNNencdec"}
     attention = {k: v for k, v in attention.items() if k != "RNNencdec"}
     spread = max(attention.values()) - min(attention.values())
+    n_attention = NUMBER_WORDS.get(len(attention), str(len(attention)))
     return "\n".join([*score_table(ms), "", (
         f"One-layer {c['cell'].upper()} decoders over a {c['encoder']} encoder (so h̄_s is RNNsearch's annotation "
         f"and only the attention differs), m = {c['emb_dim']}, n = {c['hidden_dim']}, the RNNsearch pair's "
         f"vocabularies, data and batch ({a['batch_size']}); trained "
         f"{'–'.join(map(str, minutes))} min each on {device(first['training']['device'])} "
-        f"({'–'.join(map(str, epochs))} epochs). With beam 5 on {M30K_TEST} the three attention models are within "
-        f"{spread:.1f} cased BLEU of each other (" + ", ".join(f"{k} {v:.1f}" for k, v in attention.items())
-        + f"); RNNencdec reaches {encdec['RNNencdec']:.1f}.")])
+        f"({'–'.join(map(str, epochs))} epochs). With beam 5 on {M30K_TEST} the {n_attention} attention models are "
+        f"within {spread:.1f} cased BLEU of each other (" + ", ".join(f"{k} {v:.1f}" for k, v in attention.items())
+        + f"); RNNencdec reaches {encdec['RNNencdec']:.1f}."), *luong_tables(s["luong"])])
 
 
 def table1_row(name: str, m: dict[str, Any], paper: dict[str, Any]) -> str:
