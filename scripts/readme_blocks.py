@@ -331,3 +331,30 @@ def speed(s: dict[str, Any]) -> str:
             f"{panel['src_tokens'] - 1}-word sentence (one thread). Training runs at "
             f"{count(round(lo['target_tokens_per_s']))} target tokens/s ({setting(lo)}) to "
             f"{count(round(hi['target_tokens_per_s']))} ({setting(hi)}).")
+
+
+def classroom(s: dict[str, Any]) -> str:
+    """The waits a class sees (bench/classroom.py, Chromium) and 30 students stepping at once (bench/load.py),
+    both measured on an idle machine."""
+    idle = [v for k, v in s["classroom"].items() if k.startswith("idle")]
+    lines = []
+    if idle:
+        c = idle[-1]
+        ok = all(c["meets_target"].values())
+        lines.append(
+            f"Measured in Chromium on {c['cpu_count']} CPU cores with nothing else running "
+            f"(`bench/classroom.py`, medians of {c['repeats']}): the stepper's first view {c['first_view_s']:.1f} s "
+            f"(target {c['targets']['first_view_s']:g} s), Step {c['step_s'] * 1000:.0f} ms from click to screen "
+            f"(target {c['targets']['step_s'] * 1000:.0f} ms), the freeze toggle {c['freeze_s']:.2f} s, Play "
+            f"{c['play_s_per_word']:.2f} s per word at the 0.5 s setting" + (" (all within target)." if ok else "."))
+    klass = next((r["class"] for r in reversed(s["load"]["runs"]) if r.get("class")), None)
+    if klass:
+        lines.append(
+            f"With 30 students each pressing Step every 2 s on one server (`bench/load.py --class`), a step "
+            f"took {klass['p95_ms']:.0f} ms at the 95th percentile with {klass['errors']} errors, and the "
+            + ("server's memory returned to its baseline" if klass.get("rss_ok") else
+               f"server's memory ended at {klass['rss_after_mib']:.0f} MiB (baseline {klass['rss_baseline_mib']:.0f})")
+            + "; the 95th percentile passes 1 s at about "
+            f"{klass['p95_1s_passed_at_steps_per_s']:.0f} steps per second (about "
+            f"{klass['p95_1s_passed_at_steps_per_s'] * 2:.0f} students stepping every 2 s).")
+    return "\n\n".join(lines)

@@ -33,6 +33,8 @@ SOURCES = {
     "faith_m30k": "bench/faithfulness-m30k.json",
     "faith_europarl": "bench/faithfulness-europarl.json",
     "cpu": "bench/results-cpu.json",
+    "classroom": "bench/classroom-cpu.json",
+    "load": "bench/load-cpu.json",
 }
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "models": B.models,
@@ -43,6 +45,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "hansards": B.hansards,
     "faithfulness": B.faithfulness,
     "speed": B.speed,
+    "classroom": B.classroom,
 }
 WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
 MARKUP_START = re.compile(r"(\d+[.)]|[-+*>#]|#+) ")

@@ -188,3 +188,24 @@ def test_multi30k_results_are_what_the_evaluation_code_computes_today(real_data:
     got = evaluate(checkpoint.load(ROOT / entry["checkpoint"]), src, ref)
     for key in ("bleu", "bleu_lc", "bleu_tok_lc"):
         assert got[key]["score"] == pytest.approx(recorded[key]["score"], abs=0.011), key
+
+
+def test_classroom_block_on_hand_made_benchmarks() -> None:
+    targets = {"first_view_s": 3.0, "step_s": 0.3, "freeze_s": 1.0, "unfreeze_s": 1.0, "play_s_per_word": 0.5}
+    idle = {"first_view_s": 2.04, "step_s": 0.2504, "freeze_s": 0.5, "unfreeze_s": 0.4, "play_s_per_word": 0.512,
+            "meets_target": {"step_s": True, "play_s_per_word": False}, "targets": targets, "repeats": 3,
+            "cpu_count": 4}
+    loaded = {**idle, "first_view_s": 99.0}
+    klass = {"p95_ms": 123.4, "errors": 2, "p95_1s_passed_at_steps_per_s": 10.4, "rss_ok": True,
+             "rss_after_mib": 500.2, "rss_baseline_mib": 480.0}
+    load = {"runs": [{"class": klass}, {"rounds": []}]}
+    text = B.classroom({"classroom": {"idle machine (a day)": idle, "loaded (a day)": loaded}, "load": load})
+    assert text == (
+        "Measured in Chromium on 4 CPU cores with nothing else running (`bench/classroom.py`, medians of 3): the "
+        "stepper's first view 2.0 s (target 3 s), Step 250 ms from click to screen (target 300 ms), the freeze "
+        "toggle 0.50 s, Play 0.51 s per word at the 0.5 s setting.\n\n"
+        "With 30 students each pressing Step every 2 s on one server (`bench/load.py --class`), a step took 123 ms "
+        "at the 95th percentile with 2 errors, and the server's memory returned to its baseline; the 95th "
+        "percentile passes 1 s at about 10 steps per second (about 21 students stepping every 2 s).")
+    grew = B.classroom({"classroom": {}, "load": {"runs": [{"class": {**klass, "rss_ok": False}}]}})
+    assert "server's memory ended at 500 MiB (baseline 480); the 95th" in grew
