@@ -34,7 +34,6 @@ def length_penalty(length: int, kind: str, gnmt_alpha: float = 0.6) -> float:
     raise ValueError(f"length_norm must be one of {LENGTH_NORMS}")
 
 
-
 @dataclass
 class _Slot:
     """Book-keeping of one live hypothesis of one sentence."""

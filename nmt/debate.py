@@ -137,7 +137,6 @@ def adversarial_alpha(
     return AdversarialResult(best[pick], best_jsd[pick], best_p[pick], p_y0)
 
 
-
 def debate_tests(
     lm: LoadedModel, src_tokens: Sequence[str], target_ids: Sequence[int], *, n_perm: int = 20, seed: int = 0,
     eps: float = 0.01, adv_iters: int = 30,

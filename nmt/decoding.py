@@ -126,7 +126,6 @@ def forced(
     return [finish_trace(lm, t, unk_replace=False) for t in traces]
 
 
-
 def translate(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",

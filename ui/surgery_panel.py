@@ -42,7 +42,6 @@ class EditChoice:
     ref: tuple[int, ...]  # the user's forced translation (ids), () for the greedy one
 
 
-
 def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int, stem: str,
                 preset: SurgeryPreset | None) -> None:
     """Edit α at the chosen step and decode on: the two translations word by word and both α heatmaps."""
