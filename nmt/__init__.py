@@ -7,7 +7,8 @@ Modules, one concept each:
 * :mod:`nmt.data`       – corpus reading, length filtering, length-sorted minibatches
 * :mod:`nmt.model`      – the model of Appendix A.2 (encoder, alignment model, decoder)
 * :mod:`nmt.decoding`   – greedy, beam and forced decoding, and token-by-token stepping,
-  all returning :class:`nmt.trace.DecodeTrace`
+  all returning :class:`nmt.trace.DecodeTrace` (built from :mod:`nmt.source`, the per-step
+  :mod:`nmt.recorder`, :mod:`nmt.beam` and :mod:`nmt.stepper`, re-exported there)
 * :mod:`nmt.trace`      – the decode trace every view of the app reads
 * :mod:`nmt.checkpoint` – safe checkpoint save / load
 * :mod:`nmt.metrics`    – sacrebleu BLEU / chrF, BLEU by length bucket

@@ -12,7 +12,7 @@ energies) and optionally freezes α from a step on: a loop over a :class:`nmt.de
 that peeks at the model's α, edits it and steps with the edit. The rest of the translation, its
 log p and the new α rows come back in a :class:`SurgeryResult` whose trace records which steps were
 edited. :data:`PRESETS` are ready-made surgeries whose claims the tests check on the shipped model.
-The permutation and adversarial-α tests built on these pieces live in :mod:`nmt.faithfulness`.
+The permutation and adversarial-α tests built on these pieces live in :mod:`nmt.debate`.
 """
 
 from __future__ import annotations

@@ -24,6 +24,14 @@ class Mutant:
 
 
 DEC = "nmt/decoding.py"
+SRC = "nmt/source.py"
+REC = "nmt/recorder.py"
+BEAM = "nmt/beam.py"
+STEP = "nmt/stepper.py"
+LUO = "nmt/luong.py"
+LUO_ATT = "nmt/luong_attention.py"
+FAITH = "nmt/faithfulness.py"
+DEBATE = "nmt/debate.py"
 T_MUT = "tests/test_mutants.py"
 T_DEC = "tests/test_decoding.py"
 T_ATT = "tests/test_attribution.py"
@@ -52,19 +60,19 @@ BEAM_REF = t("test_beam_search_equals_a_reference_beam_search")
 
 
 SURVIVORS = [
-    m("beam_eos_rank_k", DEC, "(tok != EOS_ID or rank < k)", "(tok != EOS_ID or rank <= k)", BEAM_REF,
+    m("beam_eos_rank_k", BEAM, "(tok != EOS_ID or rank < k)", "(tok != EOS_ID or rank <= k)", BEAM_REF,
       "beam search accepts </s> at rank k (0-based), one past the k best"),
-    m("beam_expand_k", DEC, "cand.topk(min(2 * k, k * V), dim=-1)", "cand.topk(min(k, k * V), dim=-1)", BEAM_REF,
+    m("beam_expand_k", BEAM, "cand.topk(min(2 * k, k * V), dim=-1)", "cand.topk(min(k, k * V), dim=-1)", BEAM_REF,
       "k instead of 2k candidates per step"),
-    m("beam_no_top_up", DEC, "search.finished.extend((how.norm(s.logprob, len(s.tokens)), s) for s in new_live)",
+    m("beam_no_top_up", BEAM, "search.finished.extend((how.norm(s.logprob, len(s.tokens)), s) for s in new_live)",
       "pass", t("test_beam_at_the_length_limit_finishes_the_live_hypotheses"),
       "the n-best list is not topped up from the live hypotheses when the search stops"),
-    m("max_target_len_plus_one", DEC, "return min(2 * src_len + 10, 250)", "return min(2 * src_len + 11, 250)",
+    m("max_target_len_plus_one", SRC, "return min(2 * src_len + 10, 250)", "return min(2 * src_len + 11, 250)",
       t("test_max_target_len_by_hand"), "the maximum target length off by one"),
     m("greedy_limit_off_by_one", DEC, "if chosen[r] != EOS_ID and i + 1 < limits[b]:",
       "if chosen[r] != EOS_ID and i < limits[b]:",
       t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"), "greedy decodes one step past the limit"),
-    m("truncation_at_100", DEC, "truncated = len(tokens) > max_src_tokens", "truncated = len(tokens) >= max_src_tokens",
+    m("truncation_at_100", SRC, "truncated = len(tokens) > max_src_tokens", "truncated = len(tokens) >= max_src_tokens",
       t("test_truncation_flag_at_exactly_the_limit"), "the truncation flag is set at exactly 100 tokens"),
     m("sentence_bleu_no_effective_order", "nmt/metrics.py", "BLEU(effective_order=True).sentence_score",
       "BLEU().sentence_score", t("test_sentence_bleu_uses_effective_order"), "sentence BLEU without effective order"),
@@ -76,9 +84,9 @@ SURVIVORS = [
     m("ig_steps_ignored", "nmt/attribution.py", "first = IG_START if ig_steps is None else ig_steps",
       "first = IG_START", (f"{T_ATT}::test_integrated_gradients_are_complete",
                            t("test_a_fixed_number_of_ig_points_is_used_as_given")), "a fixed ig_steps is ignored"),
-    m("links_to_eos", "nmt/faithfulness.py", "    n = att.src_len - 1\n", "    n = att.src_len\n",
+    m("links_to_eos", FAITH, "    n = att.src_len - 1\n", "    n = att.src_len\n",
       t("test_argmax_links_never_point_at_the_source_eos"), "attribution links may point at the source </s>"),
-    m("permutation_ignores_seed", "nmt/faithfulness.py", "gen = torch.Generator().manual_seed(seed)",
+    m("permutation_ignores_seed", DEBATE, "gen = torch.Generator().manual_seed(seed)",
       "gen = torch.Generator().manual_seed(0)", t("test_permutation_test_follows_its_seed"),
       "the permutation test ignores its seed"),
     m("duplicate_roots_kept", "nmt/corpora.py", "if all(r.path != o.path and r.name != o.name for o in out):",
@@ -90,30 +98,30 @@ SURVIVORS = [
 ]
 
 DECODING = [
-    m("length_penalty_gnmt_4", DEC, "((5.0 + length) / 6.0) ** gnmt_alpha", "((4.0 + length) / 6.0) ** gnmt_alpha",
+    m("length_penalty_gnmt_4", BEAM, "((5.0 + length) / 6.0) ** gnmt_alpha", "((4.0 + length) / 6.0) ** gnmt_alpha",
       f"{T_DEC}::test_nbest_scores_are_forced_log_p_over_the_length_penalty", "GNMT length penalty with 4 for 5"),
-    m("length_penalty_length_plus_one", DEC, "return float(max(length, 1))", "return float(max(length + 1, 1))",
+    m("length_penalty_length_plus_one", BEAM, "return float(max(length, 1))", "return float(max(length + 1, 1))",
       f"{T_DEC}::test_nbest_scores_are_forced_log_p_over_the_length_penalty", "length normalisation by |y| + 1"),
-    m("beam_rank_finished_ascending", DEC, "ranked = sorted(finished, key=lambda x: -x[0])",
+    m("beam_rank_finished_ascending", BEAM, "ranked = sorted(finished, key=lambda x: -x[0])",
       "ranked = sorted(finished, key=lambda x: x[0])", BEAM_REF, "finished hypotheses ranked worst first"),
-    m("beam_stop_at_k_minus_one", DEC, "if len(search.finished) >= k or at_limit or not new_live:",
+    m("beam_stop_at_k_minus_one", BEAM, "if len(search.finished) >= k or at_limit or not new_live:",
       "if len(search.finished) >= k - 1 or at_limit or not new_live:", BEAM_REF, "beam stops one finished early"),
-    m("beam_norm_by_logprob_only", DEC, "return logprob / length_penalty(length, self.length_norm, self.gnmt_alpha)",
+    m("beam_norm_by_logprob_only", BEAM, "return logprob / length_penalty(length, self.length_norm, self.gnmt_alpha)",
       "return logprob", BEAM_REF, "finished hypotheses ranked by raw log p whatever the norm"),
-    m("beam_skip_pad_rows", DEC, "sel += [a * k + p for p in parents] + [a * k] * pad",
+    m("beam_skip_pad_rows", BEAM, "sel += [a * k + p for p in parents] + [a * k] * pad",
       "sel += [a * k + p for p in reversed(parents)] + [a * k] * pad", BEAM_REF, "live states paired with wrong parents"),
     m("greedy_argmin", DEC, "return log_probs.argmax(-1).tolist(), False", "return log_probs.argmin(-1).tolist(), False",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "greedy takes the least likely word"),
-    m("finish_keeps_eos", DEC, "        if s.token_id == EOS_ID:\n            break\n", "",
+    m("finish_keeps_eos", REC, "        if s.token_id == EOS_ID:\n            break\n", "",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "the translation text includes </s>"),
-    m("stepper_done_off_by_one", DEC, "len(steps) >= self.max_len)", "len(steps) > self.max_len)",
+    m("stepper_done_off_by_one", STEP, "len(steps) >= self.max_len)", "len(steps) > self.max_len)",
       t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"), "the stepper runs one past the limit"),
-    m("truncate_keeps_all", DEC, "    tokens = tokens[:max_src_tokens]\n", "",
+    m("truncate_keeps_all", SRC, "    tokens = tokens[:max_src_tokens]\n", "",
       t("test_truncation_flag_at_exactly_the_limit"), "a long source is flagged but not cut"),
-    m("back_forgets_state", DEC, "            self.trace.steps.pop()\n            self._states.pop()\n",
+    m("back_forgets_state", STEP, "            self.trace.steps.pop()\n            self._states.pop()\n",
       "            self.trace.steps.pop()\n", f"{T_DEC}::test_back_then_step_returns_the_same_state",
       "back() leaves the decoder state one step ahead"),
-    m("finished_without_eos", DEC, "trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID",
+    m("finished_without_eos", REC, "trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID",
       "trace.finished = bool(trace.steps)", t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"),
       "a translation cut at the length limit counts as finished"),
 ]
@@ -147,18 +155,18 @@ MODEL = [
 ]
 
 LUONG = [
-    m("luong_gaussian_sigma", "nmt/luong.py", "sigma = self.D / 2", "sigma = self.D", T_LUO, "local-p σ = D, not D/2"),
-    m("luong_gaussian_sign", "nmt/luong.py", "torch.exp(-dist.square() / (2 * sigma**2))",
+    m("luong_gaussian_sigma", LUO_ATT, "sigma = self.D / 2", "sigma = self.D", T_LUO, "local-p σ = D, not D/2"),
+    m("luong_gaussian_sign", LUO_ATT, "torch.exp(-dist.square() / (2 * sigma**2))",
       "torch.exp(-dist.abs() / (2 * sigma**2))", T_LUO, "Gaussian on |s − p_t| instead of its square"),
-    m("luong_window_strict", "nmt/luong.py", "valid = valid & (dist.abs() <= self.D)", "valid = valid & (dist.abs() < self.D)",
+    m("luong_window_strict", LUO_ATT, "valid = valid & (dist.abs() <= self.D)", "valid = valid & (dist.abs() < self.D)",
       T_LUO, "local window one short on each side"),
-    m("luong_position_unscaled", "nmt/luong.py", "position = last * torch.sigmoid(gate)", "position = torch.sigmoid(gate)",
+    m("luong_position_unscaled", LUO_ATT, "position = last * torch.sigmoid(gate)", "position = torch.sigmoid(gate)",
       T_LUO, "p_t = sigmoid(…) without (S − 1)"),
-    m("luong_concat_no_tanh", "nmt/luong.py", "e = self.v_a(torch.tanh(q.unsqueeze(2) + keys.unsqueeze(1))).squeeze(-1)",
+    m("luong_concat_no_tanh", LUO_ATT, "e = self.v_a(torch.tanh(q.unsqueeze(2) + keys.unsqueeze(1))).squeeze(-1)",
       "e = self.v_a(q.unsqueeze(2) + keys.unsqueeze(1)).squeeze(-1)", T_LUO, "concat score without tanh"),
-    m("luong_no_input_feeding", "nmt/luong.py", "feed = n if cfg.input_feeding else 0", "feed = 0", T_LUO,
+    m("luong_no_input_feeding", LUO, "feed = n if cfg.input_feeding else 0", "feed = 0", T_LUO,
       "input feeding off whatever the config says"),
-    m("luong_window_floor", "nmt/luong.py", "window = torch.stack([(position - self.D).ceil().clamp(min=0),",
+    m("luong_window_floor", LUO_ATT, "window = torch.stack([(position - self.D).ceil().clamp(min=0),",
       "window = torch.stack([(position - self.D).floor().clamp(min=0),", T_LUO, "window start rounded down"),
 ]
 
@@ -234,19 +242,19 @@ ATTRIBUTION = [
 ]
 
 FAITHFULNESS = [
-    m("jsd_half_missing", "nmt/faithfulness.py", "    return 0.5 * kl.sum(-1)\n", "    return kl.sum(-1)\n", f"{T_SUR}::test_jsd_by_hand",
+    m("jsd_half_missing", DEBATE, "    return 0.5 * kl.sum(-1)\n", "    return kl.sum(-1)\n", f"{T_SUR}::test_jsd_by_hand",
       "JSD without its ½"),
-    m("simplex_theta_off", "nmt/faithfulness.py", "theta = css.gather(-1, rho - 1) / rho.to(v.dtype)",
+    m("simplex_theta_off", DEBATE, "theta = css.gather(-1, rho - 1) / rho.to(v.dtype)",
       "theta = css.gather(-1, rho - 1) / (rho + 1).to(v.dtype)", f"{T_SUR}::test_simplex_projection_by_hand", "simplex projection with a wrong θ"),
-    m("tvd_no_half", "nmt/faithfulness.py", "tvd = 0.5 * (p - p0).abs().sum(-1)", "tvd = (p - p0).abs().sum(-1)", f"{T_SUR}::test_permutation_test_matches_a_step_with_the_shuffled_alpha",
+    m("tvd_no_half", DEBATE, "tvd = 0.5 * (p - p0).abs().sum(-1)", "tvd = (p - p0).abs().sum(-1)", f"{T_SUR}::test_permutation_test_matches_a_step_with_the_shuffled_alpha",
       "total variation distance without its ½"),
-    m("adv_eps_ignored", "nmt/faithfulness.py", "ok = ((p_y - p_ref).abs() <= eps) & (rival < top) & (d > best_jsd)",
+    m("adv_eps_ignored", DEBATE, "ok = ((p_y - p_ref).abs() <= eps) & (rival < top) & (d > best_jsd)",
       "ok = (rival < top) & (d > best_jsd)", (f"{T_SUR}::test_adversarial_alpha_stays_on_the_simplex_and_keeps_the_output_word", t("test_adversarial_alpha_keeps_its_constraints_even_without_the_penalty")), "adversarial α may change p(y_i) by any amount"),
-    m("adv_argmax_ignored", "nmt/faithfulness.py", "ok = ((p_y - p_ref).abs() <= eps) & (rival < top) & (d > best_jsd)",
+    m("adv_argmax_ignored", DEBATE, "ok = ((p_y - p_ref).abs() <= eps) & (rival < top) & (d > best_jsd)",
       "ok = ((p_y - p_ref).abs() <= eps) & (d > best_jsd)", (f"{T_SUR}::test_adversarial_alpha_stays_on_the_simplex_and_keeps_the_output_word", t("test_adversarial_alpha_keeps_its_constraints_even_without_the_penalty")), "adversarial α may change the output word"),
-    m("summary_tau_nan_kept", "nmt/faithfulness.py", "v = [x for x in xs if x is not None and not math.isnan(x)]",
+    m("summary_tau_nan_kept", FAITH, "v = [x for x in xs if x is not None and not math.isnan(x)]",
       "v = [x for x in xs if x is not None]", f"{T_ATT}::test_argmax_links_and_summary_by_hand", "undefined τ (NaN) enters the means"),
-    m("aer_target_eos_linked", "nmt/faithfulness.py", "        if att.tgt_tokens[i] != EOS:\n", "        if True:\n",
+    m("aer_target_eos_linked", FAITH, "        if att.tgt_tokens[i] != EOS:\n", "        if True:\n",
       t("test_argmax_links_never_point_at_the_source_eos"), "the target </s> gets an attribution link"),
 ]
 

@@ -18,12 +18,12 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from scripts import app_server
+from tests.browser_waits import chip_texts, settle, url_query, wait_chips, wait_query
 from tests.chromium import ARTIFACTS, launched, sync_api
 
 ROOT = Path(__file__).resolve().parent.parent
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 
 
 @contextlib.contextmanager
@@ -51,37 +51,6 @@ def browser() -> Iterator[object]:
         yield b
 
 
-def _settle(page: object) -> None:
-    """Wait until Streamlit has finished rerunning (its status widget gone)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    page.wait_for_timeout(300)
-
-
-def _chips(page: object) -> list[str]:
-    return page.locator('[data-testid="translation-so-far"] > span').all_inner_texts()
-
-
-def _wait_chips(page: object, n: int) -> list[str]:
-    """Wait until the translation so far shows ``n`` words, and return them."""
-    sync_api.expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(n, timeout=30_000)
-    _settle(page)
-    return _chips(page)
-
-
-def _query(page: object) -> dict[str, list[str]]:
-    return parse_qs(urlparse(page.url).query)
-
-
-def _wait_query(page: object, ok: object, timeout: float = 30.0) -> dict[str, list[str]]:
-    """The URL's query once ``ok(query)`` holds (the app writes the URL after it renders)."""
-    deadline = time.time() + timeout
-    while not ok(q := _query(page)) and time.time() < deadline:
-        page.wait_for_timeout(200)
-    return q
-
-
 def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     """Load a preset, step, force a word, flip the bottleneck toggle; screenshots along the way."""
     page = browser.new_page(viewport={"width": 1400, "height": 2600})
@@ -91,26 +60,40 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(app_url)
     page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
+    _preset_then_three_steps(page)
+    _click_the_first_heatmap_row(page)
+    forced_q = _force_a_candidate(page)
+    _freeze_the_context(page, forced_q)
+    _run_to_end_then_play(page)
+    _html_input_stays_text(page, dialogs)
+    assert not errors, errors
+    page.close()
 
+
+def _preset_then_three_steps(page: object) -> None:
+    """Pick the preset, whose sentence the URL then holds; step three times, the position in the URL."""
     # Pick the "Diagonal walk" preset (Multi30k) from the preset selectbox.
     page.get_by_test_id("stSelectbox").filter(has_text="Preset").click()
     page.get_by_role("option", name="Diagonal walk").click()
-    _settle(page)
+    settle(page)
     assert "Two dogs" in page.get_by_role("textbox", name="Source sentence (English)").input_value()
     # the controls are bound to the URL: the preset's sentence is in it, written by the browser
-    assert "Two dogs" in _wait_query(page, lambda q: "Two dogs" in q.get("text", [""])[0]).get("text", [""])[0]
+    assert "Two dogs" in wait_query(page, lambda q: "Two dogs" in q.get("text", [""])[0]).get("text", [""])[0]
     page.screenshot(path=str(ARTIFACTS / "01-preset.png"), full_page=True)
 
     step = page.get_by_role("button", name="Step", exact=True)
     for n in range(1, 4):
         step.click()
-        _wait_chips(page, n)
-    q = _wait_query(page, lambda q: q.get("step") == ["3"])
+        wait_chips(page, n)
+    q = wait_query(page, lambda q: q.get("step") == ["3"])
     assert q.get("step") == ["3"] and "Two dogs" in q.get("text", [""])[0]  # the position beside the controls
     page.get_by_text("Σ_j α_ij").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "02-stepped.png"), full_page=True)
 
+
+def _click_the_first_heatmap_row(page: object) -> None:
+    """A click on the heatmap's first row looks back at step 0; "Follow the latest step" comes back."""
     # Click a cell of the first heatmap row: the panel switches to step 0.
     chart = page.get_by_test_id("stVegaLiteChart").first
     chart.scroll_into_view_if_needed()
@@ -121,70 +104,80 @@ def test_step_force_and_toggle(app_url: str, browser: object) -> None:
         box = chart.locator("canvas").first.bounding_box()
         chart.locator("canvas").first.click(position={"x": box["width"] * 0.45, "y": box["height"] * 0.45})
     page.get_by_text("Looking back at i = 0 (word 1 of 3)").first.wait_for(timeout=30_000)
-    _settle(page)
+    settle(page)
     page.screenshot(path=str(ARTIFACTS / "02b-clicked-cell.png"), full_page=True)
     page.get_by_role("button", name="Follow the latest step").click()
     page.get_by_text("Written at i = 2 (word 3)").first.wait_for(timeout=30_000)
-    _settle(page)
+    settle(page)
 
+
+def _force_a_candidate(page: object) -> dict[str, list[str]]:
+    """Force a candidate at the latest step: marked forced, in the URL and the event log; the URL's query."""
     # Force the second-ranked candidate of the latest step.
-    before = _chips(page)
+    before = chip_texts(page)
     cand = page.locator('[class*="st-key-force_"] button:not([disabled])').first
     forced_word = cand.inner_text().strip()
     cand.click()
     sync_api.expect(page.locator('[data-testid="translation-so-far"] sup')).to_have_count(1, timeout=30_000)
-    after = _wait_chips(page, len(before))
+    after = wait_chips(page, len(before))
     assert forced_word in after[-1] and "forced" in after[-1]
-    forced_q = _wait_query(page, lambda q: any(v.startswith("2:") for v in q.get("force", [])))
+    forced_q = wait_query(page, lambda q: any(v.startswith("2:") for v in q.get("force", [])))
     assert any(v.startswith("2:") for v in forced_q.get("force", []))
     page.get_by_role("tab", name="Event log").click()
-    _settle(page)
+    settle(page)
     page.get_by_text(f"forced “{forced_word}” at step 2").first.wait_for(state="attached")
     page.screenshot(path=str(ARTIFACTS / "03-forced.png"), full_page=True)
     page.get_by_role("tab", name="This step's numbers").click()
+    return forced_q
 
+
+def _freeze_the_context(page: object, forced_q: dict[str, list[str]]) -> None:
+    """Freeze c_i: no heatmap, both translations side by side, the URL keeps the position and forced word."""
     # Flip the bottleneck toggle: no heatmap; both translations and how far c_i moves instead.
     page.get_by_text("Freeze c_i (RNNencdec)").click()
-    _settle(page)
+    settle(page)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
     page.get_by_test_id("bottleneck-compare").wait_for()
-    q = _wait_query(page, lambda q: q.get("freeze") == ["true"])
+    q = wait_query(page, lambda q: q.get("freeze") == ["true"])
     assert q.get("freeze") == ["true"] and q.get("step") == ["3"] and q.get("force") == forced_q.get("force")
     page.screenshot(path=str(ARTIFACTS / "04-frozen.png"), full_page=True)
 
+
+def _run_to_end_then_play(page: object) -> None:
+    """Unfreeze and run to the end; then Reset and Play, which shows the words one by one and stops."""
     # Run to the end and look at the whole heatmap with the toggle off again.
     page.get_by_text("Freeze c_i (RNNencdec)").click()
-    _settle(page)
-    assert "freeze" not in _wait_query(page, lambda q: "freeze" not in q)
+    settle(page)
+    assert "freeze" not in wait_query(page, lambda q: "freeze" not in q)
     page.get_by_role("button", name="Run to end").click()
-    _settle(page)
+    settle(page)
     page.screenshot(path=str(ARTIFACTS / "05-run-to-end.png"), full_page=True)
-    n_words = len(_chips(page))
+    n_words = len(chip_texts(page))
 
     # Play from the start: the words appear one by one, then playback stops by itself.
     page.get_by_role("button", name="Reset").click()
-    _wait_chips(page, 0)
+    wait_chips(page, 0)
     page.get_by_role("button", name="Play", exact=True).click()
     page.get_by_role("button", name="Pause").wait_for(timeout=30_000)
     sync_api.expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(
         n_words, timeout=60_000)
     sync_api.expect(page.get_by_role("button", name="Play", exact=True)).to_be_disabled(timeout=30_000)
-    _settle(page)
+    settle(page)
     page.screenshot(path=str(ARTIFACTS / "05b-played.png"), full_page=True)
 
-    # HTML typed into the sentence box is shown as text, never run.
+
+def _html_input_stays_text(page: object, dialogs: list[str]) -> None:
+    """HTML typed into the sentence box is shown as text, never run (no dialog, no bold element)."""
     box = page.get_by_role("textbox", name="Source sentence (English)")
     box.fill("<script>alert(1)</script> <b>bold</b> dog 😀")
     box.press("Control+Enter")
-    _settle(page)
-    step.click()
-    _settle(page)
+    settle(page)
+    page.get_by_role("button", name="Step", exact=True).click()
+    settle(page)
     assert dialogs == []
     page.get_by_test_id("source-words").get_by_text("script").first.wait_for()
     assert page.locator("b", has_text="bold").count() == 0
     page.screenshot(path=str(ARTIFACTS / "06-html-input.png"), full_page=True)
-    assert not errors, errors
-    page.close()
 
 
 def test_shared_link_reopens_view(app_url: str, browser: object) -> None:
@@ -193,10 +186,10 @@ def test_shared_link_reopens_view(app_url: str, browser: object) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1400})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=2&freeze=1")
     page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
-    _settle(page)
-    _wait_chips(page, 2)
+    settle(page)
+    wait_chips(page, 2)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-    q = _wait_query(page, lambda q: q.get("freeze") == ["true"])
+    q = wait_query(page, lambda q: q.get("freeze") == ["true"])
     assert (q.get("freeze"), q.get("step"), q.get("text")) == (["true"], ["2"], ["A man is riding a bike."])
     page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
     page.close()
@@ -207,15 +200,15 @@ def test_leaving_the_stepper_and_coming_back_keeps_its_view(app_url: str, browse
     the URL are as they were."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=2&freeze=true")
-    _wait_chips(page, 2)
+    wait_chips(page, 2)
     page.get_by_role("link", name="Beam search explorer").first.click()
     page.get_by_text("Search tree").first.wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     page.get_by_role("link", name="Step through decoding").first.click()
-    _wait_chips(page, 2)
+    wait_chips(page, 2)
     assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == "A man is riding a bike."
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-    q = _wait_query(page, lambda q: q.get("freeze") == ["true"] and q.get("step") == ["2"])
+    q = wait_query(page, lambda q: q.get("freeze") == ["true"] and q.get("step") == ["2"])
     assert (q.get("freeze"), q.get("step"), q.get("text")) == (["true"], ["2"], ["A man is riding a bike."])
     page.close()
 
@@ -248,10 +241,10 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.")
     page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     for n in range(1, 4):
         page.get_by_role("button", name="Step", exact=True).click()
-        _wait_chips(page, n)
+        wait_chips(page, n)
     page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
     boxes = _boxes(page)
     (ARTIFACTS / "layout-1280x720.json").write_text(json.dumps(boxes, indent=1))
@@ -262,8 +255,8 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
     assert min(_heatmap_font_sizes(page)) >= 14
 
     page.get_by_text("Presentation", exact=True).click()
-    _settle(page)
-    assert _wait_query(page, lambda q: q.get("present") == ["true"]).get("present") == ["true"]
+    settle(page)
+    assert wait_query(page, lambda q: q.get("present") == ["true"]).get("present") == ["true"]
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
                            ".getBoundingClientRect().right <= 0", timeout=30_000)  # collapsed
     page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
@@ -279,9 +272,9 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
     long = browser.new_page(viewport={"width": 1280, "height": 720})
     forced = "".join(f"&force={i}:homme" for i in range(4, 12))  # whatever the tiny model would write
     long.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=12&present=true{forced}")
-    _wait_chips(long, 12)
+    wait_chips(long, 12)
     long.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
-    _settle(long)
+    settle(long)
     long.screenshot(path=str(ARTIFACTS / "09b-presentation-12-words.png"))
     chart = long.get_by_test_id("stVegaLiteChart").first
     assert _inside(chart.bounding_box(), 1280, 720), chart.bounding_box()
@@ -289,7 +282,7 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
     assert long.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight") <= 720
     long.close()
     page.get_by_text("Presentation", exact=True).click()
-    _settle(page)
+    settle(page)
     page.get_by_role("tab", name="Event log").wait_for(timeout=30_000)
     page.close()
 
@@ -298,7 +291,7 @@ def test_phone_shows_a_usable_stepper(app_url: str, browser: object) -> None:
     """390×844: the heatmap fits the screen's width, and the page itself does not scroll sideways."""
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.&step=3")
-    _wait_chips(page, 3)
+    wait_chips(page, 3)
     chart = page.get_by_test_id("stVegaLiteChart").first
     chart.locator("g.mark-rect path").first.wait_for()
     chart.scroll_into_view_if_needed()
@@ -317,11 +310,11 @@ def test_beam_mode_switch_and_step_timings(app_url: str, browser: object) -> Non
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike+down+the+street.&beam=12")
     page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     t0 = time.perf_counter()
     page.get_by_test_id("stRadio").get_by_text("beam", exact=True).click()
     page.get_by_text("beam's best hypothesis").first.wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     timings = {"beam_switch_s": time.perf_counter() - t0, "beam_step_s": []}
     chips = page.locator('[data-testid="translation-so-far"] > span')
     for n in range(1, 4):
@@ -329,8 +322,8 @@ def test_beam_mode_switch_and_step_timings(app_url: str, browser: object) -> Non
         page.get_by_role("button", name="Step", exact=True).click()
         sync_api.expect(chips).to_have_count(n, timeout=30_000)
         timings["beam_step_s"].append(time.perf_counter() - t0)
-        _settle(page)
-    assert _wait_query(page, lambda q: q.get("mode") == ["beam"]).get("beam") == ["12"]
+        settle(page)
+    assert wait_query(page, lambda q: q.get("mode") == ["beam"]).get("beam") == ["12"]
     (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings, indent=1))
     assert timings["beam_switch_s"] < 30 and max(timings["beam_step_s"]) < 15  # loose: shared CI machines
     page.close()
@@ -355,14 +348,14 @@ def test_deep_links_on_a_fresh_server_keep_their_url(request: pytest.FixtureRequ
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(url + path)
         page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
-        _settle(page)
+        settle(page)
         assert page.get_by_role("dialog").count() == 0, path
         assert page.get_by_text("Page not found").count() == 0, path
         got = urlparse(page.url)
         want = urlparse(url + path)
         assert got.path == want.path, (path, page.url)
         for key, values in parse_qs(want.query).items():
-            assert _query(page).get(key) == values, (path, page.url)
+            assert url_query(page).get(key) == values, (path, page.url)
         page.close()
 
 
@@ -375,11 +368,11 @@ def test_recompute_twice_and_from_a_new_session(request: pytest.FixtureRequest, 
             page = browser.new_page(viewport={"width": 1280, "height": 720})
             page.goto(f"{app.url}/length_quality?lq_rtest=tiny%2Ftest")
             page.get_by_role("heading", name="Length vs quality").first.wait_for(timeout=60_000)
-            _settle(page)
+            settle(page)
             for _ in range(presses):
                 page.get_by_role("button", name="Recompute").click()
                 page.get_by_text("tiny/test: BLEU").first.wait_for(timeout=120_000)
-                _settle(page)
+                settle(page)
                 assert page.get_by_test_id("stException").count() == 0
                 assert page.get_by_text("went wrong").count() == 0  # the page's error boundary
             page.close()

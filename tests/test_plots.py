@@ -1,4 +1,7 @@
-"""Plot, table, HTML and export builders of ``ui.views.stepper``, on hand-made traces (no model, no browser)."""
+"""Chart builders of the stepper (``ui.views.stepper_charts``) on hand-made traces (no model, no browser).
+
+Its tables, HTML snippets and exports are tested in tests/test_stepper_views.py.
+"""
 
 from __future__ import annotations
 
@@ -9,21 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from nmt.trace import DecodeTrace, StepRecord
-from ui.views.common import md, source_labels, target_labels
-from ui.views.stepper import (
-    context_note,
-    no_checkpoints_markdown,
-    no_energies_note,
-    output_words,
-    source_table,
-    status_markdown,
-    step_stats,
-    topk_rows,
-    trace_csv,
-    trace_json,
-    word_marks,
-)
+from nmt.trace import DecodeTrace
+from tests.step_traces import SRC, make_trace
+from ui.views.common import source_labels, target_labels
 from ui.views.stepper_charts import (
     BLUES,
     FIT_MAX_SOURCE,
@@ -40,43 +31,6 @@ from ui.views.stepper_charts import (
     spec_svg,
     text_colour,
 )
-from ui.views.stepper_html import (
-    compare_html,
-    now_writing_html,
-    page_css,
-    prob_bar_html,
-    source_html,
-    translation_html,
-    written_candidate_html,
-)
-
-SRC = ["a", "red", "car", '"<b>x</b>"', "</s>"]
-
-
-def _softmax(e: list[float]) -> list[float]:
-    x = np.exp(np.asarray(e) - max(e))
-    return list(x / x.sum())
-
-
-def make_trace(context: str = "attention", n_steps: int = 3) -> DecodeTrace:
-    """A small trace: attention (α and e), fixed (neither) or mean (uniform α, no e)."""
-    steps = []
-    tokens = ["une", "voiture", "<script>", "</s>"]
-    for i in range(n_steps):
-        energies = [float(i == j) * 3.0 - j * 0.1 for j in range(len(SRC))]
-        if context == "attention":
-            alpha, e = _softmax(energies), energies
-        elif context == "mean":
-            alpha, e = [1 / len(SRC)] * len(SRC), None
-        else:
-            alpha, e = None, None
-        steps.append(StepRecord(
-            i=i, token=tokens[i], token_id=10 + i, logprob=math.log(0.5 + 0.1 * i), forced=(i == 1),
-            energies=e, alpha=alpha, topk=[(tokens[i], 0.5 + 0.1 * i), ("rouge", 0.2), ("<b>", 0.1)],
-            state_norm=1.0 + i, context_norm=4.0 if context != "attention" else 4.0 + i,
-        ))
-    return DecodeTrace(source="a red car", src_tokens=SRC, src_unk=[False, False, False, True, False],
-                       method="step", context=context, steps=steps)
 
 
 def test_heatmap_spec_has_cells_tooltip_and_click_selection() -> None:
@@ -244,178 +198,3 @@ def test_heatmap_renders_to_svg_and_png_with_odd_words() -> None:
 ])
 def test_selected_step(event: object, expected: int | None) -> None:
     assert selected_step(event) == expected
-
-
-def test_source_table_and_stats() -> None:
-    t = make_trace()
-    step = t.steps[2]
-    table = source_table(t, step)
-    assert list(table.columns) == ["j", "source word", "read as", "e_ij", "α_ij", "most"]
-    assert table["α_ij"].sum() == pytest.approx(1.0)
-    assert table.loc[table["most"] == "★", "j"].tolist() == [2]
-    assert table["read as"].tolist()[3] == "<unk>"
-    stats = step_stats(t, step)
-    assert stats["sum"] == pytest.approx(1.0)
-    assert stats["entropy"] == pytest.approx(step.entropy())
-    assert stats["word"] == "car" and stats["max_entropy"] == pytest.approx(math.log(len(SRC)))
-    fixed = make_trace("fixed")
-    assert source_table(fixed, fixed.steps[0]) is None
-    assert step_stats(fixed, fixed.steps[0])["sum"] is None
-    mean = make_trace("mean")
-    mt = source_table(mean, mean.steps[0])
-    assert mt["e_ij"].isna().all() and mt["α_ij"].sum() == pytest.approx(1.0)
-
-
-def test_html_snippets_escape_everything() -> None:
-    t = make_trace()
-    out = translation_html(t, shown=1)
-    assert "<script>" not in out and "&lt;script&gt;" in out
-    assert out.count("<span") == 3 and "forced" in out
-    assert "rgba(255,189,69" in out.split("<span")[2]  # the shown step is highlighted
-    src = source_html(t, t.steps[0])
-    assert "<b>" not in src and "&lt;b&gt;" in src and "&quot;" in src
-    assert "unk" in src
-    fixed = source_html(make_trace("fixed"), make_trace("fixed").steps[0])
-    # one summary c: every chip has the summary band's one flat colour, none a shade of the α ramp
-    assert fixed.count("background:") == fixed.count("background:rgba(230,85,13,.3)") == len(make_trace().src_tokens)
-    assert "press" in translation_html(make_trace(n_steps=0), None)
-    assert "&lt;b&gt;" in written_candidate_html("<b>") and "<b>" not in written_candidate_html("<b>")
-
-
-def test_source_words_are_shaded_from_the_heatmap_ramp() -> None:
-    t = make_trace()
-    step = t.steps[2]
-    src = source_html(t, step)
-    chips = src.split("<span")[1:]
-    for j, chip in enumerate(chips):
-        assert f"background:{ramp_colour(step.alpha[j])};" in chip
-        assert f"{step.alpha[j]:.2f}" in chip  # α under the word
-    assert f"background:{ramp_colour(step.alpha[2], paper=True)};" in source_html(t, step, paper=True)
-    assert "α_ij at i = 2" in src
-    assert "font-size:1.6rem" in source_html(t, step, big=True) and "font-size:1.6rem" not in src
-
-
-def test_now_writing_says_which_word_was_written() -> None:
-    t = make_trace()
-    step = dataclasses.replace(t.steps[2], i=10)
-    now = now_writing_html(step, 11)  # 11 words written: the latest is i = 10, the 11th word
-    assert "Written at i = 10 (word 11)" in now and "Next: Step writes word 12 (i = 11)." in now
-    assert "Now writing" not in now and "&lt;script&gt;" in now
-    back = now_writing_html(t.steps[1], 3)
-    assert "Looking back at i = 1 (word 2 of 3)" in back and "Next" not in back and "forced by you" in back
-    end = now_writing_html(t.steps[2], 3, ended="Finished: the model wrote </s>.")
-    assert "Finished: the model wrote &lt;/s&gt;." in end and "Next" not in end
-    assert "copied" in now_writing_html(t.steps[2], 3, copied="gondola") and "gondola" in now_writing_html(
-        t.steps[2], 3, copied="gondola")
-    assert "first word (i = 0)" in now_writing_html(None, 0)
-
-
-def _unk_trace() -> DecodeTrace:
-    """"un <unk> </s>" over "a gondola </s>": the <unk> step weighs </s> most, then 'gondola'."""
-    rec = make_trace().steps[0]
-    steps = [dataclasses.replace(rec, i=0, token="un", alpha=[0.8, 0.1, 0.1]),
-             dataclasses.replace(rec, i=1, token="<unk>", alpha=[0.1, 0.35, 0.55]),
-             dataclasses.replace(rec, i=2, token="</s>", alpha=[0.1, 0.2, 0.7])]
-    return DecodeTrace("a gondola", ["a", "gondola", "</s>"], [False, True, False], "step", "attention", steps)
-
-
-def test_unknown_words_are_copied_from_the_largest_alpha_never_eos() -> None:
-    t = _unk_trace()
-    copies = t.unk_copies()
-    assert copies == {1: (1, "gondola")}  # </s> has the largest α (0.55) but is never copied
-    assert output_words(t) == ["un", "<unk>"] and output_words(t, copies) == ["un", "gondola"]
-    html = translation_html(t, 2, copies)
-    shown_text = html.split("<span")[2].split('">', 1)[1]  # the chip's text, after its title attribute
-    assert shown_text.startswith("gondola") and "copied" in shown_text and "&lt;unk&gt;" not in shown_text
-    assert "copied" not in translation_html(t, 2)
-    fixed = dataclasses.replace(t, steps=[dataclasses.replace(s, alpha=None) for s in t.steps])
-    assert fixed.unk_copies() == {}  # no α, nothing to copy from
-    assert dataclasses.replace(fixed, context="fixed").unk_copies() == {}
-    mean = dataclasses.replace(t, context="mean", steps=[dataclasses.replace(s, alpha=[0.5, 0.5, 0.0], energies=None)
-                                                         for s in t.steps])
-    assert mean.unk_copies() == {}  # uniform α points at no word (it would pick the first)
-
-
-def test_topk_rows_mark_the_written_word() -> None:
-    rows = topk_rows(make_trace().steps[1])
-    assert [(r["rank"], r["word"], r["written"]) for r in rows] == [(0, "voiture", True), (1, "rouge", False),
-                                                                    (2, "<b>", False)]
-    assert rows[0]["p"] == pytest.approx(0.6)
-    forced = topk_rows(dataclasses.replace(make_trace().steps[1], token="rouge"))  # a forced second choice
-    assert [r["written"] for r in forced] == [False, True, False]
-    assert "width:60.0%" in prob_bar_html(0.6) and "60.0%" in prob_bar_html(0.6)
-    assert "width:100.0%" in prob_bar_html(1.7)
-
-
-def test_word_marks_and_compare_html() -> None:
-    assert word_marks(["une", "robe", "noire"], ["une", "veste", "noire"]) == ([False, True, False],
-                                                                              [False, True, False])
-    assert word_marks([], ["x"]) == ([], [True])
-    out = compare_html("RNNsearch", ["un", "chat", "<b>"], "RNNencdec", ["un", "chien", "<b>"])
-    assert "<b>" not in out and out.count("&lt;b&gt;") == 2 and "only in this translation" in out
-    chips = out.split("<span")[1:]
-    assert ["border:2px" in c for c in chips] == [False, True, False, False, True, False]
-
-
-def test_status_line_counts_words_and_lists_unknown_source_words() -> None:
-    t = make_trace()  # 3 steps; SRC[3] is outside the vocabulary
-    line = status_markdown(t, done=False, limit=16, model="RNNsearch: fresh c_i", checkpoint="m-rnnsearch.pt")
-    assert line.startswith("**3** target words written, at most 16 \\(the length limit\\: 2 × source tokens "
-                           "\\+ 10\\) · RNNsearch\\: fresh c\\_i · ")
-    assert line.endswith('1 source word outside the model\'s vocabulary, read as \\<unk\\>: \\"\\<b\\>x\\<\\/b\\>\\"]')
-    one = dataclasses.replace(t, steps=t.steps[:1], src_unk=[False] * 5, finished=True)
-    assert status_markdown(one, True, 16, "m", "c").startswith("**1** target word written, finished \\(\\<\\/s\\>\\)")
-    assert ":red[" not in status_markdown(one, True, 16, "m", "c")
-    beam = dataclasses.replace(t, method="beam")
-    assert "of the beam\\'s best hypothesis \\(12 words\\)\\; forcing works in greedy mode" in status_markdown(
-        beam, False, 12, "m", "c")
-
-
-def test_notes_without_alignment() -> None:
-    fixed = make_trace("fixed").steps[0]
-    assert "‖c_i‖ = 4.000 at every step" in context_note("fixed", fixed, ablation=False)
-    assert context_note("fixed", fixed, ablation=True).startswith("**Untrained ablation.**")
-    assert context_note("mean", make_trace("mean").steps[0], False).startswith("**Mean context:**")
-    assert context_note("attention", make_trace().steps[0], False) is None
-    assert no_energies_note(make_trace(n_steps=0)).endswith("nothing decoded yet.")
-    assert "fixed summary" in no_energies_note(make_trace("fixed"))
-    assert "uniform weights" in no_energies_note(make_trace("mean"))
-    assert "`RNNSEARCH_CHECKPOINTS`" in no_checkpoints_markdown("RNNSEARCH_CHECKPOINTS")
-
-
-def test_page_css() -> None:
-    assert page_css(False).startswith("<style>") and "stMainBlockContainer" in page_css(False)
-    assert "font-size:1.2rem" in page_css(True) and "font-size:1.2rem" not in page_css(False)
-
-
-def test_markdown_escape() -> None:
-    raw = "**b** <i>x</i> $y$ :red[z] [l](u) `c` _e_ # h"
-    escaped = md(raw)
-    assert all(f"\\{c}" in escaped for c in "*<>$:[]()`_#")
-    assert md("é 日本 ok") == "é 日本 ok"
-
-
-def test_exports_csv_and_json() -> None:
-    t = make_trace()
-    csv = trace_csv(t).splitlines()
-    assert csv[0].split(",")[:4] == ["context_mode", "i", "j", "target"]
-    assert len(csv) == 1 + 3 * len(SRC)
-    back = DecodeTrace.from_dict(json.loads(trace_json(t)))
-    assert back.steps[1].forced and back.steps[2].alpha == t.steps[2].alpha
-    fixed_csv = trace_csv(make_trace("fixed"))
-    assert "fixed" in fixed_csv
-    assert trace_csv(make_trace(n_steps=0)).splitlines()[0].startswith("context_mode")
-
-
-def test_chip_lines_wrap_like_the_page() -> None:
-    """Fig. 3(a)'s 14 tokens fit one line of chips at 1280×720 in both sizes; the 38 of the paper's long
-    sentence take three (seen in Chromium); hand-counted: 910 px hold 10 chips of 5 characters
-    (5 × 8.6 + 14 = 57 px each: 15 of them make 855 px, 16 make 912 px)."""
-    from ui.presets import BY_NAME
-    from ui.views.stepper_html import chip_lines
-
-    fig3 = [*BY_NAME["Reordered phrase"].text.replace(".", " .").split(), "</s>"]
-    long = [*BY_NAME["Fixed-vector bottleneck"].text.replace(".", " .").replace(",", " ,").split(), "</s>"]
-    assert (chip_lines(fig3), chip_lines(fig3, True)) == (1, 1)
-    assert (chip_lines(long), chip_lines(long, True)) == (3, 3)
-    assert chip_lines(["abcde"] * 15) == 1 and chip_lines(["abcde"] * 16) == 2

@@ -1,4 +1,4 @@
-"""Attention surgery and the debate's two α tests (nmt.surgery, nmt.faithfulness).
+"""Attention surgery and the debate's two α tests (nmt.surgery, nmt.debate).
 
 Most tests run a tiny randomly initialised RNNsearch over the fixture vocabularies (built in a
 fraction of a second, no training); a few check the shipped Multi30k model and its presets and are

@@ -1,7 +1,7 @@
 """Builders of the "Is attention an explanation?" page: α beside attributions, surgery, the debate's tests.
 
 Everything here takes numbers the page computed with :mod:`nmt.attribution`, :mod:`nmt.surgery` and
-:mod:`nmt.faithfulness` (per-step attribution rows, token lists, the permutation and adversarial
+:mod:`nmt.debate` (per-step attribution rows, token lists, the permutation and adversarial
 results as plain lists) and returns data frames, Altair charts and sentences. Nothing here runs a
 model, and there is no Streamlit: every function is unit-tested on hand-made numbers.
 

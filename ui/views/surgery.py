@@ -1,7 +1,7 @@
 """Builders of the "Is attention an explanation?" page's surgery panel and debate tests.
 
 The original and the edited translation word by word, the summary of an edit, and the readings of
-the permutation and adversarial-α tests (:mod:`nmt.surgery`, :mod:`nmt.faithfulness`), from plain
+the permutation and adversarial-α tests (:mod:`nmt.surgery`, :mod:`nmt.debate`), from plain
 lists the page computed. No model and no Streamlit here: unit-tested on hand-made numbers.
 """
 
