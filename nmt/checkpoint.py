@@ -29,6 +29,7 @@ import os
 import pickle
 import tempfile
 import zipfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,12 +126,14 @@ def make_checkpoint(
     train_state: dict[str, Any] | None = None,
     truecase: dict[str, Truecaser] | None = None,
     int8: bool = False,
+    int8_also: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The checkpoint dict of a model; ``half`` stores weights as fp16 (for shipping).
 
     ``truecase`` ({"src": …, "tgt": …}) stores the truecase models of a model trained on truecased
     text (as plain dicts, under ``ckpt["truecase"]``); checkpoints without it tokenise as before.
-    ``int8`` stores the embedding and output matrices as int8 (:func:`int8_storage`)."""
+    ``int8`` stores the embedding and output matrices as int8 (:func:`int8_storage`), and with them the
+    2-D matrices named in ``int8_also``."""
     weights = {k: (v.detach().cpu().half() if half and v.is_floating_point() else v.detach().cpu())
                for k, v in model.state_dict().items()}
     ckpt: dict[str, Any] = {
@@ -148,7 +151,9 @@ def make_checkpoint(
         ckpt["train_state"] = train_state
     if truecase:
         ckpt["truecase"] = {side: tc.to_dict() for side, tc in truecase.items()}
-    return int8_storage(ckpt) if int8 else ckpt
+    if not int8:
+        return ckpt
+    return int8_storage(ckpt, sorted(set(quantize.vocabulary_matrices(weights, ckpt["config"])) | set(int8_also)))
 
 
 def int8_storage(ckpt: dict[str, Any], names: list[str] | None = None) -> dict[str, Any]:

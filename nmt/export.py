@@ -35,6 +35,7 @@ from nmt.checkpoint import (
 from nmt.data import read_parallel
 from nmt.device import pick_device
 from nmt.evaluate import evaluate
+from nmt.quantize import all_matrices
 
 
 def score_splits(lm: LoadedModel, data: str, splits: list[str], beams: list[int]) -> dict[str, Any]:
@@ -53,6 +54,22 @@ def score_splits(lm: LoadedModel, data: str, splits: list[str], beams: list[int]
     return scores
 
 
+def quantise_scored(lm: LoadedModel, args: argparse.Namespace) -> dict[str, Any]:
+    """Put the int8 matrices into ``lm`` (dequantised as loading does), after scoring its fp16 weights on
+    the first split; returns the matrices and each decoding's BLEU before and after, for the results file."""
+    names = set(all_matrices(lm.model.state_dict()))
+    unknown = sorted(set(args.int8_also) - names)
+    if unknown:
+        raise SystemExit(f"--int8-also {' '.join(unknown)}: not a 2-D weight matrix of this model")
+    first = args.splits[0]
+    fp16 = score_splits(lm, args.data, [first], args.beams)[first]
+    stored = make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "", "", {}, half=True, int8=True,
+                             int8_also=args.int8_also)
+    lm.model.load_state_dict(model_from_checkpoint(stored).state_dict())
+    return {"matrices": stored["meta"]["storage"]["int8"], "split": first,
+            "bleu_fp16": {k: v["bleu"]["score"] for k, v in fp16.items()}}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--run", required=True, help="training run directory (reads best.pt and metrics.jsonl)")
@@ -65,8 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--force", action="store_true", help="replace even if the old checkpoint scores better")
     p.add_argument("--device", default="auto", help="decode on: auto (the GPU if there is one), cpu, cuda")
     p.add_argument("--int8", action="store_true",
-                   help="store the embedding and output matrices as int8 (nmt.quantize), scored as stored")
+                   help="store the embedding and output matrices as int8 (nmt.quantize), scored as stored; the "
+                        "fp16 weights are scored on the first split too and the change is recorded")
+    p.add_argument("--int8-also", nargs="+", default=[], metavar="NAME",
+                   help="with --int8: more 2-D matrices (state-dict names) stored as int8")
     args = p.parse_args(argv)
+    if args.int8_also and not args.int8:
+        p.error("--int8-also needs --int8")
 
     run = Path(args.run)
     ckpt = read_checkpoint(run / "best.pt")
@@ -74,11 +96,13 @@ def main(argv: list[str] | None = None) -> int:
     # Score the weights as shipped (fp16), not the fp32 originals; saving them as fp16 again is exact.
     lm.model.load_state_dict({k: v.half().float() if v.is_floating_point() else v
                               for k, v in lm.model.state_dict().items()})
-    if args.int8:  # likewise the int8 matrices (dequantised as loading does)
-        stored = make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, "", "", {}, half=True, int8=True)
-        lm.model.load_state_dict(model_from_checkpoint(stored).state_dict())
+    int8_record = quantise_scored(lm, args) if args.int8 else None
     t0 = time.time()
     scores = score_splits(lm, args.data, args.splits, args.beams)
+    if int8_record:
+        int8_record["bleu_int8"] = {k: v["bleu"]["score"] for k, v in scores[int8_record["split"]].items()}
+        int8_record["bleu_change"] = {k: round(int8_record["bleu_int8"][k] - b, 2)
+                                      for k, b in int8_record["bleu_fp16"].items()}
     first, best_key = args.splits[0], "beam5" if 5 in args.beams else "greedy"
     new_score = scores[first][best_key]["bleu"]["score"]
     out = Path(args.out)
@@ -91,11 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     meta = dict(ckpt["meta"])
     meta["torch"] = str(meta.get("torch", torch.__version__))
     meta.update({"scores": scores, "exported_from": str(run),
-                 "weights": "fp16, embedding and output matrices int8" if args.int8 else "fp16"})
+                 "weights": ("fp16, embedding and output matrices int8" + "".join(f", {n} int8" for n in args.int8_also)
+                             if args.int8 else "fp16")})
     metrics_file = run / "metrics.jsonl"
     truecase = {side: tc for side, tc in truecasers(ckpt).items() if tc is not None}  # kept for truecased runs
     atomic_save(make_checkpoint(lm.model, lm.src_vocab, lm.tgt_vocab, ckpt["src_lang"], ckpt["tgt_lang"], meta,
-                                half=True, truecase=truecase or None, int8=args.int8), out)
+                                half=True, truecase=truecase or None, int8=args.int8, int8_also=args.int8_also), out)
 
     results_path = Path(args.results)
     results = json.loads(results_path.read_text()) if results_path.exists() else {"models": {}}
@@ -103,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         "checkpoint": str(out), "config": ckpt["config"],
         "training": {k: meta.get(k) for k in ("device", "train_seconds", "train_tokens", "train_tokens_per_s",
                                               "updates", "epochs", "best_valid_bleu", "train_data")},
-        "args": meta.get("args"), "scores": scores,
+        "args": meta.get("args"), "scores": scores, **({"int8": int8_record} if int8_record else {}),
         "curve": [json.loads(line) for line in metrics_file.read_text().splitlines()
                   if '"valid"' in line] if metrics_file.exists() else [],
     }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,27 @@ def test_default_storage_unchanged() -> None:
     ckpt = checkpoint.make_checkpoint(model, src, tgt, "en", "fr", {}, half=True)
     assert "storage" not in ckpt["meta"] and not any(k.endswith(SCALE_SUFFIX) for k in ckpt["model"])
     assert all(v.dtype == torch.float16 for v in ckpt["model"].values())
+
+
+def test_export_int8_also_and_records_the_change_against_fp16(tiny_run: Path, tmp_path: Path) -> None:
+    """``--int8-also`` adds a matrix to the int8 ones; the fp16 BLEU recorded equals a plain fp16 export's."""
+    from nmt import export
+
+    data = Path(__file__).parent / "fixtures" / "tiny"
+    common = ["--run", str(tiny_run), "--data", str(data), "--splits", "val", "--beams", "1", "--device", "cpu"]
+    res = tmp_path / "results.json"
+    assert export.main([*common, "--name", "fp16", "--out", str(tmp_path / "fp16.pt"), "--results", str(res)]) == 0
+    assert export.main([*common, "--name", "q", "--out", str(tmp_path / "q.pt"), "--results", str(res), "--int8",
+                        "--int8-also", "decoder.C.weight"]) == 0
+    raw = torch.load(tmp_path / "q.pt", weights_only=True)
+    assert raw["meta"]["storage"]["int8"] == ["decoder.C.weight", "decoder.W_o.weight", "decoder.embed.weight",
+                                              "encoder.embed.weight"]  # sorted: C before W_o
+    assert raw["model"]["decoder.C.weight"].dtype == torch.int8 and raw["model"]["decoder.W.weight"].dtype != torch.int8
+    models = json.loads(res.read_text())["models"]
+    record = models["q"]["int8"]
+    assert record["bleu_fp16"] == {"greedy": models["fp16"]["scores"]["val"]["greedy"]["bleu"]["score"]}
+    assert record["bleu_int8"] == {"greedy": models["q"]["scores"]["val"]["greedy"]["bleu"]["score"]}
+    assert record["bleu_change"] == {"greedy": round(record["bleu_int8"]["greedy"] - record["bleu_fp16"]["greedy"], 2)}
+    with pytest.raises(SystemExit, match="not a 2-D weight matrix"):
+        export.main([*common, "--name", "x", "--out", str(tmp_path / "x.pt"), "--results", str(res), "--int8",
+                     "--int8-also", "decoder.W.bias"])
