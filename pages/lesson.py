@@ -192,9 +192,9 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
             for i, word in L.unk_outputs(t):
                 st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
     with right:
-        chart = L.lesson_alpha_chart(t, step, revealed, guess)
+        chart = L.lesson_alpha_chart(t, step, revealed, guess, fit=True)  # its column's width, even at 150 % zoom
         if chart is not None:
-            W.show_chart(chart, size=FONT_MAIN)
+            W.show_chart(chart, size=FONT_MAIN, fit=True)
         if revealed and stop.key in ("energies", "softmax", "context"):
             numbers(stop, group, t, step)
 

@@ -66,6 +66,20 @@ READABLE_CSS = (
     "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
     "opacity:1!important;"
     "border-radius:4px;padding:0 .3em}"
+    # the page's top bar is see-through and lets clicks through, but for its own buttons: with the
+    # title hidden (presentation modes) it would otherwise hide the first row of widget labels
+    '[data-testid="stHeader"]{background:transparent!important}'
+    '[data-testid="stHeader"],[data-testid="stHeader"] *{pointer-events:none!important}'
+    '[data-testid="stHeader"] button,[data-testid="stHeader"] a,[data-testid="stHeader"] [role="button"],'
+    '[data-testid="stHeader"] button *,[data-testid="stHeader"] a *{pointer-events:auto!important}'
+    # a toggle's or a popover button's words wrap in a narrow column (150 % zoom), never "Freeze…"
+    '[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"],'
+    '[data-testid="stPopover"] button [data-testid="stMarkdownContainer"],'
+    '[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"] p,'
+    '[data-testid="stPopover"] button [data-testid="stMarkdownContainer"] p'
+    "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important}"
+    # pills wrap onto a second line in a narrow column rather than scroll their last options out of view
+    '[data-testid="stButtonGroup"] div:has(> button){flex-wrap:wrap}'
     "</style>"
 )
 
