@@ -34,6 +34,19 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui.views.lesson_handout import handout_html
 
 STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
+# A guess clicked with the mouse keeps the keyboard focus in the pills, whose group takes ← and → for
+# itself: the clicker's arrows would then do nothing. After a pointer click (a key's click has detail
+# 0, and keeps its focus) the pill lets the focus go, so ← / → reach the Back / Next shortcuts. A fixed
+# script, installed once per page, with nothing from the user in it.
+RELEASE_PILLS = """<script>
+if (!window.lessonReleasesPills) {
+  window.lessonReleasesPills = true;
+  document.addEventListener('click', (e) => {
+    const pill = e.detail > 0 && e.target.closest && e.target.closest('[data-testid="stButtonGroup"] button');
+    if (pill) setTimeout(() => pill.blur(), 0);
+  }, true);
+}
+</script>"""
 KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B reveals (a clicker's blank-screen key)"
 
 
@@ -139,6 +152,7 @@ def nav_bar(k: int, stop: Stop) -> None:
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
     st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
             ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
+    st.html(RELEASE_PILLS, unsafe_allow_javascript=True)
 
 
 # ----------------------------------------------------------------------------------------------
