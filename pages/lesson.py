@@ -206,7 +206,8 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
             for i, word in L.unk_outputs(t):
                 st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
     with right:
-        chart = L.lesson_alpha_chart(t, step, revealed, guess, fit=True)  # its column's width, even at 150 % zoom
+        # its column's width, even at 150 % zoom; the legend below: beside two rows it lost its "0.0"
+        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="bottom", fit=True)
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
         if revealed and stop.key in ("energies", "softmax", "context"):
@@ -224,10 +225,14 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
         t = trace_of(ckpt, stop.sentence)
         col.markdown(f"**{name}** writes: {md(t.translation)}")
         chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
-                 else fixed_context_chart(t, title="one fixed c", max_width=300))
-        if chart is not None:
+                 else fixed_context_chart(t, title="one fixed c", max_width=340))
+        if chart is None:
+            continue
+        if t.has_alignment:
             with col:
-                W.show_chart(chart, size=FONT_MAIN, fit=t.has_alignment)
+                W.show_chart(chart, size=FONT_MAIN, fit=True)
+        else:  # an explicit height: in a column Streamlit squashed its rows under their 14 px labels
+            col.altair_chart(readable(chart, FONT_MAIN), width="content", height=20 * len(t.steps) + 100)
 
 
 def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
