@@ -66,12 +66,9 @@ READABLE_CSS = (
     "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
     "opacity:1!important;"
     "border-radius:4px;padding:0 .3em}"
-    # the page's top bar is see-through and lets clicks through, but for its own buttons: with the
-    # title hidden (presentation modes) it would otherwise hide the first row of widget labels
-    '[data-testid="stHeader"]{background:transparent!important}'
-    '[data-testid="stHeader"],[data-testid="stHeader"] *{pointer-events:none!important}'
-    '[data-testid="stHeader"] button,[data-testid="stHeader"] a,[data-testid="stHeader"] [role="button"],'
-    '[data-testid="stHeader"] button *,[data-testid="stHeader"] a *{pointer-events:auto!important}'
+    # the page's top bar only as high as its buttons (2.75rem, not 3.75rem): with the title hidden
+    # (presentation modes) a taller bar hid the first row of widget labels
+    '[data-testid="stHeader"]{height:2.75rem;min-height:2.75rem}'
     # a toggle's or a popover button's words wrap in a narrow column (150 % zoom), never "Freeze…"
     '[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"],'
     '[data-testid="stPopover"] button [data-testid="stMarkdownContainer"],'
