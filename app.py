@@ -46,6 +46,7 @@ TABS = ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "B
         "Share and export")
 HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
 # (not in presentation mode: there every row stays in view of the page, issue 21)
+SPEED_WIDTH = {False: 190, True: 265}  # px of the Play speed slider (presentation: its label beside it)
 WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
@@ -95,7 +96,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
 def inputs() -> None:
     """Title, presentation switch, preset picker, sentence box and the bottleneck toggle."""
     st.title("Step through decoding", help=INTRO)
-    c = st.columns([1.5, 4, 1.9], vertical_alignment="bottom")
+    c = st.container(key="inputs").columns([1.5, 4, 1.9], vertical_alignment="bottom")  # wraps when narrow
     c[0].selectbox("Preset", [ctl.CUSTOM, *BY_NAME], key="w_preset", persist_state="session",
                    on_change=ctl.on_preset)
     c[1].text_area("Source sentence (English)", key="text", **url.BOUND, height=68, max_chars=vs.MAX_TEXT_CHARS,
@@ -132,12 +133,11 @@ def controls(done: bool) -> None:
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
                   disabled=done and not playing)
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
-        # labelled above the slider; in presentation mode (a row ~24 px shorter, so 12 words fit 720 px)
-        # the value beside Play says it: "0.5 s / word"
+        # labelled above the slider; in presentation mode beside it (sh.page_css), so the row stays as
+        # low as the buttons and 12 words fit 720 px (issue 21: every control labelled)
         st.select_slider("Play speed", SPEEDS, key="w_speed", persist_state="session",
-                         format_func=lambda s: f"{s:g} s / word", width=190,
-                         help="Seconds between words while Play runs.",
-                         label_visibility="collapsed" if ss["present"] else "visible")
+                         format_func=lambda s: f"{s:g} s / word", width=SPEED_WIDTH[bool(ss["present"])],
+                         help="Seconds between words while Play runs.")
         if ss["present"]:  # the numbers tab is gone: its table is one key (T) or click away, over the page
             st.button("Table (T)", key="btn_table", shortcut="T", icon=":material/table:", on_click=ctl.on_table,
                       help="This step's energies e_ij and weights α_ij")

@@ -34,6 +34,19 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui.views.lesson_handout import handout_html
 
 STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
+# A guess clicked with the mouse keeps the keyboard focus in the pills, whose group takes ← and → for
+# itself: the clicker's arrows would then do nothing. After a pointer click (a key's click has detail
+# 0, and keeps its focus) the pill lets the focus go, so ← / → reach the Back / Next shortcuts. A fixed
+# script, installed once per page, with nothing from the user in it.
+RELEASE_PILLS = """<script>
+if (!window.lessonReleasesPills) {
+  window.lessonReleasesPills = true;
+  document.addEventListener('click', (e) => {
+    const pill = e.detail > 0 && e.target.closest && e.target.closest('[data-testid="stButtonGroup"] button');
+    if (pill) setTimeout(() => pill.blur(), 0);
+  }, true);
+}
+</script>"""
 KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B reveals (a clicker's blank-screen key)"
 
 
@@ -139,6 +152,7 @@ def nav_bar(k: int, stop: Stop) -> None:
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
     st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
             ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
+    st.html(RELEASE_PILLS, unsafe_allow_javascript=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -192,9 +206,10 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
             for i, word in L.unk_outputs(t):
                 st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
     with right:
-        chart = L.lesson_alpha_chart(t, step, revealed, guess)
+        # its column's width, even at 150 % zoom; the legend below: beside two rows it lost its "0.0"
+        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="bottom", fit=True)
         if chart is not None:
-            W.show_chart(chart, size=FONT_MAIN)
+            W.show_chart(chart, size=FONT_MAIN, fit=True)
         if revealed and stop.key in ("energies", "softmax", "context"):
             numbers(stop, group, t, step)
 
@@ -210,10 +225,14 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
         t = trace_of(ckpt, stop.sentence)
         col.markdown(f"**{name}** writes: {md(t.translation)}")
         chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
-                 else fixed_context_chart(t, title="one fixed c", max_width=300))
-        if chart is not None:
+                 else fixed_context_chart(t, title="one fixed c", max_width=340))
+        if chart is None:
+            continue
+        if t.has_alignment:
             with col:
-                W.show_chart(chart, size=FONT_MAIN, fit=t.has_alignment)
+                W.show_chart(chart, size=FONT_MAIN, fit=True)
+        else:  # an explicit height: in a column Streamlit squashed its rows under their 14 px labels
+            col.altair_chart(readable(chart, FONT_MAIN), width="content", height=20 * len(t.steps) + 100)
 
 
 def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:

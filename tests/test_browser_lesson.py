@@ -72,6 +72,21 @@ def test_reveal_key_after_a_click_shows_the_row(app_url: str, page: object) -> N
     page.screenshot(path=str(ARTIFACTS / "lesson-reveal.png"))
 
 
+def test_arrow_keys_still_move_after_a_guess_is_clicked(app_url: str, page: object) -> None:
+    """A guess clicked with the mouse leaves the keyboard focus in the pills, whose group would take
+    → and ← for itself: the presenter's arrows must still move between stops, and the guess stays."""
+    page.goto(f"{app_url}/lesson?ls_stop=6")
+    at_stop(page, 6, "Reordering")
+    pills = page.get_by_test_id("stButtonGroup")
+    pills.get_by_role("radio", name="car", exact=True).click()
+    page.wait_for_timeout(1500)
+    assert pills.locator('[aria-checked="true"]').all_inner_texts() == ["car"]
+    page.keyboard.press("ArrowRight")
+    at_stop(page, 7, "Long sentences")
+    page.keyboard.press("ArrowLeft")
+    at_stop(page, 6, "Reordering")
+
+
 def test_handout_downloads_with_every_stop_and_figure(app_url: str, page: object) -> None:
     page.goto(f"{app_url}/lesson?ls_stop=2&ls_level=school")
     at_stop(page, 2, "Annotations")

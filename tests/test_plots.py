@@ -20,11 +20,13 @@ from ui.views.stepper_charts import (
     FIT_MAX_SOURCE,
     SELECT_PARAM,
     Look,
+    column_font,
     context_drift,
     drift_chart,
     heatmap,
     heatmap_height,
     ramp_colour,
+    row_font,
     row_height,
     selected_step,
     spec_png,
@@ -132,12 +134,35 @@ def test_heatmap_fits_its_container_up_to_a_limit() -> None:
 @pytest.mark.parametrize(("n", "look", "px"), [
     (3, Look(), 26), (8, Look(), 26), (9, Look(), 24), (12, Look(), 18), (13, Look(), 16), (40, Look(), 15),
     (3, Look(present=True), 32), (12, Look(present=True), 21), (15, Look(present=True), 19),
-    (30, Look(present=True), 19),
+    (30, Look(present=True), 19), (31, Look(present=True), 19), (32, Look(present=True), 18),
+    (40, Look(present=True), 15), (50, Look(present=True), 15),
 ])
 def test_row_height(n: int, look: Look, px: int) -> None:
     """216 px of rows (252 presenting) on a 720-pixel screen, never below the font size + 3 up to 12 rows
     and the font size + 1 beyond."""
     assert row_height(n, look) == px
+
+
+@pytest.mark.parametrize(("n", "look", "px"), [
+    (3, Look(), 14), (40, Look(), 14), (12, Look(present=True), 18), (31, Look(present=True), 18),
+    (32, Look(present=True), 17), (35, Look(present=True), 16), (40, Look(present=True), 14),
+    (60, Look(present=True), 14),
+])
+def test_row_labels_shrink_with_their_rows_but_never_under_14_px(n: int, look: Look, px: int) -> None:
+    """Presenting, up to 40 rows share 600 px (31 rows of 19 px fit; 32 get 600 // 32 = 18 px, 35 get
+    17, 40 get 15) and their labels are 1 px lower than a row, at most the 18 px font, at least 14 px."""
+    assert row_font(n, look) == px
+    t = make_trace(n_steps=1)
+    spec = heatmap(dataclasses.replace(t, steps=[dataclasses.replace(t.steps[0], i=k) for k in range(n)]), look=look)
+    assert spec["encoding"]["y"]["axis"]["labelFontSize"] == px
+    assert n * row_height(n, look) <= 600 or row_height(n, look) == 15
+
+
+@pytest.mark.parametrize(("n", "look", "px"), [(5, Look(), 14), (41, Look(), 14), (10, Look(present=True), 18),
+                                               (34, Look(present=True), 17), (41, Look(present=True), 14)])
+def test_column_labels_shrink_to_a_column_but_never_under_14_px(n: int, look: Look, px: int) -> None:
+    """About 600 px of columns: 34 source words get 600 // 34 = 17 px labels, 41 get 14."""
+    assert column_font(n, look) == px
 
 
 def test_heatmap_height_counts_rows_and_labels() -> None:

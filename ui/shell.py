@@ -66,6 +66,17 @@ READABLE_CSS = (
     "kbd{color:inherit!important;background:transparent!important;border:1px solid currentColor!important;"
     "opacity:1!important;"
     "border-radius:4px;padding:0 .3em}"
+    # the page's top bar only as high as its buttons (2.75rem, not 3.75rem): with the title hidden
+    # (presentation modes) a taller bar hid the first row of widget labels
+    '[data-testid="stHeader"]{height:2.75rem;min-height:2.75rem}'
+    # a toggle's or a popover button's words wrap in a narrow column (150 % zoom), never "Freeze…"
+    '[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"],'
+    '[data-testid="stPopover"] button [data-testid="stMarkdownContainer"],'
+    '[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"] p,'
+    '[data-testid="stPopover"] button [data-testid="stMarkdownContainer"] p'
+    "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important}"
+    # pills wrap onto a second line in a narrow column rather than scroll their last options out of view
+    '[data-testid="stButtonGroup"] div:has(> button){flex-wrap:wrap}'
     "</style>"
 )
 

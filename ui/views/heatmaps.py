@@ -129,6 +129,7 @@ def trace_alpha_chart(
 
 
 SAME_C = "every word reads the same summary c"
+SAME_C_LINES = ("every word reads", "the same summary c")  # SAME_C on two lines, for a narrow band
 
 
 def fixed_context_chart(trace: DecodeTrace, title: str | None = None, max_width: int = 860) -> alt.LayerChart | None:
@@ -154,7 +155,9 @@ def fixed_context_chart(trace: DecodeTrace, title: str | None = None, max_width:
     rect = alt.Chart(band).mark_rect(color="#d9d9d9", cornerRadius=4).encode(
         x=alt.X("x0:Q", scale=x_scale, axis=x_axis), x2="x1:Q", y=alt.Y("y0:Q", scale=y_scale, axis=y_axis),
         y2="y1:Q", tooltip=tip)
-    lines = [SAME_C, f"(‖c‖ = {norm:.2f})"] if rows >= 3 else [note]
+    # three short lines where the band is tall enough: a narrow band (a column of the Lesson) clipped one long line
+    lines = ([*SAME_C_LINES, f"(‖c‖ = {norm:.2f})"] if rows >= 4 else
+             [SAME_C, f"(‖c‖ = {norm:.2f})"] if rows >= 3 else [note])
     text = alt.Chart(band).mark_text(fontSize=FONT, color="#31333F", lineBreak="\n").encode(
         x=alt.X("xm:Q", scale=x_scale, axis=x_axis), y=alt.Y("ym:Q", scale=y_scale, axis=y_axis),
         text=alt.value("\n".join(lines)), tooltip=tip)

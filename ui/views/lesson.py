@@ -106,9 +106,10 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     shown.append(trace.steps[last].alpha if (revealed or step is None) else None)
     cells = alpha_frame(src, tgt, shown)
     x = alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
-              axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False))
+              axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False,
+                            labelFlush=False))
     y = alt.Y("i:O", title=None, scale=alt.Scale(domain=list(range(len(tgt)))),
-              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False))
+              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False))  # no label off its row
     tips = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
             alt.Tooltip("alpha:Q", title="α_ij", format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(

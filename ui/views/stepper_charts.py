@@ -36,6 +36,10 @@ MODEL_COLOURS = (ATTENTION_COLOUR, FIXED_COLOUR)  # default pair: attention (fre
 WINDOW = "#6a3d9a"  # local attention's window and p_t (purple, apart from the blue ramp and the orange rows)
 SLANT_MAX_SOURCE = 16  # up to this many source words their labels slant (-40°, shorter), then stand upright
 FIT_MAX_SOURCE = 45  # up to this many source words (the paper's long sentences too) the heatmap fits its width
+MIN_FONT = 14  # px: no chart text smaller, readable from the back row (issue 21)
+PRESENT_ROWS_PX = 600  # presentation mode: the most px the rows take up to 40 rows (rows of 15 px, labels 14 px),
+# so all of them and their source labels fit one 720-pixel screen (the page scrolls to them, never the chart)
+COLUMNS_PX = 600  # about the heatmap's width in px on a 1280-pixel screen (its column of the stepper)
 
 
 @dataclass(frozen=True)
@@ -102,11 +106,63 @@ def alignment_frame(trace: DecodeTrace) -> pd.DataFrame:
 def row_height(n_tgt: int, look: Look = Look()) -> int:
     """Pixel height of a heatmap row: roomy for short translations; rows shrink so that up to about
     12 of them fit on a 720-pixel-high screen, never below the font size + 3, and past 12 rows down
-    to the font size + 1 (the 15 rows of the paper's Fig. 3(a) sentence fit a projector)."""
+    to the font size + 1 (the 15 rows of the paper's Fig. 3(a) sentence fit a projector). In
+    presentation mode the rows of a long translation shrink further, to :data:`PRESENT_ROWS_PX` in
+    all and never below :data:`MIN_FONT` + 1 (their labels then shrink with them, :func:`row_font`):
+    40 rows and their source labels fit one 720-pixel screen, the page scrolled to them."""
     base, budget = (32, 252) if look.present else (26, 216)
     if n_tgt * base > budget:
         base = budget // n_tgt
-    return max(look.font + (3 if n_tgt <= 12 else 1), base)
+    px = max(look.font + (3 if n_tgt <= 12 else 1), base)
+    if look.present and n_tgt * px > PRESENT_ROWS_PX:
+        px = max(MIN_FONT + 1, PRESENT_ROWS_PX // n_tgt)
+    return px
+
+
+def row_font(n_tgt: int, look: Look = Look()) -> int:
+    """Pixel size of the row (target word) labels: the charts' font, or 1 px under a row too low
+    for it, never below :data:`MIN_FONT` (readable from the back row)."""
+    return max(MIN_FONT, min(look.font, row_height(n_tgt, look) - 1))
+
+
+def column_font(n_src: int, look: Look = Look()) -> int:
+    """Pixel size of the column (source word) labels: the charts' font, or about one column's width
+    (:data:`COLUMNS_PX` shared by ``n_src`` words) when that is less, never below :data:`MIN_FONT`."""
+    return max(MIN_FONT, min(look.font, COLUMNS_PX // max(n_src, 1)))
+
+
+def _colour_and_legend(trace: DecodeTrace, value: str, look: Look, rows_px: int) -> tuple[dict, dict]:
+    """The heatmap's colour scale (blues, or paper greyscale; α over 0…1, e over its own range) and legend."""
+    f, ink = look.font, look.ink
+    if value == "alpha":
+        lo, hi = 0.0, 1.0
+    else:
+        e = trace.energy_matrix()
+        lo, hi = float(np.nanmin(e)), float(np.nanmax(e))
+        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+            lo, hi = (lo, lo + 1.0) if math.isfinite(lo) else (0.0, 1.0)
+    scale = {"domain": [lo, hi], "range": list(PAPER)} if look.paper else {"scheme": "blues", "domain": [lo, hi]}
+    legend = {"title": "α_ij" if value == "alpha" else "e_ij", "orient": "right", "direction": "vertical",
+              "gradientLength": int(min(200, max(50, rows_px - f - 10))), "titleFontSize": f, "labelFontSize": f,
+              "titleColor": ink, "labelColor": ink, "format": ".1f" if value == "alpha" else ".0f"}
+    return scale, legend
+
+
+def _cells_and_tips(trace: DecodeTrace, value: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The heatmap's cells (one dict per target step × source word; local attention adds whether the
+    cell is in the step's window, and p_t) and its tooltip fields."""
+    windows = local_windows(trace)
+    tips = [("i", "O", "i (target)"), ("target", "N", "target word"), ("j", "O", "j (source)"),
+            ("source", "N", "source word"), ("alpha", "Q", "α_ij"), ("energy", "Q", "e_ij")]
+    values = [{k: c[k] for k in ("i", "j", "target", "source", "alpha", "energy")}
+              for c in trace.cells() if c[value] is not None]
+    if windows:
+        tips.append(("p_t", "Q", "p_t (window centre)"))
+        for v in values:
+            lo, hi, p_t = windows.get(v["i"], (0, -1, None))
+            v["in_window"], v["p_t"] = lo <= v["j"] <= hi, p_t
+    return values, [{"field": k, "type": {"O": "ordinal", "N": "nominal", "Q": "quantitative"}[t], "title": title,
+                     **({"format": ".3f"} if t == "Q" else {})} for k, t, title in tips]
 
 
 def heatmap(
@@ -136,39 +192,19 @@ def heatmap(
     attr = "alpha" if value == "alpha" else "energies"
     if not trace.steps or all(getattr(s, attr) is None for s in trace.steps):
         return None
-    rows = [c for c in trace.cells() if c[value] is not None]
     n_src, n_tgt = len(trace.src_tokens), len(trace.steps)
     f, ink = look.font, look.ink
-    if value == "alpha":
-        lo, hi = 0.0, 1.0
-    else:
-        e = trace.energy_matrix()
-        lo, hi = float(np.nanmin(e)), float(np.nanmax(e))
-        if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
-            lo, hi = (lo, lo + 1.0) if math.isfinite(lo) else (0.0, 1.0)
-    scale = {"domain": [lo, hi], "range": list(PAPER)} if look.paper else {"scheme": "blues", "domain": [lo, hi]}
-    rows_px = n_tgt * row_height(n_tgt, look)
-    legend = {"title": "α_ij" if value == "alpha" else "e_ij", "orient": "right", "direction": "vertical",
-              "gradientLength": int(min(200, max(50, rows_px - f - 10))), "titleFontSize": f, "labelFontSize": f,
-              "titleColor": ink, "labelColor": ink, "format": ".1f" if value == "alpha" else ".0f"}
+    scale, legend = _colour_and_legend(trace, value, look, n_tgt * row_height(n_tgt, look))
     stroke: list[dict[str, Any]] = [{"param": param, "empty": False, "value": PICKED}]
     if latest is not None:
         stroke.append({"test": f"datum.i == {int(latest)}", "value": LATEST})
-    windows = local_windows(trace)
-    if windows:  # local attention (Luong et al. 2015): outline each row's window [p_t − D, p_t + D]
+    values, tips = _cells_and_tips(trace, value)
+    if values and "in_window" in values[0]:  # local attention (Luong et al. 2015): outline each row's window
         stroke.append({"test": "datum.in_window", "value": WINDOW})
     axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink, "labelOverlap": False,
-            "labelLimit": 120, "titleFontWeight": "normal"}
+            "labelLimit": 120, "titleFontWeight": "normal", "labelFlush": False}  # no label nudged off its row
     narrow = n_src > FIT_MAX_SOURCE  # too many columns to squeeze into a phone's or a column's width
     col = int(max(f + 10, min(48, 720 // max(n_src, 1)))) if not fit else f + 2
-    tips = [("i", "O", "i (target)"), ("target", "N", "target word"), ("j", "O", "j (source)"),
-            ("source", "N", "source word"), ("alpha", "Q", "α_ij"), ("energy", "Q", "e_ij")]
-    values = [{k: c[k] for k in ("i", "j", "target", "source", "alpha", "energy")} for c in rows]
-    if windows:
-        tips.append(("p_t", "Q", "p_t (window centre)"))
-        for v in values:
-            lo, hi, p_t = windows.get(v["i"], (0, -1, None))
-            v["in_window"], v["p_t"] = lo <= v["j"] <= hi, p_t
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
         "data": {"values": values},
@@ -176,16 +212,16 @@ def heatmap(
         "params": [{"name": param, "select": {"type": "point", "fields": ["i"], "on": "click", "clear": "dblclick"}}],
         "encoding": {
             "x": {"field": "j", "type": "ordinal", "title": None, "sort": "ascending",
-                  "axis": {"orient": "bottom" if labels_below else "top",
+                  "axis": {**axis, "orient": "bottom" if labels_below else "top",
                            "labelAngle": -90 if n_src > SLANT_MAX_SOURCE else -40,
-                           "labelExpr": label_expr(source_labels(trace)), **axis}},
+                           "labelExpr": label_expr(source_labels(trace)), "labelFontSize": column_font(n_src, look)}},
             "y": {"field": "i", "type": "ordinal", "title": None, "sort": "ascending",
-                  "axis": {"labelExpr": label_expr(target_labels(trace)), **axis}},
+                  "axis": {**axis, "labelExpr": label_expr(target_labels(trace)),
+                           "labelFontSize": row_font(n_tgt, look)}},
             "color": {"field": value, "type": "quantitative", "scale": scale, "legend": legend},
             "stroke": {"condition": stroke, "value": None},
             "strokeWidth": {"value": 3 if look.present else 2},
-            "tooltip": [{"field": k, "type": {"O": "ordinal", "N": "nominal", "Q": "quantitative"}[t], "title": title,
-                         **({"format": ".3f"} if t == "Q" else {})} for k, t, title in tips],
+            "tooltip": tips,
         },
         "width": "container" if fit and not narrow else {"step": col},
         "height": {"step": row_height(n_tgt, look)},

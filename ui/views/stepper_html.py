@@ -197,6 +197,10 @@ def page_css(present: bool) -> str:
         "padding-left:2rem;padding-right:2rem}",
         '[data-testid="stMainBlockContainer"] h1{font-size:1.9rem;padding:0 0 .2rem 0}',
         '[data-testid="stVegaLiteChart"]{overflow-x:auto;max-width:100%}',  # a wide heatmap scrolls in itself
+        # a narrow window (150 % zoom of 1280×720 is 853 CSS px): the preset, the sentence and the toggle
+        # wrap onto two lines rather than squeeze the toggle's label into a sliver
+        '@media (max-width:1000px){.st-key-inputs [data-testid="stHorizontalBlock"]{flex-wrap:wrap}'
+        '.st-key-inputs [data-testid="stColumn"]{min-width:min(100%,13rem)!important}}',
     ]
     if present:  # nothing below the heatmap: no bottom padding, so a 12-word translation needs no scrolling
         css.append('[data-testid="stMainBlockContainer"]{padding-bottom:0}')
@@ -206,4 +210,8 @@ def page_css(present: bool) -> str:
         css.append('[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"]{gap:.5rem}')
         css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
         css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
+        # the Play speed slider's label beside it, not above: the controls row stays one button high
+        css.append('.st-key-w_speed [data-testid="stSlider"]{display:flex;align-items:center;gap:.6rem}'
+                   '.st-key-w_speed [data-testid="stWidgetLabel"]{margin:0;flex:none;min-height:0}'
+                   '.st-key-w_speed [data-testid="stSlider"] > [role="group"]{flex:1;min-width:0}')
     return "<style>" + "".join(css) + "</style>"

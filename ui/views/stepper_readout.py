@@ -21,7 +21,16 @@ from nmt.kinds import FIXED_COLOUR
 from nmt.trace import DecodeTrace, StepRecord
 from ui.views.common import esc, label_expr, source_labels, target_labels
 from ui.views.stepper import step_stats
-from ui.views.stepper_charts import LATEST, PICKED, SELECT_PARAM, SLANT_MAX_SOURCE, Look, heatmap, row_height
+from ui.views.stepper_charts import (
+    LATEST,
+    PICKED,
+    SELECT_PARAM,
+    SLANT_MAX_SOURCE,
+    Look,
+    heatmap,
+    row_font,
+    row_height,
+)
 
 PLAIN = Look()  # the default look: not presenting, blue, light theme
 SUMMARY_TITLE = "Every word reads the same summary c = [→h_Tx; ←h_1]: no weights α"
@@ -94,7 +103,7 @@ def summary_band(trace: DecodeTrace, *, latest: int | None = None, param: str = 
     values = [{"i": s.i, "j": j, "target": s.token, "source": w, "reads": "the summary c"}
               for s in trace.steps for j, w in enumerate(trace.src_tokens)]
     axis = {"labelFontSize": f, "titleFontSize": f, "labelColor": ink, "titleColor": ink, "labelOverlap": False,
-            "labelLimit": 120, "title": None, "ticks": False, "domain": False}
+            "labelLimit": 120, "title": None, "ticks": False, "domain": False, "labelFlush": False}
     stroke: list[dict[str, Any]] = [{"param": param, "empty": False, "value": PICKED}]
     if latest is not None:
         stroke.append({"test": f"datum.i == {int(latest)}", "value": LATEST})
@@ -109,7 +118,8 @@ def summary_band(trace: DecodeTrace, *, latest: int | None = None, param: str = 
                   "axis": {"orient": "bottom", "labelAngle": -90 if n_src > SLANT_MAX_SOURCE else -40,
                            "labelExpr": label_expr(source_labels(trace)), **axis}},
             "y": {"field": "i", "type": "ordinal", "sort": "ascending", "scale": {"paddingInner": 0.15},
-                  "axis": {"labelExpr": label_expr(target_labels(trace)), **axis}},
+                  "axis": {**axis, "labelExpr": label_expr(target_labels(trace)),
+                           "labelFontSize": row_font(n_tgt, look)}},
             "stroke": {"condition": stroke, "value": None},
             "strokeWidth": {"value": 3 if look.present else 2},
             "tooltip": [{"field": "target", "title": "target word"}, {"field": "reads", "title": "reads"}],

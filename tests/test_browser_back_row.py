@@ -1,0 +1,164 @@
+"""Readable from the back row (issue 21, item 4), in Debian's Chromium on the shipped checkpoints.
+
+1. Every control labelled: on the stepper in presentation mode (and the other views a class sees),
+   every widget shows a label nothing covers or cuts off, and every button shows words
+   (:mod:`tests.controls`).
+2. A ~40-word sentence in presentation mode, run to its end: every target word is a row label of
+   the α heatmap's SVG, no element of the chart scrolls inside itself (the page scrolls instead), and
+   the whole chart fits one 720-pixel screen.
+3. 150 % browser zoom of a 1280×720 projector (an 853×480 CSS-pixel window at device scale 1.5):
+   the page does not scroll sideways, Step can be clicked, and the heatmap lies within the window's
+   width; the Lesson page's guess pills and α chart too.
+
+Screenshots go to test-artifacts/back-row-*.png.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from scripts import app_server
+from tests import readability as R
+from tests.chromium import ARTIFACTS, launched, sync_api
+from tests.controls import unlabelled
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECTOR = {"viewport": {"width": 1280, "height": 720}}
+ZOOM_150 = {"viewport": {"width": 853, "height": 480}, "device_scale_factor": 1.5}  # 1280×720 at 150 %
+WAIT = 180_000  # ms: a shared, loaded machine
+# 41 source words; the shipped Multi30k RNNsearch writes 38 target words for it (37 and </s>)
+LONG = ("A man in a blue shirt and a woman in a red dress are walking with their two small dogs along a long "
+        "sandy beach near the old white house while children play with a big yellow ball in the water")
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def app_url() -> Iterator[str]:
+    """The app with the shipped checkpoints (the models a class sees)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    env = {"RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
+    with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
+        yield app.url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with launched() as b:
+        yield b
+
+
+def opened(browser: object, url: str, size: dict) -> object:
+    """A new tab of ``size`` showing ``url`` once its script has finished."""
+    page = browser.new_page(**size)
+    R.rendered(page, url)
+    return page
+
+
+def chips(page: object) -> object:
+    return page.locator('[data-testid="translation-so-far"] > span')
+
+
+VIEWS = [("/?present=true&step=3", PROJECTOR, "stepper presenting"),
+         ("/watch_it_learn?wl_present=true", PROJECTOR, "watch it learn presenting"),
+         ("/?step=3", ZOOM_150, "stepper at 150 %"), ("/?present=true&step=3", ZOOM_150, "stepper presenting at 150 %"),
+         ("/lesson?ls_stop=6", ZOOM_150, "lesson at 150 %")]
+
+
+@pytest.mark.parametrize(("path", "size", "label"), VIEWS, ids=[v[2] for v in VIEWS])
+def test_every_control_shows_its_label(app_url: str, browser: object, path: str, size: dict, label: str) -> None:
+    page = opened(browser, app_url + path, size)
+    try:
+        found = unlabelled(page)
+        page.screenshot(path=str(ARTIFACTS / f"back-row-labels-{label.replace(' ', '-').replace('%', 'pc')}.png"))
+    finally:
+        page.close()
+    assert not found, f"{label}: {found}"
+
+
+# the chart's SVG row labels (the y axis: upright, unlike the column labels) and every element from
+# the chart up to the page's scrolling main block that scrolls vertically with content out of view
+CHART_JS = """() => {
+  const chart = document.querySelector('[data-testid="stVegaLiteChart"]');
+  const svg = chart.querySelector('svg');
+  const rows = [...svg.querySelectorAll('.role-axis-label text')]
+    .filter(t => !/rotate/.test(t.getAttribute('transform')))
+    .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)]);
+  const scrolls = [];
+  for (let e = svg; e && e.getAttribute('data-testid') !== 'stMain'; e = e.parentElement) {
+    const cs = getComputedStyle(e);
+    if (/(auto|scroll)/.test(cs.overflowY) && e.scrollHeight > e.clientHeight + 1)
+      scrolls.push([e.tagName, e.className.toString().slice(0, 40), e.scrollHeight, e.clientHeight]);
+  }
+  const r = svg.getBoundingClientRect();
+  return {rows, scrolls, height: r.height};
+}"""
+
+
+def test_forty_target_words_fit_in_presentation_mode(app_url: str, browser: object) -> None:
+    page = opened(browser, f"{app_url}/?present=true&text={quote(LONG)}", PROJECTOR)
+    try:
+        page.get_by_role("button", name="Run to end").click()
+        sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
+        page.wait_for_function(R.IDLE, timeout=WAIT)
+        page.wait_for_timeout(1500)
+        words = [w.split("\n")[0].removesuffix("forced").strip() for w in chips(page).all_inner_texts()]
+        page.locator('[data-testid="stVegaLiteChart"] svg').first.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        got = page.evaluate(CHART_JS)
+        page.screenshot(path=str(ARTIFACTS / "back-row-40-words.png"))
+    finally:
+        page.close()
+    assert len(words) >= 36, words  # a long translation: the point of the test
+    assert [t for t, _ in got["rows"]] == words, (got["rows"], words)  # every row drawn, in order
+    assert min(px for _, px in got["rows"]) >= 14, got["rows"]
+    assert not got["scrolls"], got["scrolls"]  # no box of the chart scrolls its rows out of view
+    assert got["height"] <= 720, got["height"]  # the whole chart on one screen, the page scrolled to it
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presenting"])
+def test_the_stepper_at_150_percent_zoom(app_url: str, browser: object, present: bool) -> None:
+    page = opened(browser, f"{app_url}/?text={quote('A man is riding a bike.')}&step=2"
+                  + ("&present=true" if present else ""), ZOOM_150)
+    try:
+        sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
+        page.get_by_role("button", name="Step", exact=True).click()  # reachable and clickable
+        sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)
+        page.wait_for_function(R.IDLE, timeout=WAIT)
+        svg = page.locator('[data-testid="stVegaLiteChart"] svg').first
+        svg.scroll_into_view_if_needed()
+        page.wait_for_timeout(800)
+        box, widths = svg.bounding_box(), page.evaluate(WIDTHS_JS)
+        page.screenshot(path=str(ARTIFACTS / f"back-row-150pc-{'presenting' if present else 'normal'}.png"))
+    finally:
+        page.close()
+    assert widths["page"] <= widths["inner"] + 1 and widths["main"] <= widths["mainClient"] + 1, widths
+    assert box["x"] >= 0 and box["x"] + box["width"] <= widths["inner"] + 1, (box, widths)
+
+
+WIDTHS_JS = """() => {
+  const m = document.querySelector('[data-testid="stMain"]');
+  return {page: document.scrollingElement.scrollWidth, inner: innerWidth,
+          main: m.scrollWidth, mainClient: m.clientWidth};
+}"""
+
+
+def test_the_lesson_at_150_percent_zoom(app_url: str, browser: object) -> None:
+    """Stop 6 (reordering): every guess pill and the whole α chart lie within the window's width."""
+    page = opened(browser, f"{app_url}/lesson?ls_stop=6", ZOOM_150)
+    try:
+        pills = page.get_by_test_id("stButtonGroup").first.locator("button")
+        pills.first.wait_for(timeout=WAIT)
+        rights = pills.evaluate_all("els => els.map(e => e.getBoundingClientRect().right)")
+        chart = page.locator('[data-testid="stVegaLiteChart"] svg').first.bounding_box()
+        widths = page.evaluate(WIDTHS_JS)
+        page.screenshot(path=str(ARTIFACTS / "back-row-150pc-lesson.png"))
+    finally:
+        page.close()
+    assert len(rights) == 11, rights  # "A red car is parked near a white house." and </s>
+    assert widths["page"] <= widths["inner"] + 1 and widths["main"] <= widths["mainClient"] + 1, widths
+    assert max(rights) <= widths["inner"] and chart["x"] + chart["width"] <= widths["inner"] + 1, (rights, chart)
