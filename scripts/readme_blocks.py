@@ -148,6 +148,7 @@ def luong(s: dict[str, Any]) -> str:
     c, a = first["config"], first["args"]
     minutes = sorted({round(m["training"]["train_seconds"] / 60) for m in ms.values()})
     epochs = sorted({m["training"]["epochs"] for m in ms.values()})
+    updates = sorted({m["training"]["updates"] for m in ms.values()})
     attention = {label(m["config"], short=True): m30k_beam5(m) for m in (*s["m30k"]["models"].values(), *ms.values())}
     encdec = {k: v for k, v in attention.items() if k == "RNNencdec"}
     attention = {k: v for k, v in attention.items() if k != "RNNencdec"}
@@ -156,9 +157,10 @@ def luong(s: dict[str, Any]) -> str:
     return "\n".join([*score_table(ms), "", (
         f"One-layer {c['cell'].upper()} decoders over a {c['encoder']} encoder (so h̄_s is RNNsearch's annotation "
         f"and only the attention differs), m = {c['emb_dim']}, n = {c['hidden_dim']}, the RNNsearch pair's "
-        f"vocabularies, data and batch ({a['batch_size']}); trained "
-        f"{'–'.join(map(str, minutes))} min each on {device(first['training']['device'])} "
-        f"({'–'.join(map(str, epochs))} epochs). With beam 5 on {M30K_TEST} the {n_attention} attention models are "
+        f"vocabularies, data and batch ({a['batch_size']}); trained for {' or '.join(f'{u:,}' for u in updates)} "
+        f"updates ({'–'.join(map(str, epochs))} epochs) on {device(first['training']['device'])}, which took "
+        f"{'–'.join(map(str, minutes))} min (longer where other work shared the CPU). With beam 5 on {M30K_TEST} "
+        f"the {n_attention} attention models are "
         f"within {spread:.1f} cased BLEU of each other (" + ", ".join(f"{k} {v:.1f}" for k, v in attention.items())
         + f"); RNNencdec reaches {encdec['RNNencdec']:.1f}."), *luong_tables(s["luong"])])
 

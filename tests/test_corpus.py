@@ -51,7 +51,9 @@ def test_shipped_rnnsearch_translates_test_2016_as_recorded_and_beats_rnnencdec(
     assert got["rnnsearch"] > got["rnnencdec"] + 10.0
 
 
-LUONG = {name: ROOT / "checkpoints" / f"m30k-en-fr-{name}.pt" for name in ("luong-global-general", "luong-local-p")}
+LUONG_SCORES = {"luong-global-general": "general", "luong-local-p": "general", "luong-global-dot": "dot",
+                "luong-global-concat": "concat", "luong-local-m": "general"}
+LUONG = {name: ROOT / "checkpoints" / f"m30k-en-fr-{name}.pt" for name in LUONG_SCORES}
 LUONG_RESULTS = ROOT / "checkpoints" / "m30k-en-fr-luong.results.json"
 
 
@@ -63,7 +65,7 @@ def test_shipped_luong_models_translate_test_2016_as_their_results_file_says(rea
         pytest.skip("no shipped Luong checkpoint")
     recorded = json.loads(LUONG_RESULTS.read_text())["models"][name]["scores"]["test_2016_flickr"]["greedy"]
     lm = checkpoint.load(LUONG[name])
-    assert isinstance(lm.model, LuongNMT) and lm.model.cfg.score == "general" and lm.model.cfg.input_feeding
+    assert isinstance(lm.model, LuongNMT) and lm.model.cfg.score == LUONG_SCORES[name] and lm.model.cfg.input_feeding
     src, ref = read_parallel(real_data / "multi30k", "test_2016_flickr", "en", "fr")
     got = evaluate(lm, src, ref)["bleu"]["score"]
     assert got == pytest.approx(recorded["bleu"]["score"], abs=0.1)
