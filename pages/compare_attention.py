@@ -25,7 +25,7 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
     from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
-    from ui.views.compare import compare_chart, summary_frame
+    from ui.views.compare import compare_chart, row_name, summary_frame
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -117,7 +117,7 @@ def main() -> None:
     # Two models a row: at 1280×720 four columns left each heatmap ~50 px wide, its words overprinted.
     grid = [c for k in range(0, len(results), PER_ROW) for c in st.columns(PER_ROW, gap="large")]
     for col, (label, ckpt, own, forced) in zip(grid, results):
-        row = comparison_row(label.split(" · ")[0], own, forced, ref or None)
+        row = comparison_row(row_name(label, [r[0] for r in results]), own, forced, ref or None)
         rows.append(row)
         with col:
             model_column(row, ckpt, own, forced)

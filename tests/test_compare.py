@@ -167,3 +167,13 @@ def test_the_model_catalogue_imports_no_view_module() -> None:
     code = "import sys, ui.models; print(sorted(m for m in sys.modules if m.startswith(('ui.views', 'pages'))))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_summary_names_keep_the_file_only_where_two_models_share_a_name() -> None:
+    from ui.views.compare import row_name
+
+    labels = ["RNNsearch (Bahdanau 2015) · europarl-en-fr-rnnsearch-50.pt", "RNNsearch (Bahdanau 2015) · m30k.pt",
+              "Luong 2015, global, dot, input feeding · m30k-dot.pt"]
+    assert [row_name(x, labels) for x in labels] == [
+        "RNNsearch (Bahdanau 2015) · europarl-en-fr-rnnsearch-50.pt", "RNNsearch (Bahdanau 2015) · m30k.pt",
+        "Luong 2015, global, dot, input feeding"]

@@ -57,3 +57,10 @@ def summary_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     cols = ["model", "translation", "words", "log p (own)", "log p (reference)", "log p / word (reference)",
             "BLEU", "chrF"]
     return pd.DataFrame([{k: r.get(k) for k in cols} for r in rows], columns=cols)
+
+
+def row_name(label: str, labels: list[str]) -> str:
+    """A model's name in the summary: its description, with the checkpoint file when two share one
+    (both RNNsearch checkpoints are "RNNsearch (Bahdanau 2015)")."""
+    short = label.split(" · ")[0]
+    return short if [x.split(" · ")[0] for x in labels].count(short) == 1 else label
