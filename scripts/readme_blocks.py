@@ -79,6 +79,12 @@ def shipped_europarl(europarl: dict[str, Any]) -> dict[str, Any]:
     return dict(sorted(models.items(), key=lambda kv: not kv[0].startswith("RNNsearch")))
 
 
+def span(values: list[int], fmt: str = "{}") -> str:
+    """``"a"`` for one value, ``"a to b"`` for the least and greatest of several."""
+    lo, hi = min(values), max(values)
+    return fmt.format(lo) if lo == hi else f"{fmt.format(lo)} to {fmt.format(hi)}"
+
+
 def models(s: dict[str, Any]) -> str:
     """The shipped checkpoints with what they are, what they were trained on and their headline BLEU."""
     rows = ["| checkpoint | model | trained on | test BLEU, beam 5 |", "|---|---|---|---|"]
@@ -157,9 +163,10 @@ def luong(s: dict[str, Any]) -> str:
     return "\n".join([*score_table(ms), "", (
         f"One-layer {c['cell'].upper()} decoders over a {c['encoder']} encoder (so h̄_s is RNNsearch's annotation "
         f"and only the attention differs), m = {c['emb_dim']}, n = {c['hidden_dim']}, the RNNsearch pair's "
-        f"vocabularies, data and batch ({a['batch_size']}); trained for {' or '.join(f'{u:,}' for u in updates)} "
-        f"updates ({'–'.join(map(str, epochs))} epochs) on {device(first['training']['device'])}, which took "
-        f"{'–'.join(map(str, minutes))} min (longer where other work shared the CPU). With beam 5 on {M30K_TEST} "
+        f"vocabularies, data and batch ({a['batch_size']}); each shipped model is its run's best validation "
+        f"checkpoint, at update {span(updates, '{:,}')} (epoch {span(epochs)}), trained on "
+        f"{device(first['training']['device'])} in {span(minutes)} min (longer where other work shared the CPU). "
+        f"With beam 5 on {M30K_TEST} "
         f"the {n_attention} attention models are "
         f"within {spread:.1f} cased BLEU of each other (" + ", ".join(f"{k} {v:.1f}" for k, v in attention.items())
         + f"); RNNencdec reaches {encdec['RNNencdec']:.1f}."), *luong_tables(s["luong"])])

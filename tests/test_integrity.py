@@ -36,7 +36,7 @@ def test_every_shipped_checkpoint_is_registered() -> None:
     """nmt/shipped.sha256 names each file of checkpoints/ by its identity, with its weights' digest."""
     lines = [ln.split("  ") for ln in (ROOT / "nmt" / "shipped.sha256").read_text().splitlines()]
     assert sorted(n for _, _, n in lines) == [p.relative_to(ROOT / "checkpoints").as_posix() for p in SHIPPED]
-    assert len(SHIPPED) == 10
+    assert len(SHIPPED) == 11
     for weights, identity, name in lines:
         ck = read_checkpoint(ROOT / "checkpoints" / name)
         assert identity_digest(ck) == identity and weights_digest(ck["model"]) == weights
