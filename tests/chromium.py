@@ -35,3 +35,21 @@ def launched() -> Iterator[Any]:
             yield b
         finally:
             b.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium, shared by a module's tests (import it into the test module)."""
+    with launched() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def shipped_app_url() -> Iterator[str]:
+    """The app on the shipped checkpoints (the models a class sees), stopped after the module's tests."""
+    from scripts import app_server
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    env = {"RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
+    with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
+        yield app.url

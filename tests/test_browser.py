@@ -19,7 +19,11 @@ import pytest
 
 from scripts import app_server
 from tests.browser_waits import chip_texts, settle, url_query, wait_chips, wait_query
-from tests.chromium import ARTIFACTS, launched, sync_api
+from tests.chromium import (
+    ARTIFACTS,
+    browser,  # noqa: F401 (a fixture)
+    sync_api,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,12 +47,6 @@ def app_url(request: pytest.FixtureRequest) -> Iterator[str]:
     """A running app on localhost, stopped after the module's tests."""
     with running_app(_checkpoints(request)) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with launched() as b:
-        yield b
 
 
 def test_step_force_and_toggle(app_url: str, browser: object) -> None:

@@ -15,15 +15,18 @@ Screenshots go to test-artifacts/back-row-*.png.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from scripts import app_server
 from tests import readability as R
-from tests.chromium import ARTIFACTS, launched, sync_api
+from tests.chromium import (
+    ARTIFACTS,
+    browser,  # noqa: F401 (a fixture)
+    shipped_app_url,  # noqa: F401 (a fixture)
+    sync_api,
+)
 from tests.controls import unlabelled
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,21 +38,6 @@ LONG = ("A man in a blue shirt and a woman in a red dress are walking with their
         "sandy beach near the old white house while children play with a big yellow ball in the water")
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    """The app with the shipped checkpoints (the models a class sees)."""
-    ARTIFACTS.mkdir(exist_ok=True)
-    env = {"RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
-    with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
-        yield app.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with launched() as b:
-        yield b
 
 
 def opened(browser: object, url: str, size: dict) -> object:
@@ -70,8 +58,9 @@ VIEWS = [("/?present=true&step=3", PROJECTOR, "stepper presenting"),
 
 
 @pytest.mark.parametrize(("path", "size", "label"), VIEWS, ids=[v[2] for v in VIEWS])
-def test_every_control_shows_its_label(app_url: str, browser: object, path: str, size: dict, label: str) -> None:
-    page = opened(browser, app_url + path, size)
+def test_every_control_shows_its_label(shipped_app_url: str, browser: object, path: str, size: dict,
+                                       label: str) -> None:
+    page = opened(browser, shipped_app_url + path, size)
     try:
         found = unlabelled(page)
         page.screenshot(path=str(ARTIFACTS / f"back-row-labels-{label.replace(' ', '-').replace('%', 'pc')}.png"))
@@ -99,8 +88,8 @@ CHART_JS = """() => {
 }"""
 
 
-def test_forty_target_words_fit_in_presentation_mode(app_url: str, browser: object) -> None:
-    page = opened(browser, f"{app_url}/?present=true&text={quote(LONG)}", PROJECTOR)
+def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, browser: object) -> None:
+    page = opened(browser, f"{shipped_app_url}/?present=true&text={quote(LONG)}", PROJECTOR)
     try:
         page.get_by_role("button", name="Run to end").click()
         sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
@@ -121,8 +110,8 @@ def test_forty_target_words_fit_in_presentation_mode(app_url: str, browser: obje
 
 
 @pytest.mark.parametrize("present", [False, True], ids=["normal", "presenting"])
-def test_the_stepper_at_150_percent_zoom(app_url: str, browser: object, present: bool) -> None:
-    page = opened(browser, f"{app_url}/?text={quote('A man is riding a bike.')}&step=2"
+def test_the_stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, present: bool) -> None:
+    page = opened(browser, f"{shipped_app_url}/?text={quote('A man is riding a bike.')}&step=2"
                   + ("&present=true" if present else ""), ZOOM_150)
     try:
         sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
@@ -147,9 +136,9 @@ WIDTHS_JS = """() => {
 }"""
 
 
-def test_the_lesson_at_150_percent_zoom(app_url: str, browser: object) -> None:
+def test_the_lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
     """Stop 6 (reordering): every guess pill and the whole α chart lie within the window's width."""
-    page = opened(browser, f"{app_url}/lesson?ls_stop=6", ZOOM_150)
+    page = opened(browser, f"{shipped_app_url}/lesson?ls_stop=6", ZOOM_150)
     try:
         pills = page.get_by_test_id("stButtonGroup").first.locator("button")
         pills.first.wait_for(timeout=WAIT)

@@ -17,7 +17,10 @@ from pathlib import Path
 import pytest
 
 from scripts import app_server
-from tests.chromium import ARTIFACTS, launched
+from tests.chromium import (
+    ARTIFACTS,
+    browser,  # noqa: F401 (a fixture)
+    )
 from ui.shell import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,13 +54,6 @@ def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     ARTIFACTS.mkdir(exist_ok=True)
     with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
         yield app.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    """Headless Debian Chromium, shared by the module's tests."""
-    with launched() as b:
-        yield b
 
 
 def rendered(page: object, url: str) -> None:

@@ -10,14 +10,17 @@ from the WCAG formula, so a broken measurement cannot pass the page test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from scripts import app_server
 from tests import readability as R
-from tests.chromium import ARTIFACTS, launched
+from tests.chromium import (
+    ARTIFACTS,
+    browser,  # noqa: F401 (a fixture)
+    launched,
+    shipped_app_url,  # noqa: F401 (a fixture)
+)
 from ui.shell import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,27 +69,12 @@ def test_the_measurement_itself() -> None:
     assert sorted(r.text for r in R.offenders(list(rows.values()))) == ["faded", "grey", "small"]
 
 
-@pytest.fixture(scope="module")
-def app_url() -> Iterator[str]:
-    """The app with the shipped checkpoints (the models a class sees)."""
-    env = {"RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
-    ARTIFACTS.mkdir(exist_ok=True)
-    with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
-        yield app.url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with launched() as b:
-        yield b
-
-
 @pytest.mark.parametrize(("path", "query", "label"), VIEWS, ids=[v[2] for v in VIEWS])
-def test_every_text_is_readable_at_1280x720(app_url: str, browser: object, path: str, query: str,
+def test_every_text_is_readable_at_1280x720(shipped_app_url: str, browser: object, path: str, query: str,
                                             label: str) -> None:
     page = browser.new_page(viewport=VIEWPORT)
     try:
-        R.rendered(page, app_url + path + query)
+        R.rendered(page, shipped_app_url + path + query)
         rows = R.readings(page)
         heading = page.locator("h1").first
         title = heading.inner_text().strip() if heading.is_visible() else None  # the stepper hides it on a projector
