@@ -25,7 +25,7 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
     from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
-    from ui.views.compare import compare_chart, row_name, summary_frame
+    from ui.views.compare import compare_chart, local_note, row_name, summary_frame
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -109,10 +109,10 @@ def main() -> None:
     except InputError as err:
         W.input_error(err)
         return
-    if any(own.steps and own.steps[0].window is not None for *_, own, _ in results):
-        st.caption("Local attention reads only a window of 2D+1 source words (D, the half-width, is set in "
-                   "training) around a position p_t it predicts for target word t (outlined in purple, p_t "
-                   "marked ◆), weighted by a Gaussian centred on p_t.")
+    local = [models.gaussian_half_width(ckpt) is not None for _, ckpt, own, _ in results
+             if own.steps and own.steps[0].window is not None]
+    if local:
+        st.caption(local_note(local))
     rows = []
     # Two models a row: at 1280×720 four columns left each heatmap ~50 px wide, its words overprinted.
     grid = [c for k in range(0, len(results), PER_ROW) for c in st.columns(PER_ROW, gap="large")]

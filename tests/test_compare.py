@@ -20,7 +20,7 @@ from ui import widgets as W
 from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
-from ui.views.compare import compare_chart, summary_frame, window_frame
+from ui.views.compare import compare_chart, local_note, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -177,3 +177,12 @@ def test_summary_names_keep_the_file_only_where_two_models_share_a_name() -> Non
     assert [row_name(x, labels) for x in labels] == [
         "RNNsearch (Bahdanau 2015) · europarl-en-fr-rnnsearch-50.pt", "RNNsearch (Bahdanau 2015) · m30k.pt",
         "Luong 2015, global, dot, input feeding"]
+
+
+def test_the_local_attention_caption_says_which_local_models_use_a_gaussian() -> None:
+    """local-p: a predicted p_t and a Gaussian; local-m: p_t = t and no Gaussian; none shown: no caption."""
+    assert local_note([]) == ""
+    p_only, m_only, both = local_note([True]), local_note([False]), local_note([True, False])
+    assert "Gaussian" in p_only and "local-m" not in p_only
+    assert "Gaussian" not in m_only and "p_t = t" in m_only and "local-p" not in m_only
+    assert "Gaussian" in both and "p_t = t" in both

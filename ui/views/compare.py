@@ -64,3 +64,18 @@ def row_name(label: str, labels: list[str]) -> str:
     (both RNNsearch checkpoints are "RNNsearch (Bahdanau 2015)")."""
     short = label.split(" · ")[0]
     return short if [x.split(" · ")[0] for x in labels].count(short) == 1 else label
+
+
+def local_note(gaussian: Sequence[bool]) -> str:
+    """The caption under the models when some attend locally, one entry per local model shown: whether
+    it is local-p (a predicted p_t and a Gaussian, eqs. 9–10) or local-m (p_t = t, the window's α as is)."""
+    if not gaussian:
+        return ""
+    head = ("Local attention reads only a window of 2D+1 source words (D, the half-width, is set in training) "
+            "around a position p_t (window outlined in purple, p_t marked ◆)")
+    parts = []
+    if any(gaussian):
+        parts.append("local-p predicts p_t for target word t and weights the window by a Gaussian centred on it")
+    if not all(gaussian):
+        parts.append("local-m takes p_t = t (monotonic) and keeps the window's α as the softmax gives it")
+    return f"{head}: " + "; ".join(parts) + "."
