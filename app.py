@@ -87,9 +87,11 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.header("Display")
         st.toggle("Paper-style heatmap", key="paper", **url.BOUND, on_change=ctl.on_setting, args=("paper",),
                   help="Greyscale as in Fig. 3 of the paper: α = 0 black, α = 1 white.")
-        st.toggle("Copy unknown words from the source", key="unk", **url.BOUND, on_change=ctl.on_setting, args=("unk",),
-                  help="When the model writes <unk>, show the source word it attends to most (largest α_ij, "
-                       "never </s>) instead, marked “copied” (Jean et al., 2015).")
+        st.toggle("Replace unknown words", key="unk", **url.BOUND, on_change=ctl.on_setting, args=("unk",),
+                  help="When the model writes <unk>, look at the source word it attends to most (largest α_ij, "
+                       "never </s>): show the model's dictionary translation of it, marked “dictionary”, or, "
+                       "where the dictionary lacks it (names, numbers) or the model has none, the word itself, "
+                       "marked “copied” (Jean et al., 2015).")
     return {g.name: g for g in groups}[ss["model"]]
 
 
@@ -252,7 +254,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     controls(done)
     nonce = ctl.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
-    copies = ctl.copies(trace)
+    swaps = ctl.replacements(trace)
     line = st.container()  # the readout line and the source words, full width above both columns (one line of
     # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
     left, right = st.columns([1.8, 1], gap="medium")
@@ -264,7 +266,8 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         fusion_slot = st.container()  # the LM's top-k beside the TM's, when fused (filled below)
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
-    copied = copies[cur][1] if cur in copies else None
+    swap = swaps.get(cur) if cur is not None else None
+    copied = swap.word if swap else None
     if ss.pop("_show_table", False) and step is not None:
         table_dialog(trace, step, choice)
     note = sr.first_word_note(trace, step, copied)
@@ -274,11 +277,11 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     with left:
         ens.panel(lm, trace, step, look, nonce)  # an ensemble's members beside it (nothing for one model)
     with right:
-        st.html(sh.translation_html(trace, cur, copies, big=look.present))
+        st.html(sh.translation_html(trace, cur, swaps, big=look.present))
         if trace.steps and not look.present:
             st.caption(f"Detokenised: {md(ctl.translation_text(lm, trace)) or '—'}")
         st.html(sh.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
-                                    copied=copies[cur][1] if cur in copies else None, big=look.present))
+                                    swap=swap, big=look.present))
         if look.present:
             watch()  # beside the heatmap: below it, it would push a projector's page into scrolling
         if cur != latest:

@@ -206,7 +206,8 @@ def _conclude(
     """Rank finished hypotheses and write the best one's steps and the n-best list into the trace."""
     ranked = sorted(finished, key=lambda x: -x[0])
     for score, slot in ranked[:n_best]:
-        tmp = DecodeTrace(trace.source, trace.src_tokens, trace.src_unk, "beam", trace.context, slot.records)
+        tmp = DecodeTrace(trace.source, trace.src_tokens, trace.src_unk, "beam", trace.context, slot.records,
+                          dictionary=trace.dictionary)
         finish_trace(lm, tmp, unk_replace)
         alpha = None if not tmp.has_alignment else [r.alpha for r in slot.records]
         trace.nbest.append(NBestEntry([r.token for r in slot.records], tmp.translation, slot.logprob, score, alpha))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import lzma
 import os
 import pickle
 import tempfile
@@ -37,7 +38,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import quantize
+from nmt import lexicon, quantize
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
@@ -235,6 +236,8 @@ class LoadedModel:
     meta: dict[str, Any] = field(default_factory=dict)
     path: str = ""
     verified: bool = False  # its weights matched a known digest when it was loaded (see check_weights)
+    dictionary: dict[str, str] = field(default_factory=dict)  # source word → best translation (nmt.lexicon)
+    dictionary_file: str = ""  # where ``dictionary`` was read from ("" when it has none)
 
     @property
     def config(self) -> ModelConfig:
@@ -261,7 +264,21 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
     ckpt = read_checkpoint(path, verify=False)
     lm = loaded_from(ckpt, device, str(path))
     lm.verified = check_weights(ckpt, path)
+    use_dictionary(lm, lexicon.beside(path))
     return lm
+
+
+def use_dictionary(lm: LoadedModel, path: str | Path | None) -> None:
+    """Give ``lm`` the dictionary in ``path`` (nmt.lexicon's file) for replacing ``<unk>``; None: none.
+    A file that cannot be read is a :class:`CheckpointError` naming it."""
+    if path is None:
+        lm.dictionary, lm.dictionary_file = {}, ""
+        return
+    try:
+        lm.dictionary = lexicon.translations(lexicon.read_lexicon(path))
+    except (OSError, ValueError, EOFError, lzma.LZMAError) as err:
+        raise CheckpointError(f"the dictionary {Path(path).name} cannot be read: {err}") from None
+    lm.dictionary_file = str(path)
 
 
 def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: str = "") -> LoadedModel:

@@ -9,6 +9,10 @@ decoding candidate list (§3.2, :mod:`nmt.candidates`), and the translation of t
 
 File format (``.tsv``, optionally ``.xz``): one ``source<TAB>target<TAB>count`` line per kept
 pair, best first within each source word.
+
+A checkpoint's own dictionary is the file ``PREFIX.lexicon.tsv.xz`` beside it, where ``PREFIX`` is the
+checkpoint's name or ``PREFIX-`` begins it (``m30k-en-fr.lexicon.tsv.xz`` serves every ``m30k-en-fr-*.pt``; the longest
+prefix wins): :func:`beside`.
 """
 
 from __future__ import annotations
@@ -77,3 +81,17 @@ def read_lexicon(path: str | Path) -> Lexicon:
 def translations(lex: Lexicon) -> dict[str, str]:
     """Each source word's single best translation."""
     return {s: ts[0][0] for s, ts in lex.items() if ts}
+
+
+SUFFIX = ".lexicon.tsv.xz"
+
+
+def beside(checkpoint: str | Path) -> Path | None:
+    """The dictionary file that belongs to ``checkpoint`` (see the module's docstring), or None."""
+    path = Path(checkpoint)
+    if not path.parent.is_dir():
+        return None
+    fits = [f for f in path.parent.glob("*" + SUFFIX)
+            if f"{path.stem}-".startswith(f.name.removesuffix(SUFFIX) + "-") and f.is_file()]
+    return max(fits, key=lambda f: len(f.name)) if fits else None
+

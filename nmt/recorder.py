@@ -31,6 +31,7 @@ def new_trace(lm: LoadedModel, src: Source, method: str, context: str) -> Decode
     return DecodeTrace(
         source=src.text, src_tokens=[*src.tokens, EOS], src_unk=src.unk, method=method,
         context=context, truncated=src.truncated,
+        dictionary={w: lm.dictionary[w] for w in src.tokens if w in lm.dictionary},
     )
 
 
@@ -70,12 +71,12 @@ class StepView:
 def finish_trace(lm: LoadedModel, trace: DecodeTrace, unk_replace: bool) -> DecodeTrace:
     """Fill the output tokens and the detokenised translation of a trace."""
     trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID
-    copies = trace.unk_copies() if unk_replace else {}  # Jean et al. (2015), the trace's own rule
+    swaps = trace.unk_replacements() if unk_replace else {}  # Jean et al. (2015), the trace's own rule
     words = []
     for s in trace.steps:
         if s.token_id == EOS_ID:
             break
-        words.append(copies[s.i][1] if s.i in copies else s.token)
+        words.append(swaps[s.i].word if s.i in swaps else s.token)
     trace.translation = lm.tgt_tok.detokenize(words)
     return trace
 

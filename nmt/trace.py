@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -100,6 +100,19 @@ class NBestEntry:
     alpha: list[list[float]] | None
 
 
+DICTIONARY, COPIED = "dictionary", "copied"  # how an <unk> was replaced
+
+
+class Replacement(NamedTuple):
+    """An ``<unk>`` replaced: the source position and word it attends to most, the word written
+    instead and how it was found (``"dictionary"`` or ``"copied"``)."""
+
+    j: int
+    source: str
+    word: str
+    label: str
+
+
 @dataclass
 class DecodeTrace:
     """A decoded (or force-decoded) sentence and the model's internals at every step."""
@@ -117,6 +130,8 @@ class DecodeTrace:
     length_norm: str = "none"
     beam_steps: list[BeamStep] = field(default_factory=list)  # beam search: the beam after each step
     finished: bool = False
+    # the model's dictionary (nmt.lexicon) for this sentence: each source token's best translation
+    dictionary: dict[str, str] = field(default_factory=dict)
 
     # -- derived views ---------------------------------------------------------------------
 
@@ -167,6 +182,17 @@ class DecodeTrace:
             if a.count(best) == 1:
                 j = a.index(best)
                 out[s.i] = (j, self.src_tokens[j])
+        return out
+
+    def unk_replacements(self) -> dict[int, Replacement]:
+        """What each ``<unk>`` becomes (Jean et al. 2015 §2.3; Luong et al. 2015): the dictionary's
+        translation of the source word with the largest α_ij (:meth:`unk_copies`), labelled
+        ``"dictionary"``, or, where the dictionary lacks that word (names, numbers), the word itself,
+        labelled ``"copied"``."""
+        out: dict[int, Replacement] = {}
+        for i, (j, src) in self.unk_copies().items():
+            known = src in self.dictionary
+            out[i] = Replacement(j, src, self.dictionary[src] if known else src, DICTIONARY if known else COPIED)
         return out
 
     def _matrix(self, attr: str) -> np.ndarray:

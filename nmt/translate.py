@@ -20,9 +20,7 @@ import torch
 
 from nmt import checkpoint, cli
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
-from nmt.lexicon import read_lexicon, translations
 from nmt.model import CONTEXT_MODES
-from nmt.unk_replace import translation_with_dictionary
 
 CHUNK = 1000  # lines translated, then written, at a time
 
@@ -43,9 +41,11 @@ def parser() -> argparse.ArgumentParser:
                    help="beam score normalisation (default: length)")
     p.add_argument("--context", choices=CONTEXT_MODES, default=None,
                    help="override the model's context mode (an untrained ablation)")
-    p.add_argument("--unk-replace", action="store_true", help="copy the most-attended source word for <unk>")
-    p.add_argument("--unk-dict", help="lexicon (scripts/build_lexicon.py): an <unk> becomes the dictionary's "
-                   "translation of the most-attended source word, else that word (nmt.unk_replace)")
+    p.add_argument("--unk-replace", nargs="?", const="dictionary", choices=("dictionary", "copy"),
+                   help="replace each <unk> by the most-attended source word's translation in the model's "
+                        "dictionary (PREFIX.lexicon.tsv.xz beside the checkpoint), else by that word itself "
+                        "(the default, 'dictionary'); 'copy' always copies the word (nmt.unk_replace)")
+    p.add_argument("--unk-dict", help="another dictionary (scripts/build_lexicon.py) for --unk-replace; implies it")
     p.add_argument("--max-src-tokens", type=int, default=MAX_SOURCE_TOKENS,
                    help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
     p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
@@ -55,19 +55,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: TextIO,
-                     args: argparse.Namespace, table: dict[str, str] | None = None) -> None:
+                     args: argparse.Namespace) -> None:
     """Translate ``src`` to ``out`` chunk by chunk; notes on truncated lines go to ``err``.
 
-    With a dictionary ``table`` each ``<unk>`` is replaced from it (else copied), as ``--unk-dict`` asks."""
+    With ``--unk-replace`` each ``<unk>`` is replaced from the model's dictionary (else copied)."""
     done = 0
     for lines in chunks(src, args.chunk):
-        traces = translate_traces(lm, lines, beam=args.beam, unk_replace=args.unk_replace and table is None,
+        traces = translate_traces(lm, lines, beam=args.beam, unk_replace=bool(args.unk_replace),
                                   context=args.context, batch_size=args.batch_size, length_norm=args.length_norm,
                                   max_src_tokens=args.max_src_tokens)
-        if table is not None:
-            for t in traces:
-                if t is not None:
-                    t.translation = translation_with_dictionary(lm, t, table)
         for n, t in enumerate(traces, done + 1):
             if t is not None and t.truncated:
                 print(f"line {n}: source longer than {args.max_src_tokens} tokens, truncated", file=err)
@@ -84,8 +80,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     lm = checkpoint.load(args.checkpoint)
-    table = translations(read_lexicon(args.unk_dict)) if args.unk_dict else None
-    translate_stream(lm, sys.stdin, sys.stdout, sys.stderr, args, table)
+    if args.unk_dict:
+        args.unk_replace = args.unk_replace or "dictionary"
+        checkpoint.use_dictionary(lm, args.unk_dict)
+    if args.unk_replace == "copy":
+        checkpoint.use_dictionary(lm, None)
+    translate_stream(lm, sys.stdin, sys.stdout, sys.stderr, args)
     return 0
 
 

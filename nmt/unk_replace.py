@@ -1,22 +1,25 @@
 """Unknown words replaced from a dictionary (Jean et al. 2015 §2.3; Luong et al. 2015, "rare word").
 
-For every ``<unk>`` the decoder emits at step i, take the source word it attends to most,
-j* = argmax_j α_ij over the real source words (never the final ``</s>``). The output word is that
-word's dictionary translation (:mod:`nmt.lexicon`, best p(t | s)), labelled ``"dictionary"``; a
-word the dictionary lacks (names, numbers) is copied as it is, labelled ``"copied"``. Other words
-keep their label ``None``. Without α (a fixed-context model) an ``<unk>`` stays as it is.
+The rule is the trace's own, :meth:`nmt.trace.DecodeTrace.unk_replacements`: for every ``<unk>`` the
+decoder wrote at step i, take the source word with the single largest α_ij over the real source words
+(never the final ``</s>``). The output word is that word's dictionary translation (:mod:`nmt.lexicon`,
+best p(t | s)), labelled ``"dictionary"``; a word the dictionary lacks (names, numbers) is copied as it
+is, labelled ``"copied"``. Without α (a fixed context) or with a tie for the largest α (the mean
+context's uniform α) an ``<unk>`` stays as it is. A model's dictionary is carried by each of its traces
+(``trace.dictionary``, filled from ``LoadedModel.dictionary``); :func:`with_dictionary` gives a trace
+another one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nmt.checkpoint import LoadedModel
-from nmt.trace import DecodeTrace
-from nmt.vocab import EOS, UNK
+from nmt.trace import COPIED, DICTIONARY, DecodeTrace
+from nmt.vocab import EOS
 
-DICTIONARY, COPIED = "dictionary", "copied"
+__all__ = ["COPIED", "DICTIONARY", "OutputWord", "replace_in_trace", "with_dictionary"]
 
 
 @dataclass(frozen=True)
@@ -27,37 +30,20 @@ class OutputWord:
     label: str | None = None
 
 
-def most_attended(alpha: Sequence[float], src_tokens: Sequence[str]) -> int | None:
-    """argmax_j α_ij over source positions that are real words (``</s>`` excluded); ties: first."""
-    real = [j for j, w in enumerate(src_tokens[: len(alpha)]) if w != EOS]
-    return max(real, key=lambda j: alpha[j]) if real else None
+def with_dictionary(trace: DecodeTrace, table: Mapping[str, str]) -> DecodeTrace:
+    """A copy of ``trace`` whose dictionary is ``table``'s entries for its source words."""
+    return dataclasses.replace(trace, dictionary={w: table[w] for w in trace.src_tokens if w in table})
 
 
-def replace_unknowns(tokens: Sequence[str], alphas: Sequence[Sequence[float] | None], src_tokens: Sequence[str],
-                     table: Mapping[str, str]) -> list[OutputWord]:
-    """Output words of one translation (``</s>`` and after dropped) with each ``<unk>`` replaced.
-
-    ``tokens[i]`` is the word emitted at step i and ``alphas[i]`` its α_i· over ``src_tokens``;
-    ``table`` maps a source word to its best translation."""
+def replace_in_trace(trace: DecodeTrace, table: Mapping[str, str] | None = None) -> list[OutputWord]:
+    """The output words of a trace (``</s>`` and after dropped) with each ``<unk>`` replaced, from
+    ``table`` when given, else from the trace's own dictionary."""
+    if table is not None:
+        trace = with_dictionary(trace, table)
+    swaps = trace.unk_replacements()
     out: list[OutputWord] = []
-    for token, alpha in zip(tokens, alphas, strict=True):
-        if token == EOS:
+    for s in trace.steps:
+        if s.token == EOS:
             break
-        j = most_attended(alpha, src_tokens) if token == UNK and alpha is not None else None
-        if j is None:
-            out.append(OutputWord(token))
-        elif src_tokens[j] in table:
-            out.append(OutputWord(table[src_tokens[j]], DICTIONARY))
-        else:
-            out.append(OutputWord(src_tokens[j], COPIED))
+        out.append(OutputWord(swaps[s.i].word, swaps[s.i].label) if s.i in swaps else OutputWord(s.token))
     return out
-
-
-def replace_in_trace(trace: DecodeTrace, table: Mapping[str, str]) -> list[OutputWord]:
-    """:func:`replace_unknowns` on a decode trace's steps."""
-    return replace_unknowns([s.token for s in trace.steps], [s.alpha for s in trace.steps], trace.src_tokens, table)
-
-
-def translation_with_dictionary(lm: LoadedModel, trace: DecodeTrace, table: Mapping[str, str]) -> str:
-    """The detokenised translation of a trace with its ``<unk>`` replaced from ``table``."""
-    return lm.tgt_tok.detokenize([w.word for w in replace_in_trace(trace, table)])

@@ -120,10 +120,10 @@ def test_unknown_word_presets_copy_the_source_word(preset) -> None:
     """The model writes <unk>, and the replacement (largest α) copies the unknown source word."""
     t = greedy(pair(preset.group)[0], [preset.text])[0]
     assert "<unk>" in t.target_tokens
-    copied = [w for _, w in t.unk_copies().values()]
+    copied = [r.source for r in t.unk_replacements().values() if r.label == "copied"]
     assert copied == list(preset.copies)
-    assert all(w in output_words(t, t.unk_copies()) for w in preset.copies)
-    assert "<unk>" not in output_words(t, t.unk_copies())
+    assert all(w in output_words(t, t.unk_replacements()) for w in preset.copies)
+    assert "<unk>" not in output_words(t, t.unk_replacements())
 
 
 # -- the paper's own sentences on the Europarl RNNsearch-50 / RNNencdec-50 (issue 8) -------------

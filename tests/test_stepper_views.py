@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from nmt.trace import DecodeTrace
+from nmt.trace import DecodeTrace, Replacement
 from tests.step_traces import SRC, make_trace
 from ui.views.common import md
 from ui.views.stepper import (
@@ -96,8 +96,10 @@ def test_now_writing_says_which_word_was_written() -> None:
     assert "Looking back at i = 1 (word 2 of 3)" in back and "Next" not in back and "forced by you" in back
     end = now_writing_html(t.steps[2], 3, ended="Finished: the model wrote </s>.")
     assert "Finished: the model wrote &lt;/s&gt;." in end and "Next" not in end
-    assert "copied" in now_writing_html(t.steps[2], 3, copied="gondola") and "gondola" in now_writing_html(
-        t.steps[2], 3, copied="gondola")
+    copied = now_writing_html(t.steps[2], 3, swap=Replacement(1, "gondola", "gondola", "copied"))
+    assert "copied" in copied and "gondola" in copied
+    looked_up = now_writing_html(t.steps[2], 3, swap=Replacement(1, "gondola", "gondole", "dictionary"))
+    assert "gondole" in looked_up and "dictionary" in looked_up and "copied" not in looked_up
     assert "first word (i = 0)" in now_writing_html(None, 0)
 
 
@@ -114,11 +116,17 @@ def test_unknown_words_are_copied_from_the_largest_alpha_never_eos() -> None:
     t = _unk_trace()
     copies = t.unk_copies()
     assert copies == {1: (1, "gondola")}  # </s> has the largest α (0.55) but is never copied
-    assert output_words(t) == ["un", "<unk>"] and output_words(t, copies) == ["un", "gondola"]
-    html = translation_html(t, 2, copies)
+    assert output_words(t) == ["un", "<unk>"] and output_words(t, t.unk_replacements()) == ["un", "gondola"]
+    html = translation_html(t, 2, t.unk_replacements())
     shown_text = html.split("<span")[2].split('">', 1)[1]  # the chip's text, after its title attribute
     assert shown_text.startswith("gondola") and "copied" in shown_text and "&lt;unk&gt;" not in shown_text
     assert "copied" not in translation_html(t, 2)
+    swaps = dataclasses.replace(t, dictionary={"gondola": "gondole"}).unk_replacements()
+    assert swaps == {1: Replacement(1, "gondola", "gondole", "dictionary")}
+    assert output_words(t, swaps) == ["un", "gondole"]
+    chip = translation_html(t, 2, swaps).split("<span")[2]
+    assert "the dictionary translates the source word &#x27;gondola&#x27;" in chip
+    assert chip.split('">', 1)[1].startswith("gondole") and "dictionary</sup>" in chip and "copied" not in chip
     fixed = dataclasses.replace(t, steps=[dataclasses.replace(s, alpha=None) for s in t.steps])
     assert fixed.unk_copies() == {}  # no α, nothing to copy from
     assert dataclasses.replace(fixed, context="fixed").unk_copies() == {}

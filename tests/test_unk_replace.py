@@ -6,13 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from nmt import checkpoint
-from nmt.lexicon import write_lexicon
+from nmt.decoding import greedy
+from nmt.lexicon import SUFFIX, beside, write_lexicon
 from nmt.model import ModelConfig, RNNSearch
-from nmt.trace import DecodeTrace, StepRecord
-from nmt.unk_replace import COPIED, DICTIONARY, OutputWord, most_attended, replace_in_trace, replace_unknowns
+from nmt.trace import DecodeTrace, Replacement, StepRecord
+from nmt.unk_replace import COPIED, DICTIONARY, OutputWord, replace_in_trace
 from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,32 +28,58 @@ def _step(i: int, token: str, alpha: list[float] | None) -> StepRecord:
                       topk=[], state_norm=1.0, context_norm=1.0)
 
 
+def _trace(steps: list[StepRecord], dictionary: dict[str, str] | None = None) -> DecodeTrace:
+    return DecodeTrace(source="the Zorblax ate cheese", src_tokens=SRC, src_unk=[False, True, False, False, False],
+                       method="greedy", context="attention", steps=steps, dictionary=dictionary or {})
+
+
+STEPS = [
+    _step(0, "le", [0.7, 0.1, 0.1, 0.05, 0.05]),
+    _step(1, UNK, [0.1, 0.6, 0.1, 0.1, 0.1]),  # "Zorblax": not in the table → copied
+    _step(2, "a", [0.1, 0.1, 0.5, 0.2, 0.1]),
+    _step(3, UNK, [0.05, 0.05, 0.1, 0.3, 0.5]),  # </s> has most; the best real word is "cheese"
+    _step(4, UNK, [0.1, 0.1, 0.35, 0.05, 0.4]),  # </s> again; then "ate" → "mangé"
+    _step(5, EOS, [0.0, 0.0, 0.0, 0.0, 1.0]),
+]
+
+
 def test_dictionary_hit_copy_fallback_and_never_eos() -> None:
-    trace = DecodeTrace(source="the Zorblax ate cheese", src_tokens=SRC, src_unk=[False, True, False, False, False],
-                        method="greedy", context="attention")
-    trace.steps = [
-        _step(0, "le", [0.7, 0.1, 0.1, 0.05, 0.05]),
-        _step(1, UNK, [0.1, 0.6, 0.1, 0.1, 0.1]),  # "Zorblax": not in the table → copied
-        _step(2, "a", [0.1, 0.1, 0.5, 0.2, 0.1]),
-        _step(3, UNK, [0.05, 0.05, 0.1, 0.3, 0.5]),  # </s> has most; the best real word is "cheese"
-        _step(4, UNK, [0.1, 0.1, 0.35, 0.05, 0.4]),  # </s> again; then "ate" → "mangé"
-        _step(5, EOS, [0.0, 0.0, 0.0, 0.0, 1.0]),
-    ]
-    assert replace_in_trace(trace, TABLE) == [
-        OutputWord("le"), OutputWord("Zorblax", COPIED), OutputWord("a"), OutputWord("fromage", DICTIONARY),
-        OutputWord("mangé", DICTIONARY)]
+    want = [OutputWord("le"), OutputWord("Zorblax", COPIED), OutputWord("a"), OutputWord("fromage", DICTIONARY),
+            OutputWord("mangé", DICTIONARY)]
+    assert replace_in_trace(_trace(STEPS), TABLE) == want
+    # the trace's own dictionary (as a model with one fills it) gives the same; without one, all are copied
+    assert replace_in_trace(_trace(STEPS, {"cheese": "fromage", "ate": "mangé"})) == want
+    assert [w.label for w in replace_in_trace(_trace(STEPS))] == [None, COPIED, None, COPIED, COPIED]
+    swaps = _trace(STEPS, TABLE).unk_replacements()
+    assert swaps == {1: Replacement(1, "Zorblax", "Zorblax", COPIED),
+                     3: Replacement(3, "cheese", "fromage", DICTIONARY), 4: Replacement(2, "ate", "mangé", DICTIONARY)}
 
 
-def test_unk_without_attention_stays_and_output_stops_at_eos() -> None:
-    out = replace_unknowns([UNK, "x", EOS, UNK], [None, None, None, [1.0, 0, 0, 0, 0]], SRC, TABLE)
-    assert out == [OutputWord(UNK), OutputWord("x")]
+def test_unk_without_attention_or_with_a_tie_stays_and_output_stops_at_eos() -> None:
+    steps = [_step(0, UNK, None), _step(1, "x", None), _step(2, EOS, None), _step(3, UNK, [1.0, 0, 0, 0, 0])]
+    assert replace_in_trace(_trace(steps), TABLE) == [OutputWord(UNK), OutputWord("x")]
+    tie = [_step(0, UNK, [0.3, 0.3, 0.2, 0.1, 0.1])]  # the mean context's uniform α points at no one word
+    assert replace_in_trace(_trace(tie), TABLE) == [OutputWord(UNK)]
 
 
-def test_most_attended_skips_only_eos() -> None:
-    assert most_attended([0.2, 0.1, 0.3, 0.1, 0.9], SRC) == 2
-    assert most_attended([0.2, 0.2, 0.1, 0.1, 0.4], SRC) == 0  # a tie goes to the first position
-    assert most_attended([1.0], [EOS]) is None
-
+def test_a_checkpoint_finds_its_dictionary_by_prefix(tmp_path: Path) -> None:
+    """PREFIX.lexicon.tsv.xz beside a checkpoint serves every PREFIX-*.pt; the longest prefix wins; a
+    damaged file is an error naming it, not a traceback."""
+    for name in ("m30k-en-fr", "m30k-en-fr-luong", "m30k-en", "other"):
+        write_lexicon({"a": [(name, 1)]}, tmp_path / f"{name}{SUFFIX}")
+    assert beside(tmp_path / "m30k-en-fr-rnnsearch.pt") == tmp_path / f"m30k-en-fr{SUFFIX}"
+    assert beside(tmp_path / "m30k-en-fr-luong-local-m.pt") == tmp_path / f"m30k-en-fr-luong{SUFFIX}"
+    assert beside(tmp_path / "m30k-en-frx.pt") == tmp_path / f"m30k-en{SUFFIX}"
+    assert beside(tmp_path / "europarl-en-fr-rnnsearch-50.pt") is None
+    ckpt = _unk_then_eos_model(tmp_path)  # unk.pt: no dictionary
+    assert checkpoint.load(ckpt).dictionary == {}
+    write_lexicon({"cheese": [("fromage", 3), ("fromages", 1)]}, tmp_path / f"unk{SUFFIX}")
+    lm = checkpoint.load(ckpt)
+    assert lm.dictionary == {"cheese": "fromage"} and lm.dictionary_file.endswith(f"unk{SUFFIX}")
+    assert greedy(lm, ["cheese Zorblax"])[0].dictionary == {"cheese": "fromage"}  # the trace carries its part
+    (tmp_path / f"unk{SUFFIX}").write_bytes(b"not xz")
+    with pytest.raises(checkpoint.CheckpointError, match=f"unk{SUFFIX}"):
+        checkpoint.load(ckpt)
 
 
 def _unk_then_eos_model(tmp_path: Path) -> Path:
@@ -96,3 +124,7 @@ def test_translate_cli_unk_dict(tmp_path: Path) -> None:
     # one-word sources: the only real word is the most attended one (</s> never is)
     assert out[:2] == ["fromage", "Zorblax"]
     assert out[2] in ("fromage", "Zorblax")
+    # the model's own dictionary (beside the checkpoint): bare --unk-replace uses it, "copy" does not
+    write_lexicon({"cheese": [("fromage", 3)]}, tmp_path / f"unk{SUFFIX}")
+    assert cli("--unk-replace")[:2] == ["fromage", "Zorblax"]
+    assert cli("--unk-replace", "copy")[:2] == ["cheese", "Zorblax"]

@@ -5,7 +5,8 @@ are written for (``group``: the Multi30k pair, or the Europarl RNNsearch-50 / RN
 the paper's own sentences; ``tests/test_presets.py``): ``expect`` lists (target word, source word) pairs where the
 source word should get the most attention when the target word is written; ``lost`` lists words
 the RNNsearch writes and its RNNencdec twin does not (the bottleneck toggle's visible difference);
-``copies`` lists source words the unknown-word replacement copies into the translation; ``flipped`` is
+``copies`` lists source words the unknown-word replacement copies into the translation (the
+model's dictionary lacks them); ``flipped`` is
 the line to watch once the bottleneck toggle is flipped away from the preset's own setting.
 
 The first three are the explainer's script (issue 21), named as it names them: "Monotonic copy",
@@ -121,7 +122,8 @@ PRESETS: tuple[Preset, ...] = (
         name="Unknown word",
         text="A man plays the xylophone in a gondola.",
         watch="'gondola' is outside the vocabulary, so the model writes <unk>; its α points at 'gondola', "
-              "and the stepper copies that word into the translation (marked “copied”).",
+              "which the model's dictionary lacks, so the stepper copies that word into the translation "
+              "(marked “copied”; a word the dictionary knows is written as its translation, marked “dictionary”).",
         expect=(("xylophone", "xylophone"),),
         copies=("gondola",),
     ),

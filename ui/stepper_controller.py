@@ -17,7 +17,7 @@ import torch
 from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
-from nmt.trace import DecodeTrace
+from nmt.trace import DecodeTrace, Replacement
 from ui import heavy, models
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
@@ -234,7 +234,7 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
     """
     lm = models.load_model(path, mtime)
     t = greedy(lm, [text], context=context, topk=1, max_src_tokens=MAX_SRC_TOKENS)[0]
-    words = sv.output_words(t, t.unk_copies() if unk else None)
+    words = sv.output_words(t, t.unk_replacements() if unk else None)
     if not t.has_alignment:
         return words, [0.0] * len(words)
     src = prepare_source(lm, text, MAX_SRC_TOKENS)
@@ -257,9 +257,10 @@ def bottleneck_pair(
     return series, [c.description.colour for c in sides]
 
 
-def copies(trace: DecodeTrace) -> dict[int, tuple[int, str]]:
-    """The source words copied for ``<unk>`` outputs, when the replacement is on."""
-    return trace.unk_copies() if ss.get("unk") else {}
+def replacements(trace: DecodeTrace) -> dict[int, Replacement]:
+    """What each ``<unk>`` output becomes (the dictionary's word or the copied source word), when the
+    replacement is on."""
+    return trace.unk_replacements() if ss.get("unk") else {}
 
 
 def catalogue(groups: list[models.ModelGroup]) -> tuple[dict[str, str], list[dict[str, Any]]]:
@@ -316,8 +317,8 @@ def nonce(choice: models.Choice, trace: DecodeTrace) -> str:
 
 
 def translation_text(lm: LoadedModel, trace: DecodeTrace) -> str:
-    """The detokenised translation so far, with copied source words for ``<unk>`` when that is on."""
-    return lm.tgt_tok.detokenize(sv.output_words(trace, copies(trace)))
+    """The detokenised translation so far, with each ``<unk>`` replaced when that is on."""
+    return lm.tgt_tok.detokenize(sv.output_words(trace, replacements(trace)))
 
 
 def ended(trace: DecodeTrace, done: bool) -> str | None:

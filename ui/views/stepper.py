@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.trace import DecodeTrace, Replacement, StepRecord
 from ui.views.common import EOS, csv_text, md
 from ui.views.stepper_charts import alignment_frame
 
@@ -81,14 +81,14 @@ def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
     }
 
 
-def output_words(trace: DecodeTrace, copies: Mapping[int, tuple[int, str]] | None = None) -> list[str]:
-    """The words written so far, before ``</s>``, with copied source words in place of ``<unk>``."""
-    copies = copies or {}
+def output_words(trace: DecodeTrace, swaps: Mapping[int, Replacement] | None = None) -> list[str]:
+    """The words written so far, before ``</s>``, with each replaced ``<unk>`` as ``swaps`` says."""
+    swaps = swaps or {}
     words = []
     for s in trace.steps:
         if s.token == EOS:
             break
-        words.append(copies[s.i][1] if s.i in copies else s.token)
+        words.append(swaps[s.i].word if s.i in swaps else s.token)
     return words
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.trace import DICTIONARY, DecodeTrace, Replacement, StepRecord
 from ui.views.common import esc
 from ui.views.stepper import word_marks
 from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
@@ -29,26 +29,33 @@ def _heading(text: str, big: bool) -> str:
             f"{text}</div>")
 
 
+def swap_title(swap: Replacement) -> str:
+    """How an ``<unk>`` was replaced, in words (a chip's tooltip)."""
+    where = f"{swap.source!r} (j={swap.j}, largest α)"
+    if swap.label == DICTIONARY:
+        return f"the dictionary translates the source word {where} as {swap.word!r}"
+    return f"copied the source word {where}"
+
+
 def translation_html(
-    trace: DecodeTrace, shown: int | None, copies: Mapping[int, tuple[int, str]] | None = None, big: bool = False,
+    trace: DecodeTrace, shown: int | None, swaps: Mapping[int, Replacement] | None = None, big: bool = False,
 ) -> str:
-    """The translation so far as word chips; the shown step is highlighted, forced words marked,
-    words copied from the source for ``<unk>`` marked "copied"."""
+    """The translation so far as word chips; the shown step is highlighted, forced words marked, each
+    replaced ``<unk>`` marked "dictionary" (the dictionary's translation) or "copied" (the source word)."""
     head = _heading("Translation so far", big)
     if not trace.steps:
         return (head + '<div data-testid="translation-so-far" style="opacity:.75;font-style:italic">'
                 "(nothing written yet: press Step)</div>")
-    copies = copies or {}
+    swaps = swaps or {}
     chips = []
     for s in trace.steps:
         style = _chip(big)
         title = f"i={s.i}: p={s.prob:.3f}"
         word = esc(s.token)
-        if s.i in copies:
-            j, src = copies[s.i]
+        if s.i in swaps:
             style += f"border:2px dotted {COPIED};"
-            title += f"; the model wrote <unk>: copied the source word {src!r} (j={j}, largest α)"
-            word = esc(src) + f'<sup style="color:{COPIED}">copied</sup>'
+            title += "; the model wrote <unk>: " + swap_title(swaps[s.i])
+            word = esc(swaps[s.i].word) + f'<sup style="color:{COPIED}">{swaps[s.i].label}</sup>'
         if s.forced:
             style += "border:2px dashed #e4572e;"
             title += " (forced)"
@@ -130,7 +137,7 @@ def note_html(text: str, big: bool = False) -> str:
 
 
 def now_writing_html(
-    step: StepRecord | None, n_written: int, *, ended: str | None = None, copied: str | None = None,
+    step: StepRecord | None, n_written: int, *, ended: str | None = None, swap: Replacement | None = None,
     big: bool = False,
 ) -> str:
     """The line about the shown step: which word it wrote (i is 0-based, "word" counts from 1).
@@ -143,8 +150,8 @@ def now_writing_html(
     latest = step.i == n_written - 1
     head = (f"Written at i = {step.i} (word {step.i + 1})" if latest
             else f"Looking back at i = {step.i} (word {step.i + 1} of {n_written})")
-    mark = f'<sup style="font-size:max(.875rem,.5em);color:{COPIED}">copied</sup>'
-    word = esc(copied) + mark if copied else esc(step.token)
+    mark = f'<sup style="font-size:max(.875rem,.5em);color:{COPIED}">{swap.label}</sup>' if swap else ""
+    word = esc(swap.word) + mark if swap else esc(step.token)
     forced = f' <span style="color:{FORCED};font-size:.9rem">(forced by you)</span>' if step.forced else ""
     nxt = ""
     if latest:
