@@ -30,7 +30,7 @@ from ui.views import ensemble as ev
 from ui.views.common import md
 from ui.views.stepper_charts import Look
 
-MAX_MEMBERS = 5
+MAX_MEMBERS = 6  # RNNsearch and Luong's five variants on Multi30k (docs/ENSEMBLES.md: six beat four)
 ss = st.session_state
 
 
