@@ -367,3 +367,14 @@ def classroom(s: dict[str, Any]) -> str:
             f"{klass['p95_1s_passed_at_steps_per_s']:.0f} steps per second (about "
             f"{klass['p95_1s_passed_at_steps_per_s'] * 2:.0f} students stepping every 2 s).")
     return "\n\n".join(lines)
+
+
+def unknown(s: dict[str, Any]) -> str:
+    """BLEU with each ``<unk>`` kept, copied or translated from the model's dictionary (bench/unk_dictionary.py)."""
+    rows = ["| model | test set | decoding | `<unk>` kept | copied | from the dictionary |",
+            "|---|---|---|---:|---:|---:|"]
+    for r in s["unknown"]:
+        test = f"{r['data']}/{r['split']} ({r['sentences']:,})"
+        rows.append(f"| `{r['checkpoint']}` | {test} | {r['decoding'].replace('beam', 'beam ')} | "
+                    f"{r['kept']['bleu']:.2f} | {r['copied']['bleu']:.2f} | {r['dictionary']['bleu']:.2f} |")
+    return "\n".join(rows)

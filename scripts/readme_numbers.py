@@ -35,6 +35,7 @@ SOURCES = {
     "cpu": "bench/results-cpu.json",
     "classroom": "bench/classroom-cpu.json",
     "load": "bench/load-cpu.json",
+    "unknown": "bench/unk-dictionary.json",
 }
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "models": B.models,
@@ -46,6 +47,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "faithfulness": B.faithfulness,
     "speed": B.speed,
     "classroom": B.classroom,
+    "unknown": B.unknown,
 }
 WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
 MARKUP_START = re.compile(r"(\d+[.)]|[-+*>#]|#+) ")

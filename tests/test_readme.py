@@ -209,3 +209,10 @@ def test_classroom_block_on_hand_made_benchmarks() -> None:
         "percentile passes 1 s at about 10 steps per second (about 21 students stepping every 2 s).")
     grew = B.classroom({"classroom": {}, "load": {"runs": [{"class": {**klass, "rss_ok": False}}]}})
     assert "server's memory ended at 500 MiB (baseline 480); the 95th" in grew
+
+
+def test_unknown_words_block_on_a_hand_made_benchmark() -> None:
+    row = {"checkpoint": "x.pt", "data": "tatoeba-fr-en", "split": "test", "sentences": 1234, "decoding": "beam5",
+           "kept": {"bleu": 17.4}, "copied": {"bleu": 22.184}, "dictionary": {"bleu": 23.1}}
+    assert B.unknown({"unknown": [row]}).splitlines()[2] == \
+        "| `x.pt` | tatoeba-fr-en/test (1,234) | beam 5 | 17.40 | 22.18 | 23.10 |"

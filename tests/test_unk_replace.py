@@ -128,3 +128,22 @@ def test_translate_cli_unk_dict(tmp_path: Path) -> None:
     write_lexicon({"cheese": [("fromage", 3)]}, tmp_path / f"unk{SUFFIX}")
     assert cli("--unk-replace")[:2] == ["fromage", "Zorblax"]
     assert cli("--unk-replace", "copy")[:2] == ["cheese", "Zorblax"]
+
+
+def test_the_dictionary_bench_writes_each_trace_three_ways() -> None:
+    """bench/unk_dictionary.py: <unk> kept, copied (the dictionary ignored) and from the dictionary."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_unk", ROOT / "bench" / "unk_dictionary.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+
+    class Tok:
+        def detokenize(self, words: list[str]) -> str:
+            return " ".join(words)
+
+    lm = type("LM", (), {"tgt_tok": Tok()})()
+    traces = [_trace(STEPS, {"cheese": "fromage", "ate": "mangé"}), None]
+    assert bench.written(lm, traces, "kept") == (["le <unk> a <unk> <unk>", ""], {})
+    assert bench.written(lm, traces, "copied") == (["le Zorblax a cheese ate", ""], {COPIED: 3})
+    assert bench.written(lm, traces, "dictionary") == (["le Zorblax a fromage mangé", ""], {COPIED: 1, DICTIONARY: 2})
