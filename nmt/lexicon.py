@@ -10,9 +10,9 @@ decoding candidate list (§3.2, :mod:`nmt.candidates`), and the translation of t
 File format (``.tsv``, optionally ``.xz``): one ``source<TAB>target<TAB>count`` line per kept
 pair, best first within each source word.
 
-A checkpoint's own dictionary is the file ``PREFIX.lexicon.tsv.xz`` beside it, where ``PREFIX`` is the
-checkpoint's name or ``PREFIX-`` begins it (``m30k-en-fr.lexicon.tsv.xz`` serves every ``m30k-en-fr-*.pt``; the longest
-prefix wins): :func:`beside`.
+A checkpoint's own dictionary is the file ``PREFIX.lexicon.tsv.xz`` beside it, where ``PREFIX`` is
+the checkpoint's name or ``PREFIX-`` begins it (``m30k-en-fr.lexicon.tsv.xz`` serves every
+``m30k-en-fr-*.pt``; the longest prefix wins): :func:`beside`.
 """
 
 from __future__ import annotations
@@ -94,4 +94,3 @@ def beside(checkpoint: str | Path) -> Path | None:
     fits = [f for f in path.parent.glob("*" + SUFFIX)
             if f"{path.stem}-".startswith(f.name.removesuffix(SUFFIX) + "-") and f.is_file()]
     return max(fits, key=lambda f: len(f.name)) if fits else None
-
