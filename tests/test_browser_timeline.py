@@ -44,7 +44,8 @@ def test_scrub_by_link_then_play_to_the_end(app_url: str, tl_dir: Path) -> None:
     with launched() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
         page.goto(f"{app_url}/watch_it_learn?wl_update=20&wl_present=true")
-        page.get_by_role("heading", name="Watch it learn").first.wait_for(timeout=120_000)
+        # presentation mode hides the page's title, so wait for the scrubber, drawn in both modes
+        page.get_by_text("Update (drag to scrub)").first.wait_for(timeout=120_000)
         _settle(page)
         assert page.get_by_text("RNNencdec has no α").count() == 1
         heat = page.get_by_test_id("stVegaLiteChart").first
