@@ -32,7 +32,6 @@ from nmt.data import read_parallel  # noqa: E402
 from nmt.decoding import translate_traces  # noqa: E402
 from nmt.metrics import all_bleu  # noqa: E402
 from nmt.trace import DecodeTrace  # noqa: E402
-from nmt.unk_replace import replace_in_trace  # noqa: E402
 from nmt.vocab import UNK  # noqa: E402
 
 
@@ -44,14 +43,10 @@ def written(lm: checkpoint.LoadedModel, traces: list[DecodeTrace | None], way: s
         if t is None:
             out.append("")
             continue
-        if way == "kept":
-            words = [w for w in t.target_tokens if w != "</s>"]
-        else:
-            view = t if way == "dictionary" else dataclasses.replace(t, dictionary={})
-            swapped = replace_in_trace(view)
-            labels.update(w.label for w in swapped if w.label)
-            words = [w.word for w in swapped]
-        out.append(lm.tgt_tok.detokenize(words))
+        view = t if way == "dictionary" else dataclasses.replace(t, dictionary={})
+        swaps = view.unk_replacements() if way != "kept" else None
+        labels.update(r.label for r in (swaps or {}).values())
+        out.append(lm.tgt_tok.detokenize(t.output_words(swaps)))
     return out, labels
 
 

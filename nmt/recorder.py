@@ -71,13 +71,8 @@ class StepView:
 def finish_trace(lm: LoadedModel, trace: DecodeTrace, unk_replace: bool) -> DecodeTrace:
     """Fill the output tokens and the detokenised translation of a trace."""
     trace.finished = bool(trace.steps) and trace.steps[-1].token_id == EOS_ID
-    swaps = trace.unk_replacements() if unk_replace else {}  # Jean et al. (2015), the trace's own rule
-    words = []
-    for s in trace.steps:
-        if s.token_id == EOS_ID:
-            break
-        words.append(swaps[s.i].word if s.i in swaps else s.token)
-    trace.translation = lm.tgt_tok.detokenize(words)
+    swaps = trace.unk_replacements() if unk_replace else None  # Jean et al. (2015), the trace's own rule
+    trace.translation = lm.tgt_tok.detokenize(trace.output_words(swaps))
     return trace
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
@@ -194,6 +195,17 @@ class DecodeTrace:
             known = src in self.dictionary
             out[i] = Replacement(j, src, self.dictionary[src] if known else src, DICTIONARY if known else COPIED)
         return out
+
+    def output_words(self, swaps: Mapping[int, Replacement] | None = None) -> list[str]:
+        """The words written, before ``</s>``, each replaced ``<unk>`` as ``swaps`` (from
+        :meth:`unk_replacements`) says; ``None``: every ``<unk>`` as written."""
+        swaps = swaps or {}
+        words = []
+        for s in self.steps:
+            if s.token == EOS:
+                break
+            words.append(swaps[s.i].word if s.i in swaps else s.token)
+        return words
 
     def _matrix(self, attr: str) -> np.ndarray:
         out = np.full((len(self.steps), len(self.src_tokens)), np.nan)

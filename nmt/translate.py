@@ -80,11 +80,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     lm = checkpoint.load(args.checkpoint)
-    if args.unk_dict:
-        args.unk_replace = args.unk_replace or "dictionary"
-        checkpoint.use_dictionary(lm, args.unk_dict)
     if args.unk_replace == "copy":
         checkpoint.use_dictionary(lm, None)
+    elif args.unk_dict:
+        args.unk_replace = "dictionary"
+        checkpoint.use_dictionary(lm, args.unk_dict)
     translate_stream(lm, sys.stdin, sys.stdout, sys.stderr, args)
     return 0
 

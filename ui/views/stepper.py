@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from nmt.trace import DecodeTrace, Replacement, StepRecord
-from ui.views.common import EOS, csv_text, md
+from ui.views.common import csv_text, md
 from ui.views.stepper_charts import alignment_frame
 
 # ----------------------------------------------------------------------------------------------
@@ -83,13 +83,7 @@ def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:
 
 def output_words(trace: DecodeTrace, swaps: Mapping[int, Replacement] | None = None) -> list[str]:
     """The words written so far, before ``</s>``, with each replaced ``<unk>`` as ``swaps`` says."""
-    swaps = swaps or {}
-    words = []
-    for s in trace.steps:
-        if s.token == EOS:
-            break
-        words.append(swaps[s.i].word if s.i in swaps else s.token)
-    return words
+    return trace.output_words(swaps)
 
 
 def topk_rows(step: StepRecord) -> list[dict[str, Any]]:

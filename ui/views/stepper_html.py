@@ -52,10 +52,11 @@ def translation_html(
         style = _chip(big)
         title = f"i={s.i}: p={s.prob:.3f}"
         word = esc(s.token)
-        if s.i in swaps:
+        swap = swaps.get(s.i)
+        if swap:
             style += f"border:2px dotted {COPIED};"
-            title += "; the model wrote <unk>: " + swap_title(swaps[s.i])
-            word = esc(swaps[s.i].word) + f'<sup style="color:{COPIED}">{swaps[s.i].label}</sup>'
+            title += "; the model wrote <unk>: " + swap_title(swap)
+            word = esc(swap.word) + f'<sup style="color:{COPIED}">{swap.label}</sup>'
         if s.forced:
             style += "border:2px dashed #e4572e;"
             title += " (forced)"
