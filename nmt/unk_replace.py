@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from nmt.trace import COPIED, DICTIONARY, DecodeTrace
-from nmt.vocab import EOS
 
 __all__ = ["COPIED", "DICTIONARY", "OutputWord", "replace_in_trace", "with_dictionary"]
 
@@ -41,9 +40,5 @@ def replace_in_trace(trace: DecodeTrace, table: Mapping[str, str] | None = None)
     if table is not None:
         trace = with_dictionary(trace, table)
     swaps = trace.unk_replacements()
-    out: list[OutputWord] = []
-    for s in trace.steps:
-        if s.token == EOS:
-            break
-        out.append(OutputWord(swaps[s.i].word, swaps[s.i].label) if s.i in swaps else OutputWord(s.token))
-    return out
+    words = trace.output_words(swaps)
+    return [OutputWord(w, swaps[s.i].label if s.i in swaps else None) for s, w in zip(trace.steps, words)]
