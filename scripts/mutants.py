@@ -112,7 +112,7 @@ DECODING = [
       "sel += [a * k + p for p in reversed(parents)] + [a * k] * pad", BEAM_REF, "live states paired with wrong parents"),
     m("greedy_argmin", DEC, "return log_probs.argmax(-1).tolist(), False", "return log_probs.argmin(-1).tolist(), False",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "greedy takes the least likely word"),
-    m("finish_keeps_eos", REC, "        if s.token_id == EOS_ID:\n            break\n", "",
+    m("finish_keeps_eos", "nmt/trace.py", "            if s.token == EOS:\n                break\n", "",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "the translation text includes </s>"),
     m("stepper_done_off_by_one", STEP, "len(steps) >= self.max_len)", "len(steps) > self.max_len)",
       t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"), "the stepper runs one past the limit"),
