@@ -31,7 +31,14 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
     from ui.presets import BY_NAME, watch_for
-    from ui.stepper_panels import context_panel, export_section, table_dialog, topk_panel
+    from ui.stepper_panels import (
+        candidate_controls,
+        candidate_panel,
+        context_panel,
+        export_section,
+        table_dialog,
+        topk_panel,
+    )
     from ui.views import stepper as sv
     from ui.views import stepper_charts as sc
     from ui.views import stepper_html as sh
@@ -84,6 +91,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
             st.selectbox("Length normalisation", NORMS, key="norm", **url.BOUND, on_change=ctl.on_setting,
                          args=("norm",))
             st.caption(NORM_LABELS[ss["norm"]])
+        candidate_controls()
         st.header("Display")
         st.toggle("Paper-style heatmap", key="paper", **url.BOUND, on_change=ctl.on_setting, args=("paper",),
                   help="Greyscale as in Fig. 3 of the paper: α = 0 black, α = 1 white.")
@@ -280,6 +288,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
         st.html(sh.translation_html(trace, cur, swaps, big=look.present))
         if trace.steps and not look.present:
             st.caption(f"Detokenised: {md(ctl.translation_text(lm, trace)) or '—'}")
+        candidate_panel(trace, look.present)
         st.html(sh.now_writing_html(step, len(trace.steps), ended=ctl.ended(trace, done),
                                     swap=swap, big=look.present))
         if look.present:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.model import DecoderState
 from nmt.recorder import StepView, encode_sources, finish_trace, in_length_order, new_trace
@@ -49,11 +50,12 @@ def beam_search(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 5, n_best: int = 1,
     length_norm: str = "length", gnmt_alpha: float = 0.6, context: str | None = None, topk: int = 5,
     record_beam: bool = True, unk_replace: bool = False, batch_size: int = 32,
-    max_src_tokens: int = MAX_SOURCE_TOKENS,
+    max_src_tokens: int = MAX_SOURCE_TOKENS, candidates: CandidateSpec | None = None,
 ) -> list[DecodeTrace]:
     """Beam search with length normalisation; each trace gets the best hypothesis' steps, the
     n-best list with per-hypothesis α, and (``record_beam``) every step's live, pruned and
-    finished hypotheses with cumulative and normalised scores and parents.
+    finished hypotheses with cumulative and normalised scores and parents. ``candidates``: each
+    sentence writes only words of its candidate list (:mod:`nmt.candidates`).
 
     A sentence stops when ``beam`` hypotheses have finished or at the length limit (where the
     live ones are finished as they are). Live hypotheses are ranked by log-probability, finished
@@ -65,7 +67,7 @@ def beam_search(
         raise InputError(f"length_norm must be one of {LENGTH_NORMS}")
     n_best = max(1, min(n_best, beam))
     mode = context or lm.config.context
-    sources = [prepare_source(lm, s, max_src_tokens) for s in sentences]
+    sources = [prepare_source(lm, s, max_src_tokens, candidates=candidates) for s in sentences]
     traces = [new_trace(lm, s, "beam", mode) for s in sources]
     for t in traces:
         t.beam_size, t.length_norm = beam, length_norm

@@ -5,40 +5,122 @@ its own candidate list: the K most frequent target words plus the K′ likeliest
 every source word from a word-alignment dictionary (:mod:`nmt.lexicon`); the paper uses K = 30k or
 15k and K′ = 10 (or 20). ``<unk>``, ``</s>`` and the other specials are always in the list.
 
-The decoder hook (a softmax restricted to the list at each step) is :func:`restrict_log_probs`; it
-is not yet wired into :mod:`nmt.decoding`: the list and the restriction are ready for the large-vocabulary
-model of issue 20 (the shipped models' 10k–16k-word softmax gains nothing from a list).
+How it is carried, decided here once: :func:`nmt.source.prepare_source` builds a sentence's list
+(:func:`build`) when a :class:`CandidateSpec` is given; :func:`nmt.recorder.encode_sources` turns
+the batch's lists into a (B, K_y) mask of allowed words (:func:`allowed_mask`) on the encoder state,
+which follows beams and finished sentences as the state's rows do; and the model's own ``step``
+(:meth:`nmt.model.RNNSearch.step`, :meth:`nmt.luong.LuongNMT.step`) puts every other word's logit
+at −∞ before its softmax (:func:`restrict_logits`), so p is renormalised over the list:
+
+    p(y_i = k | y_<i, x) = exp(o_k) / Σ_{k′ ∈ V_x} exp(o_k′)   for k ∈ V_x, 0 otherwise.
+
+Greedy, beam, the stepper, ensembles and fusion thus decode with a candidate list without a line of
+their own. The trace records the list's make-up (:class:`CandidateList`): its size, K, K′, and which
+source word's translations brought in each word that is not among the K most frequent, so a view can
+list "the words this sentence may use" and mark a written word that came in through a source word.
+The mask keeps the full output layer's cost (the shipped 10k–16k-word softmaxes are not what limits
+speed); scoring only the union of a batch's lists, as Jean et al. do for speed, is the GPU model's
+part of issue 20.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import torch
 
-from nmt.lexicon import Lexicon
 from nmt.vocab import SPECIALS, Vocab
 
+Translations = Mapping[str, Sequence[str]]  # source word → its likeliest translations, best first
 
-def candidate_list(src_tokens: Sequence[str], lexicon: Lexicon, tgt_vocab: Vocab, k_frequent: int,
+MAX_K_TRANSLATIONS = 50
+
+
+class CandidateError(ValueError):
+    """A candidate-list setting that cannot be used (one line, fit to show as is)."""
+
+
+@dataclass(frozen=True)
+class CandidateSpec:
+    """How each sentence's candidate list is made: the ``k_frequent`` most frequent target words plus
+    the first ``k_translations`` dictionary translations of each source word (the paper: K′ = 10)."""
+
+    k_frequent: int
+    k_translations: int = 10
+
+    def __post_init__(self) -> None:
+        if self.k_frequent < 0:
+            raise CandidateError(f"K (the most frequent words) must be 0 or more, not {self.k_frequent}")
+        if not 0 <= self.k_translations <= MAX_K_TRANSLATIONS:
+            raise CandidateError(f"K′ (translations per source word) must be 0 to {MAX_K_TRANSLATIONS}, "
+                                 f"not {self.k_translations}")
+
+
+@dataclass
+class CandidateList:
+    """One sentence's candidate list as its trace carries it (the ids themselves stay on the source)."""
+
+    k_frequent: int
+    k_translations: int
+    size: int  # words in the list, the specials included
+    vocab_size: int  # K_y, the whole target vocabulary
+    # each word in the list that is not among the K most frequent → the source words whose
+    # dictionary translations brought it in, in source order
+    via: dict[str, list[str]] = field(default_factory=dict)
+
+
+def frequent_ids(k_frequent: int, vocab_size: int) -> range:
+    """The specials and the K most frequent words: :class:`nmt.vocab.Vocab` lists words most frequent
+    first after the specials, so they are ids 0 … len(SPECIALS) + K − 1."""
+    return range(min(len(SPECIALS) + k_frequent, vocab_size))
+
+
+def candidate_list(src_tokens: Sequence[str], translations: Translations, tgt_vocab: Vocab, k_frequent: int,
                    k_translations: int) -> list[int]:
     """Sorted target ids: the specials, the ``k_frequent`` most frequent words, and the first
-    ``k_translations`` dictionary translations of each source token that are vocabulary words.
+    ``k_translations`` dictionary translations of each source token that are vocabulary words."""
+    return build(src_tokens, translations, tgt_vocab, CandidateSpec(k_frequent, k_translations))[0]
 
-    :class:`nmt.vocab.Vocab` lists words most frequent first after the specials, so the K most
-    frequent words are ids ``len(SPECIALS)`` … ``len(SPECIALS) + K - 1``."""
-    n = len(SPECIALS)
-    ids = set(range(min(n + k_frequent, len(tgt_vocab))))
+
+def build(src_tokens: Sequence[str], translations: Translations, tgt_vocab: Vocab,
+          spec: CandidateSpec) -> tuple[list[int], CandidateList]:
+    """A sentence's candidate ids (sorted) and the record of how they were made."""
+    ids = set(frequent_ids(spec.k_frequent, len(tgt_vocab)))
+    via: dict[str, list[str]] = {}
     for w in src_tokens:
-        for t, _count in lexicon.get(w, [])[:k_translations]:
-            if t in tgt_vocab:
-                ids.add(tgt_vocab.stoi[t])
-    return sorted(ids)
+        for t in list(translations.get(w, ()))[: spec.k_translations]:
+            k = tgt_vocab.stoi.get(t)
+            if k is None:
+                continue
+            ids.add(k)
+            if k >= len(SPECIALS) + spec.k_frequent and w not in via.setdefault(t, []):
+                via[t].append(w)
+    return sorted(ids), CandidateList(spec.k_frequent, spec.k_translations, len(ids), len(tgt_vocab), via)
+
+
+def allowed_mask(lists: Sequence[Sequence[int] | None], vocab_size: int,
+                 device: torch.device | str = "cpu") -> torch.Tensor | None:
+    """(B, K_y) True where a word is in that sentence's list (a row without a list allows every word);
+    None when no sentence has a list."""
+    if all(ids is None for ids in lists):
+        return None
+    mask = torch.ones(len(lists), vocab_size, dtype=torch.bool, device=device)
+    for b, ids in enumerate(lists):
+        if ids is not None:
+            mask[b] = False
+            mask[b, torch.as_tensor(list(ids), dtype=torch.long, device=device)] = True
+    return mask
+
+
+def restrict_logits(logits: torch.Tensor, allowed: torch.Tensor | None) -> torch.Tensor:
+    """(N, K_y) logits with every word outside the row's list at −∞, so a softmax renormalises over
+    the list (§3.2); ``allowed`` None (no lists): unchanged."""
+    return logits if allowed is None else logits.masked_fill(~allowed, float("-inf"))
 
 
 def restrict_log_probs(log_probs: torch.Tensor, candidates: Sequence[int] | torch.Tensor) -> torch.Tensor:
     """(…, K) log-probabilities renormalised over the candidates; every other word gets −inf."""
-    idx = torch.as_tensor(candidates, dtype=torch.long, device=log_probs.device)
-    masked = torch.full_like(log_probs, float("-inf"))
-    masked[..., idx] = log_probs[..., idx]
-    return torch.log_softmax(masked, dim=-1)
+    allowed = torch.zeros(log_probs.shape[-1], dtype=torch.bool, device=log_probs.device)
+    allowed[torch.as_tensor(candidates, dtype=torch.long, device=log_probs.device)] = True
+    return torch.log_softmax(restrict_logits(log_probs, allowed.expand_as(log_probs)), dim=-1)

@@ -238,6 +238,8 @@ class LoadedModel:
     verified: bool = False  # its weights matched a known digest when it was loaded (see check_weights)
     dictionary: dict[str, str] = field(default_factory=dict)  # source word → best translation (nmt.lexicon)
     dictionary_file: str = ""  # where ``dictionary`` was read from ("" when it has none)
+    # source word → its translations, best first (the same file; decoding candidate lists, nmt.candidates)
+    translations: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def config(self) -> ModelConfig:
@@ -269,13 +271,14 @@ def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
 
 
 def use_dictionary(lm: LoadedModel, path: str | Path | None) -> None:
-    """Give ``lm`` the dictionary in ``path`` (nmt.lexicon's file) for replacing ``<unk>``; None: none.
-    A file that cannot be read is a :class:`CheckpointError` naming it."""
+    """Give ``lm`` the dictionary in ``path`` (nmt.lexicon's file) for replacing ``<unk>`` and for
+    candidate lists; None: none. A file that cannot be read is a :class:`CheckpointError` naming it."""
     if path is None:
-        lm.dictionary, lm.dictionary_file = {}, ""
+        lm.dictionary, lm.dictionary_file, lm.translations = {}, "", {}
         return
     try:
-        lm.dictionary = lexicon.translations(lexicon.read_lexicon(path))
+        lm.translations = lexicon.ranked(lexicon.read_lexicon(path))
+        lm.dictionary = {s: ts[0] for s, ts in lm.translations.items()}
     except (OSError, ValueError, EOFError, lzma.LZMAError) as err:
         raise CheckpointError(f"the dictionary {Path(path).name} cannot be read: {err}") from None
     lm.dictionary_file = str(path)

@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 import torch
 
 from nmt.beam import LENGTH_NORMS, beam_search, length_penalty
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.model import DecoderState
 from nmt.recorder import StepView, encode_sources, finish_trace, in_length_order, new_trace
@@ -77,10 +78,12 @@ def _run_batch(
 def greedy(
     lm: LoadedModel, sentences: Sequence[str], *, context: str | None = None, topk: int = 5,
     unk_replace: bool = False, batch_size: int = 64, max_src_tokens: int = MAX_SOURCE_TOKENS,
+    candidates: CandidateSpec | None = None,
 ) -> list[DecodeTrace]:
-    """Greedy decoding: y_i = argmax p(y | y_<i, x) until ``</s>``."""
+    """Greedy decoding: y_i = argmax p(y | y_<i, x) until ``</s>`` (over each sentence's candidate
+    list with ``candidates``, :mod:`nmt.candidates`)."""
     mode = context or lm.config.context
-    sources = [prepare_source(lm, s, max_src_tokens) for s in sentences]
+    sources = [prepare_source(lm, s, max_src_tokens, candidates=candidates) for s in sentences]
     traces = [new_trace(lm, s, "greedy", mode) for s in sources]
 
     def argmax(i: int, log_probs: torch.Tensor, rows: list[int]) -> tuple[list[int], bool]:
@@ -129,28 +132,29 @@ def forced(
 def translate(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",
+    candidates: CandidateSpec | None = None,
 ) -> list[str]:
     """Detokenised translations (greedy for ``beam`` 1); empty input lines give empty outputs."""
     traces = translate_traces(lm, sentences, beam=beam, unk_replace=unk_replace, context=context,
-                              batch_size=batch_size, length_norm=length_norm)
+                              batch_size=batch_size, length_norm=length_norm, candidates=candidates)
     return ["" if t is None else t.translation for t in traces]
 
 
 def translate_traces(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",
-    max_src_tokens: int = MAX_SOURCE_TOKENS,
+    max_src_tokens: int = MAX_SOURCE_TOKENS, candidates: CandidateSpec | None = None,
 ) -> list[DecodeTrace | None]:
     """Lean traces (top-1 only, no beam record) of :func:`translate`; None for empty lines."""
     idx = [i for i, s in enumerate(sentences) if s.strip()]
     todo = [sentences[i] for i in idx]
     if beam <= 1:
         traces = greedy(lm, todo, context=context, unk_replace=unk_replace, batch_size=batch_size, topk=1,
-                        max_src_tokens=max_src_tokens)
+                        max_src_tokens=max_src_tokens, candidates=candidates)
     else:
         traces = beam_search(lm, todo, beam=beam, context=context, unk_replace=unk_replace, topk=1,
                              record_beam=False, batch_size=max(1, batch_size // 2), length_norm=length_norm,
-                             max_src_tokens=max_src_tokens)
+                             max_src_tokens=max_src_tokens, candidates=candidates)
     out: list[DecodeTrace | None] = [None] * len(sentences)
     for i, t in zip(idx, traces, strict=True):
         out[i] = t

@@ -75,6 +75,11 @@ class EnsembleEncoderState:
         """Rows ``rows`` of every member's batch (sentences expanded into beams, finished ones dropped)."""
         return EnsembleEncoderState(tuple(e.select(rows) for e in self.members))
 
+    def restrict(self, allowed: torch.Tensor | None) -> EnsembleEncoderState:
+        """Every member restricted to each sentence's candidate words ``allowed`` (B, K_y): each member's
+        p is renormalised over the list before the average (:mod:`nmt.candidates`)."""
+        return EnsembleEncoderState(tuple(e.restrict(allowed) for e in self.members))
+
     def head(self, n: int) -> EnsembleEncoderState:
         """The first ``n`` rows of every member's batch."""
         rows = torch.arange(n, device=self.members[0].mask.device)
@@ -192,7 +197,7 @@ def check_compatible(lms: Sequence[LoadedModel], names: Sequence[str]) -> None:
 
 
 def ensemble_of(lms: Sequence[LoadedModel], names: Sequence[str] | None = None) -> LoadedModel:
-    """One decodable model of loaded members (vocabularies, tokenisers and device of the first)."""
+    """One decodable model of loaded members (vocabularies, tokenisers, dictionary and device of the first)."""
     if not lms:
         raise EnsembleError("an ensemble needs at least one member")
     names = list(names) if names is not None else [Path(lm.path).name or f"model {k + 1}" for k, lm in enumerate(lms)]
@@ -201,7 +206,8 @@ def ensemble_of(lms: Sequence[LoadedModel], names: Sequence[str] | None = None) 
     model = Ensemble([lm.model for lm in lms], names, first.tgt_vocab.itos)
     return LoadedModel(model=model, src_vocab=first.src_vocab, tgt_vocab=first.tgt_vocab, src_tok=first.src_tok,
                        tgt_tok=first.tgt_tok, meta={"members": names}, path=" + ".join(names),
-                       verified=all(lm.verified for lm in lms))
+                       verified=all(lm.verified for lm in lms), dictionary=first.dictionary,
+                       dictionary_file=first.dictionary_file, translations=first.translations)
 
 
 def load_ensemble(paths: Sequence[str | Path], device: str | torch.device = "cpu") -> LoadedModel:

@@ -18,6 +18,7 @@ the checkpoint's name or ``PREFIX-`` begins it (``m30k-en-fr.lexicon.tsv.xz`` se
 from __future__ import annotations
 
 import lzma
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -81,6 +82,12 @@ def read_lexicon(path: str | Path) -> Lexicon:
 def translations(lex: Lexicon) -> dict[str, str]:
     """Each source word's single best translation."""
     return {s: ts[0][0] for s, ts in lex.items() if ts}
+
+
+def ranked(lex: Lexicon) -> dict[str, tuple[str, ...]]:
+    """Each source word's translations, best first, without their counts (a candidate list's K′,
+    :mod:`nmt.candidates`); words interned, as a 35k-word dictionary repeats its targets often."""
+    return {sys.intern(s): tuple(sys.intern(t) for t, _ in ts) for s, ts in lex.items() if ts}
 
 
 SUFFIX = ".lexicon.tsv.xz"

@@ -44,13 +44,14 @@ The inference API is RNNSearch's (``encode`` / ``encode_embeddings`` / ``initial
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
+from nmt.candidates import restrict_logits
 from nmt.luong_attention import LuongAttended, LuongAttention
 from nmt.model import DecoderState, ModelConfig, RNNSearch, StepOutput
 from nmt.vocab import PAD_ID
@@ -131,6 +132,7 @@ class LuongEncoderState:
     mask:   (B, S)     True on real tokens (incl. ``</s>``)
     src_len: (B,)
     h0, c0: (B, L, n)  the decoder's initial states (c0 None for GRUs)
+    allowed: (B, K_y)  True on each sentence's candidate words (nmt.candidates); None: every word
     """
 
     memory: torch.Tensor
@@ -139,10 +141,15 @@ class LuongEncoderState:
     src_len: torch.Tensor
     h0: torch.Tensor
     c0: torch.Tensor | None
+    allowed: torch.Tensor | None = None
 
     def select(self, rows: torch.Tensor) -> LuongEncoderState:
         """Rows ``rows`` of the batch (used to expand sentences into beams)."""
         return _select(self, rows)
+
+    def restrict(self, allowed: torch.Tensor | None) -> LuongEncoderState:
+        """This state with each sentence's candidate words ``allowed`` (B, K_y) (:mod:`nmt.candidates`)."""
+        return replace(self, allowed=allowed)
 
 
 @dataclass
@@ -285,14 +292,16 @@ class LuongNMT(nn.Module):
         att, h_tilde = self._attend(h[:, -1:], enc, prev.t.unsqueeze(1), given)  # T = 1
         att = LuongAttended(*(None if (v := getattr(att, f.name)) is None else v.squeeze(1) for f in fields(att)))
         nxt = DecoderState(LuongState(h, c, h_tilde.squeeze(1), prev.t + 1), state.y_prev)
-        return StepOutput(self.log_probs(h_tilde.squeeze(1), parts), att, nxt)
+        return StepOutput(self.log_probs(h_tilde.squeeze(1), parts, enc.allowed), att, nxt)
 
-    def log_probs(self, h_tilde: torch.Tensor, parts: dict[str, torch.Tensor] | None = None) -> torch.Tensor:
-        """log p(y_t | y_<t, x) = log softmax(W_s h̃_t) (…, K_y)   eq. (6), in float32."""
+    def log_probs(self, h_tilde: torch.Tensor, parts: dict[str, torch.Tensor] | None = None,
+                  allowed: torch.Tensor | None = None) -> torch.Tensor:
+        """log p(y_t | y_<t, x) = log softmax(W_s h̃_t) (…, K_y)   eq. (6), in float32; over the
+        ``allowed`` words only when a candidate list is given (Jean et al. 2015 §3.2)."""
         logits = self.W_s(h_tilde)  # (…, K_y)
         if parts is not None:
             parts["logits"] = logits
-        return torch.log_softmax(logits.float(), dim=-1)
+        return torch.log_softmax(restrict_logits(logits.float(), allowed), dim=-1)
 
     # -- training: teacher forcing ---------------------------------------------------------------
 

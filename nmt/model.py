@@ -39,6 +39,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from nmt.candidates import restrict_logits
 from nmt.state import Attended, DecoderState, EncoderState, Forced, StepOutput  # also imported from here
 from nmt.vocab import PAD_ID
 
@@ -324,10 +325,12 @@ class RNNSearch(nn.Module):
 
     def log_probs(
         self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None,
-        parts: dict[str, torch.Tensor] | None = None,
+        parts: dict[str, torch.Tensor] | None = None, allowed: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """log p(y_i | y_<i, x) (…, K_y) from s_{i-1}, E y_{i-1} and c_i, in float32 (fp16 weights too)."""
-        return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, extra, parts).float(), dim=-1)
+        """log p(y_i | y_<i, x) (…, K_y) from s_{i-1}, E y_{i-1} and c_i, in float32 (fp16 weights too);
+        over the ``allowed`` words only when a candidate list is given (Jean et al. 2015 §3.2)."""
+        logits = self.decoder.readout(s_prev, y_emb, context, extra, parts).float()  # (…, K_y)
+        return torch.log_softmax(restrict_logits(logits, allowed), dim=-1)
 
     def step(
         self, enc: EncoderState, state: DecoderState, context: str | None = None, alpha: torch.Tensor | None = None,
@@ -338,14 +341,15 @@ class RNNSearch(nn.Module):
         The caller chooses y_i (greedy, beam, forced) and sets it as ``state.y_prev`` next time. A
         given ``alpha`` (N, Tx) replaces the alignment model's α_i· in c_i, so the readout and s_i
         read the edited context (attention surgery); the model's own α changes nothing. ``extra``
-        (N, 2l) is added to the deep output t̃_i (deep fusion, :mod:`nmt.fusion`). A given ``parts`` dict
+        (N, 2l) is added to the deep output t̃_i (deep fusion, :mod:`nmt.fusion`); the encoder state's
+        candidate lists, if any, restrict the softmax (:mod:`nmt.candidates`). A given ``parts`` dict
         receives this step's intermediate tensors by name (the GRU's z, r, candidate; the deep output's
         t_tilde, t, logits), for :mod:`nmt.phases`' Look / Generate / Update view.
         """
         mode = context or self.cfg.context
         y_emb = self.decoder.embed(state.y_prev)  # (N, m)
         att, s_next = self.transition(enc, state.s, self.decoder.W(y_emb), mode, alpha, parts)
-        log_probs = self.log_probs(state.s, y_emb, att.context, extra, parts)
+        log_probs = self.log_probs(state.s, y_emb, att.context, extra, parts, enc.allowed)
         return StepOutput(log_probs, att, DecoderState(s_next, state.y_prev))
 
     # -- training: teacher forcing ---------------------------------------------------------------

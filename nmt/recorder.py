@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import torch
 
+from nmt.candidates import allowed_mask
 from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.model import EncoderState, StepOutput
@@ -21,9 +22,12 @@ from nmt.vocab import EOS, EOS_ID
 
 
 def encode_sources(lm: LoadedModel, sources: Sequence[Source]) -> EncoderState:
-    """The encoder state of a batch of sources, padded to the longest."""
+    """The encoder state of a batch of sources, padded to the longest, with their candidate lists
+    (if any) as the mask of words each may write (:mod:`nmt.candidates`)."""
     src, src_len = pad_ids([s.ids for s in sources])
-    return lm.model.encode(src.to(lm.device), src_len.to(lm.device))
+    enc = lm.model.encode(src.to(lm.device), src_len.to(lm.device))
+    allowed = allowed_mask([s.candidate_ids for s in sources], len(lm.tgt_vocab), lm.device)
+    return enc if allowed is None else enc.restrict(allowed)
 
 
 def new_trace(lm: LoadedModel, src: Source, method: str, context: str) -> DecodeTrace:
@@ -32,6 +36,7 @@ def new_trace(lm: LoadedModel, src: Source, method: str, context: str) -> Decode
         source=src.text, src_tokens=[*src.tokens, EOS], src_unk=src.unk, method=method,
         context=context, truncated=src.truncated,
         dictionary={w: lm.dictionary[w] for w in src.tokens if w in lm.dictionary},
+        candidates=src.candidates,
     )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from nmt import candidates as cand
 from nmt.checkpoint import LoadedModel
 from nmt.vocab import UNK_ID
 
@@ -28,12 +29,17 @@ class Source:
     ids: list[int]  # with </s>
     unk: list[bool]  # per token of tokens + </s>
     truncated: bool
+    # its decoding candidate list (nmt.candidates): the allowed target ids and how they were made; None: all
+    candidate_ids: list[int] | None = None
+    candidates: cand.CandidateList | None = None
 
 
 def prepare_source(
-    lm: LoadedModel, text: str, max_src_tokens: int = MAX_SOURCE_TOKENS, pretokenized: bool = False
+    lm: LoadedModel, text: str, max_src_tokens: int = MAX_SOURCE_TOKENS, pretokenized: bool = False,
+    candidates: cand.CandidateSpec | None = None,
 ) -> Source:
-    """Tokenise and look up a raw sentence; ``pretokenized`` splits on spaces only (keeps indices)."""
+    """Tokenise and look up a raw sentence; ``pretokenized`` splits on spaces only (keeps indices);
+    ``candidates``: also build its candidate list from the model's dictionary (Jean et al. 2015 §3.2)."""
     if not isinstance(text, str) or not text.strip():
         raise InputError("The source sentence is empty: type a sentence to translate.")
     tokens = text.split() if pretokenized else lm.src_tok.tokenize(text)
@@ -42,7 +48,10 @@ def prepare_source(
     truncated = len(tokens) > max_src_tokens
     tokens = tokens[:max_src_tokens]
     ids = lm.src_vocab.encode(tokens)
-    return Source(text, tokens, ids, [i == UNK_ID for i in ids], truncated)
+    src = Source(text, tokens, ids, [i == UNK_ID for i in ids], truncated)
+    if candidates is not None:
+        src.candidate_ids, src.candidates = cand.build(tokens, lm.translations, lm.tgt_vocab, candidates)
+    return src
 
 
 def max_target_len(src_len: int) -> int:

@@ -23,6 +23,7 @@ class EncoderState:
     summary:     (B, 2n)      c = [→h_Tx; ←h_1], the RNNencdec fixed context
     s0:          (B, n)       s_0 = tanh(W_s ←h_1)
     src_len:     (B,)
+    allowed:     (B, K_y)     True on each sentence's candidate words (nmt.candidates); None: every word
     """
 
     annotations: torch.Tensor
@@ -31,16 +32,22 @@ class EncoderState:
     summary: torch.Tensor
     s0: torch.Tensor
     src_len: torch.Tensor
+    allowed: torch.Tensor | None = None
 
     def select(self, rows: torch.Tensor) -> EncoderState:
         """Rows ``rows`` of the batch (used to expand sentences into beams)."""
-        return EncoderState(*(t.index_select(0, rows) for t in (
-            self.annotations, self.keys, self.mask, self.summary, self.s0, self.src_len)))
+        return EncoderState(*(None if t is None else t.index_select(0, rows) for t in self._parts()))
 
     def head(self, n: int) -> EncoderState:
         """The first ``n`` rows, as views (a batch that sheds rows from its end)."""
-        return EncoderState(*(t[:n] for t in (
-            self.annotations, self.keys, self.mask, self.summary, self.s0, self.src_len)))
+        return EncoderState(*(None if t is None else t[:n] for t in self._parts()))
+
+    def restrict(self, allowed: torch.Tensor | None) -> EncoderState:
+        """This state with each sentence's candidate words ``allowed`` (B, K_y) (:mod:`nmt.candidates`)."""
+        return EncoderState(*self._parts()[:-1], allowed)
+
+    def _parts(self) -> tuple[torch.Tensor | None, ...]:
+        return (self.annotations, self.keys, self.mask, self.summary, self.s0, self.src_len, self.allowed)
 
 
 @dataclass

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 
 import torch
 
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.model import DecoderState, StepOutput
 from nmt.recorder import StepView, encode_sources, finish_trace, new_trace
@@ -28,12 +30,14 @@ class Stepper:
     def __init__(
         self, lm: LoadedModel, text: str, *, context: str | None = None, topk: int = 5,
         max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False, pretokenized: bool = False,
+        candidates: CandidateSpec | None = None,
     ) -> None:
+        """``candidates``: write only words of the sentence's candidate list (:mod:`nmt.candidates`)."""
         self.lm = lm
         self.context = context or lm.config.context
         self.topk = topk
         self.unk_replace = unk_replace
-        self.source = prepare_source(lm, text, max_src_tokens, pretokenized)
+        self.source = prepare_source(lm, text, max_src_tokens, pretokenized, candidates)
         self.trace = new_trace(lm, self.source, "step", self.context)
         self.max_len = max_target_len(len(self.source.ids))
         with torch.no_grad():
@@ -81,6 +85,9 @@ class Stepper:
             token_id = force if isinstance(force, int) else self.lm.tgt_vocab.stoi.get(force, UNK_ID)
             if not 0 <= token_id < len(self.lm.tgt_vocab):
                 raise InputError(f"token id {token_id} is outside the target vocabulary")
+            if self.source.candidates is not None and not math.isfinite(float(out.log_probs[0, token_id])):
+                raise InputError(f"“{self.lm.tgt_vocab.itos[token_id]}” is not in this sentence's candidate "
+                                 "list, so the model gives it p = 0: turn the candidate list off to force it.")
             forced_ = True
         rec = StepView(out, state.s, self.topk).record(
             self.lm, 0, self.position, token_id, forced_, len(self.source.ids))

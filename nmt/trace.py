@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from nmt.candidates import CandidateList
 from nmt.vocab import EOS, UNK
 
 
@@ -133,6 +134,8 @@ class DecodeTrace:
     finished: bool = False
     # the model's dictionary (nmt.lexicon) for this sentence: each source token's best translation
     dictionary: dict[str, str] = field(default_factory=dict)
+    # the candidate list it decoded with (Jean et al. 2015 §3.2, nmt.candidates); None: every word
+    candidates: CandidateList | None = None
 
     # -- derived views ---------------------------------------------------------------------
 
@@ -196,6 +199,13 @@ class DecodeTrace:
             out[i] = Replacement(j, src, self.dictionary[src] if known else src, DICTIONARY if known else COPIED)
         return out
 
+    def came_in_via(self, i: int) -> list[str]:
+        """The source words whose dictionary translations brought the word of step ``i`` into the
+        candidate list; empty when it is one of the K most frequent (or there is no list)."""
+        if self.candidates is None or not 0 <= i < len(self.steps):
+            return []
+        return list(self.candidates.via.get(self.steps[i].token, []))
+
     def output_words(self, swaps: Mapping[int, Replacement] | None = None) -> list[str]:
         """The words written, before ``</s>``, each replaced ``<unk>`` as ``swaps`` (from
         :meth:`unk_replacements`) says; ``None``: every ``<unk>`` as written."""
@@ -254,4 +264,6 @@ class DecodeTrace:
         beam_steps = [BeamStep(hyp_list(b["live"]), hyp_list(b["pruned"]), hyp_list(b["finished"]))
                       for b in d.get("beam_steps", [])]
         nbest = [NBestEntry(**n) for n in d.get("nbest", [])]
-        return cls(**{**d, "steps": steps, "beam_steps": beam_steps, "nbest": nbest})
+        cands = d.get("candidates")
+        return cls(**{**d, "steps": steps, "beam_steps": beam_steps, "nbest": nbest,
+                      "candidates": None if cands is None else CandidateList(**cands)})

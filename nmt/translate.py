@@ -19,6 +19,7 @@ from typing import TextIO
 import torch
 
 from nmt import checkpoint, cli
+from nmt.candidates import CandidateError, CandidateSpec
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
 from nmt.model import CONTEXT_MODES
 
@@ -46,6 +47,12 @@ def parser() -> argparse.ArgumentParser:
                         "dictionary (PREFIX.lexicon.tsv.xz beside the checkpoint), else by that word itself "
                         "(the default, 'dictionary'); 'copy' always copies the word (nmt.unk_replace)")
     p.add_argument("--unk-dict", help="another dictionary (scripts/build_lexicon.py) for --unk-replace; implies it")
+    p.add_argument("--candidates", type=int, metavar="K",
+                   help="decode each sentence over its own candidate list (Jean et al. 2015 §3.2): the K most "
+                        "frequent target words plus --candidates-per-word translations of each source word from "
+                        "the model's dictionary (or --unk-dict)")
+    p.add_argument("--candidates-per-word", type=int, default=10, metavar="K2",
+                   help="K′, dictionary translations per source word in a candidate list (default: 10)")
     p.add_argument("--max-src-tokens", type=int, default=MAX_SOURCE_TOKENS,
                    help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
     p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
@@ -54,16 +61,22 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def spec_of(args: argparse.Namespace) -> CandidateSpec | None:
+    """The candidate lists ``--candidates`` and ``--candidates-per-word`` ask for (None: the full softmax)."""
+    return None if args.candidates is None else CandidateSpec(args.candidates, args.candidates_per_word)
+
+
 def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: TextIO,
                      args: argparse.Namespace) -> None:
     """Translate ``src`` to ``out`` chunk by chunk; notes on truncated lines go to ``err``.
 
-    With ``--unk-replace`` each ``<unk>`` is replaced from the model's dictionary (else copied)."""
+    With ``--unk-replace`` each ``<unk>`` is replaced from the model's dictionary (else copied); with
+    ``--candidates`` each sentence decodes over its candidate list."""
     done = 0
     for lines in chunks(src, args.chunk):
         traces = translate_traces(lm, lines, beam=args.beam, unk_replace=bool(args.unk_replace),
                                   context=args.context, batch_size=args.batch_size, length_norm=args.length_norm,
-                                  max_src_tokens=args.max_src_tokens)
+                                  max_src_tokens=args.max_src_tokens, candidates=spec_of(args))
         for n, t in enumerate(traces, done + 1):
             if t is not None and t.truncated:
                 print(f"line {n}: source longer than {args.max_src_tokens} tokens, truncated", file=err)
@@ -79,12 +92,19 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--max-src-tokens, --chunk and --batch-size must be at least 1")
     if args.threads:
         torch.set_num_threads(args.threads)
+    try:
+        spec = spec_of(args)
+    except CandidateError as err:
+        p.error(str(err))
     lm = checkpoint.load(args.checkpoint)
-    if args.unk_replace == "copy":
-        checkpoint.use_dictionary(lm, None)
-    elif args.unk_dict:
-        args.unk_replace = "dictionary"
+    if args.unk_dict:
         checkpoint.use_dictionary(lm, args.unk_dict)
+        args.unk_replace = args.unk_replace or "dictionary"
+    if args.unk_replace == "copy":
+        lm.dictionary = {}  # <unk> copies its source word; candidate lists still read the translations
+    if spec is not None and not lm.translations:
+        print("note: the model has no dictionary, so each candidate list holds only the K most frequent words",
+              file=sys.stderr)
     translate_stream(lm, sys.stdin, sys.stdout, sys.stderr, args)
     return 0
 

@@ -286,5 +286,19 @@ VIEWS_AND_DATA = [
       "<unk> replacement copies on a tie (uniform α)"),
 ]
 
-MUTANTS: list[Mutant] = [*SURVIVORS, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
+T_CAND = "tests/test_candidates.py"
+CANDIDATES = [
+    m("candidates_ignored_by_the_step", "nmt/model.py",
+      "return torch.log_softmax(restrict_logits(logits, allowed), dim=-1)", "return torch.log_softmax(logits, dim=-1)",
+      T_CAND, "RNNsearch's step ignores the sentence's candidate list"),
+    m("candidates_ignored_by_luong", LUO, "return torch.log_softmax(restrict_logits(logits.float(), allowed), dim=-1)",
+      "return torch.log_softmax(logits.float(), dim=-1)", T_CAND, "Luong's step ignores the candidate list"),
+    m("candidates_lost_in_select", "nmt/state.py",
+      "t.index_select(0, rows) for t in self._parts()))", "t.index_select(0, rows) for t in self._parts()[:-1]))",
+      T_CAND, "beams lose their sentence's candidate list when rows are selected"),
+    m("candidates_via_frequent", "nmt/candidates.py", "if k >= len(SPECIALS) + spec.k_frequent and", "if",
+      T_CAND, "a frequent word is marked as having come in through a source word"),
+]
+
+MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
                          *VIEWS_AND_DATA]

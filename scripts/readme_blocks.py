@@ -378,3 +378,17 @@ def unknown(s: dict[str, Any]) -> str:
         rows.append(f"| `{r['checkpoint']}` | {test} | {r['decoding'].replace('beam', 'beam ')} | "
                     f"{r['kept']['bleu']:.2f} | {r['copied']['bleu']:.2f} | {r['dictionary']['bleu']:.2f} |")
     return "\n".join(rows)
+
+
+def candidates(s: dict[str, Any]) -> str:
+    """BLEU and reference coverage of per-sentence candidate lists against the full softmax (bench/candidates.py)."""
+    rows = ["| model | test set | decoding | K most frequent (+ K′ per source word) | words in the list | "
+            "reference words it holds | BLEU |", "|---|---|---|---|---:|---:|---:|"]
+    for r in s["candidates"]:
+        test = f"{r['data']}/{r['split']} ({r['sentences']:,})"
+        for run in r["runs"]:
+            k = (f"all {r['vocab_size']:,} (no list)" if run["k_frequent"] is None
+                 else f"{run['k_frequent']:,} (+ {r['k_translations']})")
+            rows.append(f"| `{r['checkpoint']}` | {test} | {r['decoding'].replace('beam', 'beam ')} | {k} | "
+                        f"{run['mean_size']:,.0f} | {run['reference_coverage']:.1%} | {run['bleu']:.2f} |")
+    return "\n".join(rows)

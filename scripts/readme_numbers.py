@@ -36,6 +36,7 @@ SOURCES = {
     "classroom": "bench/classroom-cpu.json",
     "load": "bench/load-cpu.json",
     "unknown": "bench/unk-dictionary.json",
+    "candidates": "bench/candidates.json",
 }
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "models": B.models,
@@ -48,6 +49,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "speed": B.speed,
     "classroom": B.classroom,
     "unknown": B.unknown,
+    "candidates": B.candidates,
 }
 WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
 MARKUP_START = re.compile(r"(\d+[.)]|[-+*>#]|#+) ")

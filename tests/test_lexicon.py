@@ -12,7 +12,7 @@ import torch
 
 from nmt.candidates import candidate_list, restrict_log_probs
 from nmt.data import read_parallel
-from nmt.lexicon import best_translations, intersect, link_counts, read_lexicon, translations, write_lexicon
+from nmt.lexicon import best_translations, intersect, link_counts, ranked, read_lexicon, translations, write_lexicon
 from nmt.tokenize import Tokenizer
 from nmt.vocab import Vocab
 
@@ -34,6 +34,7 @@ def test_link_counts_and_best_translations_by_hand(tmp_path: Path) -> None:
     write_lexicon(best_translations(counts, k=2), path)
     assert read_lexicon(path)["cat"] == [("chat", 2), ("noir", 1)]
     assert translations(read_lexicon(path))["cat"] == "chat"
+    assert ranked(read_lexicon(path))["cat"] == ("chat", "noir")
     assert intersect([{(0, 0), (1, 2)}], [{(1, 2), (2, 2)}]) == [{(1, 2)}]
     with pytest.raises(ValueError, match="outside"):
         link_counts([["a"]], [["b"]], [{(1, 0)}])
@@ -41,7 +42,7 @@ def test_link_counts_and_best_translations_by_hand(tmp_path: Path) -> None:
 
 def test_candidate_list_by_hand() -> None:
     vocab = Vocab(["<pad>", "<unk>", "<s>", "</s>", "le", "la", "chat", "chien", "noir"])
-    lex = {"cat": [("chat", 9), ("matou", 3)], "black": [("noir", 4), ("la", 1)]}
+    lex = {"cat": ("chat", "matou"), "black": ("noir", "la")}
     # specials + the 1 most frequent word ("le") + 1 translation of each source word ("matou" is no vocabulary word)
     assert candidate_list(["the", "black", "cat"], lex, vocab, 1, 1) == [0, 1, 2, 3, 4, 6, 8]
     assert candidate_list(["the", "black", "cat"], lex, vocab, 0, 2) == [0, 1, 2, 3, 5, 6, 8]
@@ -61,7 +62,7 @@ def test_candidate_lists_hold_the_tiny_test_references() -> None:
     en, fr = Tokenizer("en"), Tokenizer("fr")
     _, train_fr = read_parallel(TINY, "train", "en", "fr")
     vocab = Vocab.build([fr.tokenize(t) for t in train_fr], 1000)
-    lex = read_lexicon(TINY / "lexicon.en-fr.tsv")
+    lex = ranked(read_lexicon(TINY / "lexicon.en-fr.tsv"))
     src, ref = read_parallel(TINY, "test", "en", "fr")
 
     def missed(k: int, k_prime: int) -> list[str]:

@@ -218,3 +218,24 @@ def test_chip_lines_wrap_like_the_page() -> None:
     assert (chip_lines(fig3), chip_lines(fig3, True)) == (1, 1)
     assert (chip_lines(long), chip_lines(long, True)) == (3, 3)
     assert chip_lines(["abcde"] * 15) == 1 and chip_lines(["abcde"] * 16) == 2
+
+
+def test_candidate_list_line_and_rows_by_hand() -> None:
+    from nmt.candidates import CandidateList
+    from nmt.trace import DecodeTrace, StepRecord
+    from ui.views.stepper import candidate_rows, candidates_markdown
+
+    def rec(i: int, tok: str) -> StepRecord:
+        return StepRecord(i, tok, i, -0.1, False, None, None, [], 1.0, 1.0)
+
+    t = DecodeTrace("a black cat", ["a", "black", "cat", "</s>"], [False] * 4, "step", "attention",
+                    steps=[rec(0, "un"), rec(1, "chat"), rec(2, "noir")])
+    assert candidates_markdown(t) is None and candidate_rows(t) == []
+    t.candidates = CandidateList(0, 10, 9, 1234, {"chat": ["cat"], "noir": ["black"], "sombre": ["black"]})
+    assert "**9** of the model's 1,234" in candidates_markdown(t) and "no words for their frequency" in \
+        candidates_markdown(t)
+    assert candidates_markdown(t, short=True) == ("**Candidate list:** 9 of 1,234 words (no words for their "
+                                                  "frequency alone, 3 more from the dictionary)")
+    assert candidate_rows(t) == [{"source word": "black", "brings in": "noir, sombre", "written so far": "noir"},
+                                 {"source word": "cat", "brings in": "chat", "written so far": "chat"}]
+    assert [t.came_in_via(i) for i in range(4)] == [[], ["cat"], ["black"], []]

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 import torch
 
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
@@ -120,7 +121,8 @@ def on_setting(what: str) -> None:
     """A model, mode or toggle change: keep the position so the two views can be compared."""
     pause()
     value = ss.get(what)  # each control's key is its setting's name
-    flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement"}
+    flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement",
+             "cand": "candidate list"}
     if what in flags:
         log_event("you", f"{flags[what]} {'on' if value else 'off'}")
     elif what == "freeze":
@@ -187,14 +189,20 @@ def on_follow() -> None:
 # ----------------------------------------------------------------------------------------------
 
 
+def candidate_spec() -> CandidateSpec | None:
+    """The candidate list the sidebar asks for (K′ = 10, the paper's), or None for the whole vocabulary."""
+    return CandidateSpec(int(ss["cand_k"])) if ss.get("cand") else None
+
+
 def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
     """This session's stepper for the inputs (built anew when they change); True if new."""
     # lm.path: the file, or an ensemble's files; meta["fusion"]: the LM fused with it, if any
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")))
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), candidate_spec())
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
-    stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS)
+    stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS,
+                      candidates=candidate_spec())
     ss["_stepper"] = (sig, stepper)
     ss["_fresh"] = True
     return stepper, True
@@ -202,19 +210,20 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
 
 @heavy.cached("stepper")
 def beam_trace(
-    _lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None"
+    _lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None",
+    candidates: CandidateSpec | None = None,
 ) -> DecodeTrace:
-    """The beam search of one (checkpoint, sentence, context, k, normalisation, fusion), run once for every
-    session (a class opening the same preset searches once); each session then steps through it.
-    ``_lm`` is the model loaded from ``path`` (one file, or an ensemble's; fused with an LM as named by
-    ``fusion``), left out of the cache key."""
+    """The beam search of one (checkpoint, sentence, context, k, normalisation, fusion, candidate list), run
+    once for every session (a class opening the same preset searches once); each session then steps
+    through it. ``_lm`` is the model loaded from ``path`` (one file, or an ensemble's; fused with an LM as
+    named by ``fusion``), left out of the cache key."""
     return beam_search(_lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
-                       max_src_tokens=MAX_SRC_TOKENS)[0]
+                       max_src_tokens=MAX_SRC_TOKENS, candidates=candidates)[0]
 
 
 def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
     """This session's beam-search trace for the inputs (looked up anew only when they change)."""
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")))
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")), candidate_spec())
     cached = ss.get("_beam")
     if cached is not None and cached[0] == sig:
         return cached[1], False
@@ -297,7 +306,11 @@ def materialize(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Deco
     else:
         stepper = get_stepper(lm, choice, text)[0]
         fresh = ss.pop("_fresh", False)
+        planned = dict(ss["plan"])
         new = vs.sync_stepper(stepper, ss["plan"], ss["pos"])
+        for i in sorted(planned.keys() - ss["plan"].keys()):
+            log_event("model", f"“{planned[i]}” is not in this sentence's candidate list: at step {i} the model "
+                               "writes its own word", i)
         pos, trace, done, limit = stepper.position, stepper.trace, stepper.done, stepper.max_len
         if fresh:
             log_event("model", f"decoding with {choice.label}" + (f"; replayed {pos} words" if pos else ""), pos)

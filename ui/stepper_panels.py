@@ -96,3 +96,32 @@ def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) 
     query = urlencode(vs.view_to_query(url.current_view(group.name)), doseq=True)
     st.caption("Link to this view (sentence, model, mode, settings, forced words and step):")
     st.code(f"{(st.context.url or '').split('?')[0]}?{query}", language=None, wrap_lines=True)
+
+
+def candidate_controls() -> None:
+    """The sidebar's candidate-list switch and, when on, its K (Jean et al. 2015 §3.2)."""
+    st.toggle("Candidate list", key="cand", **url.BOUND, on_change=ctl.on_setting, args=("cand",),
+              help="Decode over this sentence's own short list of target words, as Jean et al. (2015, §3.2) "
+                   "did to make a very large vocabulary affordable: the K most frequent words plus the 10 "
+                   "likeliest dictionary translations of each source word. Every other word gets p = 0.")
+    if ss.get("cand"):
+        st.select_slider("K most frequent words", vs.CANDIDATE_KS, key="cand_k", **url.BOUND,
+                         on_change=ctl.on_setting, args=("cand_k",), format_func=lambda k: f"{k:,}",
+                         help="The candidate list's share of the vocabulary taken by frequency alone; "
+                              "with K = 0 only the dictionary's translations of the sentence's words remain.")
+
+
+def candidate_panel(trace: DecodeTrace, big: bool) -> None:
+    """The sentence's candidate list: its size and make-up, and (not on a projector) the words each
+    source word brought in; nothing when the whole vocabulary is used."""
+    line = sv.candidates_markdown(trace, short=big)
+    if line is None:
+        return
+    if big:
+        st.markdown(line)
+        return
+    st.caption(line + " Words marked *via* are in it only through a source word.")
+    rows = sv.candidate_rows(trace)
+    if rows and not big:
+        with st.expander(f"The words this sentence may use besides the {trace.candidates.k_frequent:,} most frequent"):
+            st.dataframe(rows, hide_index=True, width="stretch")

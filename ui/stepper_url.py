@@ -16,7 +16,8 @@ import streamlit as st
 from ui.views import stepper_state as vs
 from ui.widgets import BIND
 
-BOUND_KEYS = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "present", "paper", "unk", "ens")
+BOUND_KEYS = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "present", "paper", "unk", "ens",
+              "cand", "cand_k")
 """The controls kept in the URL; each is the :class:`~ui.views.stepper_state.View` field of that name."""
 
 BOUND = {"bind": BIND, "persist_state": "session"}

@@ -174,3 +174,43 @@ def trace_csv(trace: DecodeTrace) -> str:
 def trace_json(trace: DecodeTrace) -> str:
     """The whole trace as JSON (reloadable with ``DecodeTrace.from_dict``)."""
     return trace.to_json(indent=1)
+
+
+# ----------------------------------------------------------------------------------------------
+# The candidate list (Jean et al. 2015 §3.2)
+# ----------------------------------------------------------------------------------------------
+
+
+def candidates_markdown(trace: DecodeTrace, short: bool = False) -> str | None:
+    """One line on the sentence's candidate list: how many words it may use and where they come from
+    (``short``: the numbers only, for a projector); None when it decoded over the whole vocabulary."""
+    c = trace.candidates
+    if c is None:
+        return None
+    frequent = f"the {c.k_frequent:,} most frequent" if c.k_frequent else "no words for their frequency alone"
+    if short:
+        return (f"**Candidate list:** {c.size:,} of {c.vocab_size:,} words ({frequent}, "
+                f"{len(c.via):,} more from the dictionary)")
+    return (f"**Candidate list** (Jean et al. 2015, §3.2): this sentence may use **{c.size:,}** of the model's "
+            f"{c.vocab_size:,} target words: {frequent}, the specials (such as {md('</s>')} and {md('<unk>')}), "
+            f"and **{len(c.via):,}** more that the dictionary lists among the {c.k_translations} likeliest "
+            "translations of its words. Every other word gets p = 0, and p is renormalised over the list.")
+
+
+def candidate_rows(trace: DecodeTrace) -> list[dict[str, str]]:
+    """Per source word (in sentence order): the words its dictionary translations brought into the list
+    (those not among the K most frequent) and which of them the translation so far has written."""
+    c = trace.candidates
+    if c is None:
+        return []
+    brought: dict[str, list[str]] = {}
+    for word, sources in c.via.items():
+        for w in sources:
+            brought.setdefault(w, []).append(word)
+    written = {s.token for s in trace.steps}
+    rows = []
+    for w in dict.fromkeys(trace.src_tokens):
+        if w in brought:
+            rows.append({"source word": w, "brings in": ", ".join(brought[w]),
+                         "written so far": ", ".join(t for t in brought[w] if t in written)})
+    return rows

@@ -15,6 +15,7 @@ from ui.views.stepper import word_marks
 from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
 
 COPIED, FORCED = "#1e7b1e", "#b03a1e"  # "copied" and "forced" marks: green and red at 4.5:1 or more on white
+VIA = "#6a3d9a"  # "via <source word>": a word the candidate list has through the dictionary (purple, 8:1 on white)
 SUMMARY_CHIP = "rgba(230,85,13,.3)"  # the summary band's colour (nmt.kinds.FIXED_COLOUR at its opacity)
 
 
@@ -41,7 +42,9 @@ def translation_html(
     trace: DecodeTrace, shown: int | None, swaps: Mapping[int, Replacement] | None = None, big: bool = False,
 ) -> str:
     """The translation so far as word chips; the shown step is highlighted, forced words marked, each
-    replaced ``<unk>`` marked "dictionary" (the dictionary's translation) or "copied" (the source word)."""
+    replaced ``<unk>`` marked "dictionary" (the dictionary's translation) or "copied" (the source word),
+    and a word that is in the sentence's candidate list only through a source word's dictionary
+    translations marked "via" that word."""
     head = _heading("Translation so far", big)
     if not trace.steps:
         return (head + '<div data-testid="translation-so-far" style="opacity:.75;font-style:italic">'
@@ -57,6 +60,10 @@ def translation_html(
             style += f"border:2px dotted {COPIED};"
             title += "; the model wrote <unk>: " + swap_title(swap)
             word = esc(swap.word) + f'<sup style="color:{COPIED}">{swap.label}</sup>'
+        via = trace.came_in_via(s.i)
+        if via:  # in the candidate list only through these source words' dictionary translations
+            title += "; in this sentence's candidate list through the translations of " + ", ".join(map(repr, via))
+            word += f'<sup style="color:{VIA}">via {esc(via[0])}{"…" if len(via) > 1 else ""}</sup>'
         if s.forced:
             style += "border:2px dashed #e4572e;"
             title += " (forced)"

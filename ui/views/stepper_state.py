@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nmt.decoding import LENGTH_NORMS, Stepper
+from nmt.decoding import LENGTH_NORMS, InputError, Stepper
 from nmt.trace import DecodeTrace, StepRecord
 from nmt.vocab import UNK_ID
 
@@ -27,6 +27,7 @@ FUSION_MODES = ("none", "shallow", "deep")  # the fusion choice as ui/fusion_ui.
 MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
 MAX_STEP = 1000
 BEAM_RANGE = (2, 12)
+CANDIDATE_KS = (0, 10, 100, 300, 1000, 3000, 10000)  # K, the most frequent target words in a candidate list
 PLAY_CATCH_UP = 4  # at most this many words in one Play tick when the redraws fall behind the clock
 
 
@@ -47,6 +48,8 @@ class View:
     paper: bool = False  # paper-style heatmap: greyscale, 0 black and 1 white (Fig. 3 of the paper)
     unk: bool = True  # replace an output <unk> by the source word of its largest α (marked as copied)
     ens: bool = False  # decode with the ensemble of the checkpoints sharing the group's vocabularies
+    cand: bool = False  # decode over the sentence's candidate list (Jean et al. 2015 §3.2)
+    cand_k: int = 1000  # its K most frequent words (one of CANDIDATE_KS)
     fusion: str = "none"  # language-model fusion (ui/fusion_ui.py, its own bound control): none | shallow | deep
     beta: float | None = None  # shallow fusion's β, when it was set
 
@@ -90,6 +93,15 @@ def _bool(s: str | None, default: bool = False) -> bool:
     if v in ("0", "false", "no", "off"):
         return False
     return default
+
+
+def _choice(s: str | None, options: Sequence[int], default: int) -> int:
+    """``s`` as one of ``options`` (ints); anything else gives ``default``."""
+    try:
+        v = int(str(s).strip())
+    except (TypeError, ValueError):
+        return default
+    return v if v in options else default
 
 
 def _beta(s: str | None) -> float | None:
@@ -139,6 +151,8 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         paper=_bool(_first(params, "paper")),
         unk=_bool(_first(params, "unk"), d.unk),
         ens=_bool(_first(params, "ens")),
+        cand=_bool(_first(params, "cand")),
+        cand_k=_choice(_first(params, "cand_k"), CANDIDATE_KS, d.cand_k),
         fusion=fusion if fusion in FUSION_MODES else d.fusion,
         beta=_beta(_first(params, "beta")),
     )
@@ -167,6 +181,10 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
         q["unk"] = "false"
     if view.ens:
         q["ens"] = "true"
+    if view.cand:
+        q["cand"] = "true"
+        if view.cand_k != View.cand_k:
+            q["cand_k"] = str(view.cand_k)
     if view.fusion != "none":
         q["fusion"] = view.fusion
         if view.fusion == "shallow" and view.beta is not None:
@@ -201,12 +219,14 @@ def _matches(rec: StepRecord, plan: Mapping[int, str], stoi: Mapping[str, int]) 
     return not rec.forced
 
 
-def sync_stepper(stepper: Stepper, plan: Mapping[int, str], target: int) -> list[StepRecord]:
+def sync_stepper(stepper: Stepper, plan: dict[int, str], target: int) -> list[StepRecord]:
     """Bring ``stepper`` to ``target`` words with the plan's forced words; return the new steps.
 
     Steps that already agree with the plan are kept (so a step costs one decoder step, not a
     whole decode); from the first disagreement on the stepper goes back and decodes again. It
-    stops early where decoding ends (``</s>`` or the length limit).
+    stops early where decoding ends (``</s>`` or the length limit). A forced word the stepper
+    refuses (outside the sentence's candidate list) is dropped from ``plan``, and the model writes
+    its own word there.
     """
     stoi = stepper.lm.tgt_vocab.stoi
     keep = 0
@@ -218,7 +238,14 @@ def sync_stepper(stepper: Stepper, plan: Mapping[int, str], target: int) -> list
         stepper.back()
     new = []
     while stepper.position < target and not stepper.done:
-        new.append(stepper.step(plan.get(stepper.position)))
+        force = plan.get(stepper.position)
+        try:
+            new.append(stepper.step(force))
+        except InputError:
+            if force is None:
+                raise
+            del plan[stepper.position]
+            new.append(stepper.step())
     return new
 
 
