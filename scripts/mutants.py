@@ -149,8 +149,8 @@ MODEL = [
       "annotations = torch.cat([h_fwd, h_bwd], dim=-1)", (T_MOD, t("test_readout_and_initial_state_by_hand")), "padding annotations not zeroed"),
     m("annotations_order", "nmt/model.py", "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask",
       "annotations = torch.cat([h_bwd, h_fwd], dim=-1) * mask", (T_MOD, t("test_readout_and_initial_state_by_hand")), "h_j = [←h_j; →h_j] instead of [→; ←]"),
-    m("log_softmax_dim0", "nmt/model.py", "return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, extra, parts).float(), dim=-1)",
-      "return torch.log_softmax(self.decoder.readout(s_prev, y_emb, context, extra, parts).float(), dim=0)", T_MOD,
+    m("log_softmax_dim0", "nmt/model.py", "return torch.log_softmax(restrict_logits(logits, allowed), dim=-1)",
+      "return torch.log_softmax(restrict_logits(logits, allowed), dim=0)", T_MOD,
       "log-softmax over the batch"),
 ]
 
