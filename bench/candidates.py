@@ -26,6 +26,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.entries import upsert  # noqa: E402
 from nmt import checkpoint  # noqa: E402
 from nmt.candidates import CandidateSpec, build  # noqa: E402
 from nmt.data import read_parallel  # noqa: E402
@@ -93,11 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", default=str(ROOT / "bench" / "candidates.json"))
     args = p.parse_args(argv)
     entry = run(args)
-    out = Path(args.json)
-    rows = json.loads(out.read_text()) if out.exists() else []
-    key = ("checkpoint", "data", "split", "decoding")
-    rows = [r for r in rows if [r.get(k) for k in key] != [entry[k] for k in key]] + [entry]
-    out.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n")
+    upsert(args.json, entry, ("checkpoint", "data", "split", "decoding"))
     return 0
 
 

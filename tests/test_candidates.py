@@ -130,3 +130,22 @@ def test_translate_cli_candidates(lm: checkpoint.LoadedModel) -> None:
     assert spec_out != greedy(lm, ["A woman is riding a bike."])[0].translation
     with pytest.raises(SystemExit):
         translate_cli.main(["--checkpoint", "x", "--candidates", "-1"])
+
+
+def test_bench_coverage_by_hand(lm: checkpoint.LoadedModel) -> None:
+    """bench/candidates.py: the list size and the share of reference words it holds, against a count by hand."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_candidates", TINY.parent.parent.parent / "bench" /
+                                                  "candidates.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    src, ref = "A woman is riding a bike.", "Une femme fait du vélo."
+    best = {w: lm.translations[w][0] for w in lm.src_tok.tokenize(src) if w in lm.translations}
+    listed = set(SPECIALS) | set(best.values())
+    ref_words = [w for w in lm.tgt_tok.tokenize(ref) if w in lm.tgt_vocab.stoi]
+    want = sum(w in listed for w in ref_words) / len(ref_words)
+    got = bench.coverage(lm, [src], [ref], CandidateSpec(0, 1))
+    assert got == {"mean_size": float(len({w for w in listed if w in lm.tgt_vocab.stoi})),
+                   "reference_coverage": round(want, 4)}
+    assert 0 < want < 1  # the case tells something: some reference words are in the list, some are not
