@@ -122,6 +122,6 @@ def candidate_panel(trace: DecodeTrace, big: bool) -> None:
         return
     st.caption(line + " Words marked *via* are in it only through a source word.")
     rows = sv.candidate_rows(trace)
-    if rows and not big:
-        with st.expander(f"The words this sentence may use besides the {trace.candidates.k_frequent:,} most frequent"):
+    if rows:
+        with st.expander("The words each source word brought into the list (besides the most frequent)"):
             st.dataframe(rows, hide_index=True, width="stretch")
