@@ -69,6 +69,11 @@ class CandidateList:
     # dictionary translations brought it in, in source order
     via: dict[str, list[str]] = field(default_factory=dict)
 
+    @property
+    def spec(self) -> CandidateSpec:
+        """The setting it was made with (to decode the same sentence again with the same list)."""
+        return CandidateSpec(self.k_frequent, self.k_translations)
+
 
 def frequent_ids(k_frequent: int, vocab_size: int) -> range:
     """The specials and the K most frequent words: :class:`nmt.vocab.Vocab` lists words most frequent

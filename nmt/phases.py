@@ -185,10 +185,11 @@ def replay(lm: LoadedModel, trace: DecodeTrace, upto: int, start: Stepper | None
     (re-synced with :meth:`~nmt.decoding.Stepper.fork`) instead of decoding them again."""
     src = trace.src_tokens[:-1] if trace.src_tokens and trace.src_tokens[-1] == EOS else trace.src_tokens
     ids = [rec.token_id for rec in trace.steps[:upto]]
+    spec = None if trace.candidates is None else trace.candidates.spec  # the trace's own candidate list
     if (start is None or start.lm is not lm or start.context != trace.context
-            or start.trace.src_tokens != trace.src_tokens):
+            or start.trace.src_tokens != trace.src_tokens or start.trace.candidates != trace.candidates):
         start = Stepper(lm, " ".join(src), context=trace.context, topk=topk, max_src_tokens=max(len(src), 1),
-                        pretokenized=True)
+                        pretokenized=True, candidates=spec)
     done = [rec.token_id for rec in start.trace.steps]
     common = next((k for k, (a, b) in enumerate(zip(done, ids, strict=False)) if a != b), min(len(done), len(ids)))
     stepper = start if common == len(done) else start.fork(common)

@@ -19,6 +19,7 @@ import pytest
 import torch
 
 from nmt import checkpoint
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import Stepper, beam_search, greedy
 from nmt.luong import LuongConfig, LuongNMT
@@ -116,6 +117,20 @@ def test_beam_replay_reproduces_the_best_hypothesis() -> None:
     if [s.token_id for s in other.steps] != [s.token_id for s in t.steps]:
         moved = replay(lm, other, len(other.steps), start=full)
         assert [s.token_id for s in moved.trace.steps] == [s.token_id for s in other.steps]
+
+
+def test_beam_replay_decodes_with_the_traces_candidate_list() -> None:
+    """A beam trace decoded over a candidate list is replayed over the same list: its p (renormalised
+    over the list) equal the trace's, which those over the whole vocabulary do not."""
+    lm = _load("m30k-en-fr-rnnsearch")
+    t = beam_search(lm, [SENTENCE], beam=4, candidates=CandidateSpec(100))[0]
+    replayed = replay(lm, t, len(t.steps))
+    assert replayed.trace.candidates == t.candidates
+    assert max(explain(replayed, i, record=rec).trace_gap for i, rec in enumerate(t.steps)) < 1e-5
+    plain = Stepper(lm, SENTENCE)
+    for rec in t.steps:
+        plain.step(force=rec.token_id)
+    assert max(explain(plain, i, record=rec).trace_gap for i, rec in enumerate(t.steps)) > 1e-3
 
 
 # ----------------------------------------------------------------------------------------------
