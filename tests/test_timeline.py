@@ -226,3 +226,16 @@ def test_page_shows_both_models_at_the_chosen_update(monkeypatch: pytest.MonkeyP
     heat = [c for c in at.get("vega_lite_chart")]
     assert len(heat) == 2  # RNNsearch's α at update 20, and the curves
     assert [d.label for d in at.get("download_button")] == ["Curves CSV", "This frame JSON"]
+
+
+def test_the_shipped_rnnencdec_timeline_ends_with_what_the_shipped_checkpoint_writes() -> None:
+    """The Multi30k RNNencdec timeline was recorded by retraining the shipped recipe, whose final weights
+    rounded to fp16 are the shipped checkpoint's: its last entry's greedy translations of every probe are
+    what the shipped checkpoint writes now."""
+    ckpt = ROOT / "checkpoints" / "m30k-en-fr-rnnencdec.pt"
+    tl = timeline.read(ROOT / "checkpoints" / "m30k-en-fr-rnnencdec.timeline.npz")
+    last = tl.entries[-1]
+    assert last["update"] == 4050 == checkpoint.read_checkpoint(ckpt)["meta"]["updates"]
+    traces = decoding.greedy(checkpoint.load(ckpt), [p["source"] for p in tl.header["probes"]])
+    assert [t.translation for t in traces] == last["translations"]
+    assert [t.target_tokens for t in traces] == last["tgt_tokens"]
