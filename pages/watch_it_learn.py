@@ -120,7 +120,7 @@ def main() -> None:
     if not pairs:
         st.info("No training timeline is in the checkpoint folder yet. " + HOW_TO, icon=":material/info:")
         return
-    top = st.columns([2, 3, 1, 1])
+    top = st.columns([2, 3, 0.8, 1.4], vertical_alignment="bottom")  # "Presentation" on one line at 1280 px
     names = [p.name for p in pairs]
     run = top[0].selectbox("Recorded run", names, key="wl_run", bind=BIND)
     pair = next((p for p in pairs if p.name == run), pairs[0])
