@@ -3,6 +3,7 @@
     python -m scripts.ig_gap_recompute --checkpoint CKPT --data DIR --split SPLIT --gold PREFIX \
         --limit N --aer-limit M --out runs/ig-gap.jsonl          # appends one line per sentence; resumes
     python -m scripts.ig_gap_recompute --summarise runs/ig-gap.jsonl   # the pooled table of what is done
+    ... --shard 1/2 (a second core: odd sentences into OUT.part1), then --merge OUT to fold it in
 
 Issue 24: the tables of ``bench/faithfulness-*.json`` were made with IG at 20 points, whose
 completeness gap on the shipped Multi30k model is 0.15–0.2 nats on average. This redoes only the IG
@@ -44,17 +45,25 @@ def _one(lm: checkpoint.LoadedModel, trace: Any, fixed: int) -> dict[str, Any]:
     return out
 
 
+def _parts(out: Path) -> list[Path]:
+    """The files other shards write beside ``out`` (``OUT.part1`` …)."""
+    return sorted(out.parent.glob(out.name + ".part*"))
+
+
 def run(args: argparse.Namespace) -> None:
-    """Append the sentences not yet in ``args.out`` (corpus and gold interleaved)."""
+    """Append the sentences not yet in ``args.out`` or its parts (corpus and gold interleaved); shard
+    I of N takes the sentence numbers k ≡ I (mod N) and writes into ``OUT.partI`` (I > 0)."""
+    shard, n_shards = (int(x) for x in args.shard.split("/"))
     lm = checkpoint.load(args.checkpoint)
     src, _ = read_parallel(args.data, args.split, lm.src_tok.lang, lm.tgt_tok.lang, args.limit)
     prefix = Path(args.gold)
     gold_src = read_lines(corpus_file(prefix.parent, prefix.name, lm.src_tok.lang), args.aer_limit)
     gold_tgt = read_lines(corpus_file(prefix.parent, prefix.name, lm.tgt_tok.lang), args.aer_limit)
     out = Path(args.out)
-    done = {(r["kind"], r["k"]) for r in _rows(out)}
-    with out.open("a", encoding="utf-8") as f:
-        for k in range(max(len(src), len(gold_src))):
+    done = {(r["kind"], r["k"]) for path in [out, *_parts(out)] for r in _rows(path)}
+    mine = out if shard == 0 else out.with_name(f"{out.name}.part{shard}")
+    with mine.open("a", encoding="utf-8") as f:
+        for k in range(shard, max(len(src), len(gold_src)), n_shards):
             jobs = []
             if k < len(src) and ("corpus", k) not in done:
                 jobs.append(("corpus", lambda k=k: greedy(lm, [src[k]], topk=1)[0]))
@@ -72,6 +81,23 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def merge(out: Path) -> int:
+    """Fold the shards' ``OUT.part*`` lines into ``out`` (kind, then k; each sentence once) and remove
+    the parts; returns the number of lines."""
+    rows = {(r["kind"], r["k"]): r for path in [out, *_parts(out)] for r in _rows(path)}
+    out.write_text("".join(json.dumps(rows[key]) + "\n" for key in sorted(rows)), encoding="utf-8")
+    for part in _parts(out):
+        part.unlink()
+    return len(rows)
+
+
+def _prefix(rows: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """The rows of ``kind`` for sentences 0, 1, … up to the first one missing (shards may leave gaps)."""
+    by_k = {r["k"]: r for r in rows if r["kind"] == kind}
+    n = next((k for k in range(len(by_k) + 1) if k not in by_k), len(by_k))
+    return [by_k[k] for k in range(n)]
+
+
 def _mean(xs: list[float]) -> float | None:
     v = [x for x in xs if not math.isnan(x)]
     return round(float(np.mean(v)), 4) if v else None
@@ -81,8 +107,8 @@ def summarise(path: Path, gold: str | None = None, src_lang: str = "en", tgt_lan
     """Pooled over the finished sentences: for each variant, the IG agreement table (NaN τ left
     out), the gap (mean, max, share above the tolerance and above 0.1) and the points; with ``gold``,
     the AER of the IG argmax links on the finished gold sentences (their first ones, in order)."""
-    rows = _rows(path)
-    corpus = sorted((r for r in rows if r["kind"] == "corpus"), key=lambda r: r["k"])
+    rows = [r for part in [path, *_parts(path)] for r in _rows(part)]
+    corpus = _prefix(rows, "corpus")
     res: dict[str, Any] = {"sentences": len(corpus), "steps": sum(len(r["fixed"]["gap"]) for r in corpus),
                            "tol": IG_GAP_TOL}
     for name in ("fixed", "by_gap"):
@@ -93,8 +119,8 @@ def summarise(path: Path, gold: str | None = None, src_lang: str = "en", tgt_lan
                      "above_tol": _mean([float(g > IG_GAP_TOL) for g in gap]),
                      "above_0.1": _mean([float(g > 0.1) for g in gap]),
                      "points_mean": _mean([float(p) for p in pts]), "points_max": max(pts, default=None)}
-    golds = sorted((r for r in rows if r["kind"] == "gold"), key=lambda r: r["k"])
-    n = next((i for i, r in enumerate(golds) if r["k"] != i), len(golds))  # the finished prefix
+    golds = _prefix(rows, "gold")
+    n = len(golds)
     if gold and n:
         prefix = Path(gold)
         sure = read_links(link_file(prefix, src_lang, tgt_lang, "sure"))[:n]
@@ -115,8 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--aer-limit", type=int, default=None)
     p.add_argument("--fixed", type=int, default=20, help="the fixed number of IG points to compare with")
     p.add_argument("--out", default="runs/ig-gap.jsonl")
+    p.add_argument("--shard", default="0/1", help="I/N: this run takes sentences k with k %% N == I (one a core)")
+    p.add_argument("--merge", metavar="JSONL", help="fold the shards' JSONL.part* files into JSONL and exit")
     p.add_argument("--summarise", metavar="JSONL", help="print the pooled summary of a run's lines and exit")
     args = p.parse_args(argv)
+    if args.merge:
+        print(f"{merge(Path(args.merge))} lines in {args.merge}")
+        return 0
     if args.summarise:
         print(json.dumps(summarise(Path(args.summarise), args.gold), indent=1))
         return 0
