@@ -81,13 +81,6 @@ def frequent_ids(k_frequent: int, vocab_size: int) -> range:
     return range(min(len(SPECIALS) + k_frequent, vocab_size))
 
 
-def candidate_list(src_tokens: Sequence[str], translations: Translations, tgt_vocab: Vocab, k_frequent: int,
-                   k_translations: int) -> list[int]:
-    """Sorted target ids: the specials, the ``k_frequent`` most frequent words, and the first
-    ``k_translations`` dictionary translations of each source token that are vocabulary words."""
-    return build(src_tokens, translations, tgt_vocab, CandidateSpec(k_frequent, k_translations))[0]
-
-
 def build(src_tokens: Sequence[str], translations: Translations, tgt_vocab: Vocab,
           spec: CandidateSpec) -> tuple[list[int], CandidateList]:
     """A sentence's candidate ids (sorted) and the record of how they were made."""
@@ -122,10 +115,3 @@ def restrict_logits(logits: torch.Tensor, allowed: torch.Tensor | None) -> torch
     """(N, K_y) logits with every word outside the row's list at −∞, so a softmax renormalises over
     the list (§3.2); ``allowed`` None (no lists): unchanged."""
     return logits if allowed is None else logits.masked_fill(~allowed, float("-inf"))
-
-
-def restrict_log_probs(log_probs: torch.Tensor, candidates: Sequence[int] | torch.Tensor) -> torch.Tensor:
-    """(…, K) log-probabilities renormalised over the candidates; every other word gets −inf."""
-    allowed = torch.zeros(log_probs.shape[-1], dtype=torch.bool, device=log_probs.device)
-    allowed[torch.as_tensor(candidates, dtype=torch.long, device=log_probs.device)] = True
-    return torch.log_softmax(restrict_logits(log_probs, allowed.expand_as(log_probs)), dim=-1)

@@ -277,8 +277,8 @@ def use_dictionary(lm: LoadedModel, path: str | Path | None) -> None:
         lm.dictionary, lm.dictionary_file, lm.translations = {}, "", {}
         return
     try:
-        lm.translations = lexicon.ranked(lexicon.read_lexicon(path))
-        lm.dictionary = {s: ts[0] for s, ts in lm.translations.items()}
+        lex = lexicon.read_lexicon(path)
+        lm.translations, lm.dictionary = lexicon.ranked(lex), lexicon.translations(lex)
     except (OSError, ValueError, EOFError, lzma.LZMAError) as err:
         raise CheckpointError(f"the dictionary {Path(path).name} cannot be read: {err}") from None
     lm.dictionary_file = str(path)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt.candidates import candidate_list, restrict_log_probs
+from nmt.candidates import CandidateSpec, allowed_mask, build, restrict_logits
 from nmt.data import read_parallel
 from nmt.lexicon import best_translations, intersect, link_counts, ranked, read_lexicon, translations, write_lexicon
 from nmt.tokenize import Tokenizer
@@ -44,13 +44,13 @@ def test_candidate_list_by_hand() -> None:
     vocab = Vocab(["<pad>", "<unk>", "<s>", "</s>", "le", "la", "chat", "chien", "noir"])
     lex = {"cat": ("chat", "matou"), "black": ("noir", "la")}
     # specials + the 1 most frequent word ("le") + 1 translation of each source word ("matou" is no vocabulary word)
-    assert candidate_list(["the", "black", "cat"], lex, vocab, 1, 1) == [0, 1, 2, 3, 4, 6, 8]
-    assert candidate_list(["the", "black", "cat"], lex, vocab, 0, 2) == [0, 1, 2, 3, 5, 6, 8]
+    assert build(["the", "black", "cat"], lex, vocab, CandidateSpec(1, 1))[0] == [0, 1, 2, 3, 4, 6, 8]
+    assert build(["the", "black", "cat"], lex, vocab, CandidateSpec(0, 2))[0] == [0, 1, 2, 3, 5, 6, 8]
 
 
-def test_restrict_log_probs() -> None:
+def test_restrict_logits_renormalises_over_the_list() -> None:
     lp = torch.log_softmax(torch.tensor([[1.0, 2.0, 0.0, 3.0]]), -1)
-    out = restrict_log_probs(lp, [1, 3])
+    out = torch.log_softmax(restrict_logits(lp, allowed_mask([[1, 3]], 4)), -1)
     # e² / (e² + e³) = 0.26894
     assert out[0, 1].exp().item() == pytest.approx(0.268941, abs=1e-6)
     assert out[0, 0].item() == float("-inf") and out[0, 2].item() == float("-inf")
@@ -68,7 +68,7 @@ def test_candidate_lists_hold_the_tiny_test_references() -> None:
     def missed(k: int, k_prime: int) -> list[str]:
         out = []
         for s, r in zip(src, ref, strict=True):
-            cands = set(candidate_list(en.tokenize(s), lex, vocab, k, k_prime))
+            cands = set(build(en.tokenize(s), lex, vocab, CandidateSpec(k, k_prime))[0])
             out += [w for w in fr.tokenize(r) if w in vocab and vocab.stoi[w] not in cands]
         return out
 

@@ -197,12 +197,12 @@ def candidate_spec() -> CandidateSpec | None:
 def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
     """This session's stepper for the inputs (built anew when they change); True if new."""
     # lm.path: the file, or an ensemble's files; meta["fusion"]: the LM fused with it, if any
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), candidate_spec())
+    spec = candidate_spec()
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), spec)
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
-    stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS,
-                      candidates=candidate_spec())
+    stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS, candidates=spec)
     ss["_stepper"] = (sig, stepper)
     ss["_fresh"] = True
     return stepper, True
