@@ -3,6 +3,7 @@
     python -m scripts.ig_gap_recompute --checkpoint CKPT --data DIR --split SPLIT --gold PREFIX \
         --limit N --aer-limit M --out runs/ig-gap.jsonl          # appends one line per sentence; resumes
     python -m scripts.ig_gap_recompute --summarise runs/ig-gap.jsonl   # the pooled table of what is done
+    ... --out runs/ig-gap.jsonl --gold PREFIX --apply bench/faithfulness-m30k.json   # into the tables
     ... --shard 1/2 (a second core: odd sentences into OUT.part1), then --merge OUT to fold it in
 
 Issue 24: the tables of ``bench/faithfulness-*.json`` were made with IG at 20 points, whose
@@ -32,6 +33,7 @@ from nmt.corpora import link_file
 from nmt.data import corpus_file, read_lines, read_parallel
 from nmt.decoding import forced, greedy
 from nmt.faithfulness import argmax_links
+from scripts.readme_faith import BY_GAP
 
 
 def _one(lm: checkpoint.LoadedModel, trace: Any, fixed: int) -> dict[str, Any]:
@@ -119,16 +121,53 @@ def summarise(path: Path, gold: str | None = None, src_lang: str = "en", tgt_lan
                      "above_tol": _mean([float(g > IG_GAP_TOL) for g in gap]),
                      "above_0.1": _mean([float(g > 0.1) for g in gap]),
                      "points_mean": _mean([float(p) for p in pts]), "points_max": max(pts, default=None)}
-    golds = _prefix(rows, "gold")
-    n = len(golds)
+    n = len(_prefix(rows, "gold"))
     if gold and n:
-        prefix = Path(gold)
-        sure = read_links(link_file(prefix, src_lang, tgt_lang, "sure"))[:n]
-        possible = read_links(link_file(prefix, src_lang, tgt_lang, "possible"))[:n]
-        res["aer"] = {"sentences": n, **{name: round(alignment_error(
-            [{tuple(x) for x in r[name]["links"]} for r in golds[:n]], sure, possible)["aer"], 4)
-            for name in ("fixed", "by_gap")}}
+        res["aer"] = {"sentences": n, **{name: gold_aer(rows, gold, name, src_lang, tgt_lang)["aer"]
+                                         for name in ("fixed", "by_gap")}}
     return res
+
+
+def gold_aer(rows: list[dict[str, Any]], gold: str, name: str, src_lang: str = "en",
+             tgt_lang: str = "fr") -> dict[str, Any]:
+    """AER, precision and recall of one variant's IG argmax links on the finished gold sentences (the
+    first ones, in order), as :func:`nmt.align.alignment_error` gives them, rounded like the tables."""
+    golds = _prefix(rows, "gold")
+    prefix, n = Path(gold), len(golds)
+    sure = read_links(link_file(prefix, src_lang, tgt_lang, "sure"))[:n]
+    possible = read_links(link_file(prefix, src_lang, tgt_lang, "possible"))[:n]
+    out = alignment_error([{tuple(x) for x in r[name]["links"]} for r in golds], sure, possible)
+    return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
+
+
+def apply(faith: Path, lines: Path, gold: str, table: str = "corpus_all_1000", aer_table: str = "aer_all_447",
+          date: str | None = None) -> bool:
+    """Write the summary of ``lines`` into ``faith``'s ``ig_completeness.recomputed`` (keeping its command
+    and machine). Once it covers every sentence of ``table`` and every gold sentence of ``aer_table``, the
+    IG row and IG AER of the tables become the by-gap ones, the fixed-point ones move to
+    ``ig_completeness.before`` and the caveat goes; returns whether the tables hold the by-gap IG."""
+    f = json.loads(faith.read_text(encoding="utf-8"))
+    c, corpus, aer = f["ig_completeness"], f[table], f[aer_table]
+    summary = summarise(lines, gold)
+    keep = {k: v for k, v in c.get("recomputed", {}).items() if k in ("lines", "command", "machine", "date")}
+    c["recomputed"] = {**summary, "gold": gold, "file": lines.as_posix(), **keep, **({"date": date} if date else {})}
+    n_gold = summary.get("aer", {}).get("sentences", 0)
+    done = summary["sentences"] >= corpus["sentences"] and n_gold >= aer["sentences"]
+    if done and c["table_points"] != BY_GAP:
+        rows = [r for part in [lines, *_parts(lines)] for r in _rows(part)]
+        c["before"] = {"agreement": corpus["agreement"]["ig"], "aer": aer["ig"]}
+        c["former_points"], c["table_points"] = c["table_points"], BY_GAP
+        corpus["agreement"]["ig"] = {k: summary["by_gap"][k] for k in MEASURES}
+        aer["ig"] = gold_aer(rows, gold, "by_gap")
+        c.pop("caveat", None)
+    elif not done:
+        c["caveat"] = (f"Recomputed with the points chosen by the gap so far: the IG row of the first "
+                       f"{summary['sentences']:,} of {corpus['sentences']:,} sentences and the IG AER of the first "
+                       f"{n_gold:,} of {aer['sentences']:,} gold sentences; the table's IG row is still the "
+                       f"{c['table_points']}-point one. The recomputation resumes from {lines} "
+                       "(ig_completeness.recomputed.command).")
+    faith.write_text(json.dumps(f, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return c["table_points"] == BY_GAP
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,9 +183,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--shard", default="0/1", help="I/N: this run takes sentences k with k %% N == I (one a core)")
     p.add_argument("--merge", metavar="JSONL", help="fold the shards' JSONL.part* files into JSONL and exit")
     p.add_argument("--summarise", metavar="JSONL", help="print the pooled summary of a run's lines and exit")
+    p.add_argument("--apply", metavar="FAITH_JSON", help="write the summary of --out into FAITH_JSON (bench/"
+                   "faithfulness-*.json); once every sentence is done its IG row becomes the by-gap one")
+    p.add_argument("--date", help="with --apply: the date to record (YYYY-MM-DD)")
     args = p.parse_args(argv)
     if args.merge:
         print(f"{merge(Path(args.merge))} lines in {args.merge}")
+        return 0
+    if args.apply:
+        swapped = apply(Path(args.apply), Path(args.out), args.gold, date=args.date)
+        print(f"{args.apply}: the IG row is {'by the gap' if swapped else 'still at fixed points'}")
         return 0
     if args.summarise:
         print(json.dumps(summarise(Path(args.summarise), args.gold), indent=1))

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts import readme_blocks as B
+from scripts import readme_faith as F
 
 ROOT = Path(__file__).resolve().parents[1]
 README = "README.md"
@@ -45,7 +46,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "europarl": B.europarl,
     "length": B.length_buckets,
     "hansards": B.hansards,
-    "faithfulness": B.faithfulness,
+    "faithfulness": F.faithfulness,
     "speed": B.speed,
     "classroom": B.classroom,
     "unknown": B.unknown,
