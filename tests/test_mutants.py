@@ -298,6 +298,28 @@ def test_adversarial_alpha_keeps_its_constraints_even_without_the_penalty() -> N
     assert ((p - p0).abs() <= eps + 1e-6).all()
 
 
+def test_adversarial_alpha_keeps_the_models_argmax_when_the_forced_word_is_not_it() -> None:
+    """Teacher-forced on words the model would not write, p(y_i) is tiny, so |Δp| ≤ ε holds for almost
+    any α'; the argmax constraint alone must still keep the model's own best word y* at every step."""
+    lm = tiny_random_lm(seed=1)
+    trace = greedy(lm, [SOURCES[0]], topk=1)[0]
+    src = lm.src_vocab.encode(trace.src_tokens[:-1])
+    with torch.no_grad():
+        enc = lm.model.encode(torch.tensor([src]), torch.tensor([len(src)]))
+        greedy_ids = [s.token_id for s in trace.steps]
+        run0 = lm.model.teacher_force(enc, torch.tensor([[BOS_ID, *greedy_ids[:-1]]]))
+    ids = run0.log_probs[0].argmin(-1).tolist()  # the least likely word at each step: never y*
+    with torch.no_grad():
+        run = lm.model.teacher_force(enc, torch.tensor([[BOS_ID, *ids[:-1]]]))
+    y_star = run.log_probs[0].argmax(-1)
+    assert (y_star != torch.tensor(ids)).all()
+    res = adversarial_alpha(lm.model, enc.annotations[0], run, torch.tensor(ids), eps=0.01, penalty=0.0, lr=0.5)
+    with torch.no_grad():
+        lp = lm.model.log_probs(run.s_prev[0], run.y_emb[0], context_of(res.alpha, enc.annotations[0]))
+    assert lp.argmax(-1).tolist() == y_star.tolist()
+    assert float(res.jsd.max()) > 0.0  # something feasible was found, not just α itself
+
+
 def test_alphas_own_row_in_the_agreement_table_agrees_with_itself() -> None:
     att = Attributions(["a", "dog", "</s>"], ["x"], [0], 3, np.array([[0.6, 0.3, 0.1]]),
                        {"ig": np.array([[0.5, -2.0, 1.0]])})

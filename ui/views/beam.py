@@ -32,15 +32,13 @@ def _all_hyps(trace: DecodeTrace) -> list[Hypothesis]:
 def nbest_ids(trace: DecodeTrace) -> dict[int, int]:
     """Hypothesis id → 1-based n-best rank, matching each n-best entry to its node by its words.
 
-    A finished node is matched first; an entry that ended at the length limit matches the live node
-    of the last step with the same words.
+    Beam search expands each (parent, word) pair once, so no two nodes share their words: an entry
+    ending in ``</s>`` matches its finished node, one that ended at the length limit (or topped up the
+    n-best list) the live node with its words.
     """
     by_tokens: dict[tuple[str, ...], Hypothesis] = {}
     for h in _all_hyps(trace):
-        key = tuple(h.tokens)
-        old = by_tokens.get(key)
-        if old is None or (h.status == "finished" and old.status != "finished"):
-            by_tokens[key] = h
+        by_tokens.setdefault(tuple(h.tokens), h)
     out: dict[int, int] = {}
     for rank, entry in enumerate(trace.nbest, start=1):
         h = by_tokens.get(tuple(entry.tokens))
