@@ -8,8 +8,9 @@
 A run directory holds ``last.pt`` (weights, optimiser and position: ``--resume`` continues a
 killed run where it stopped; it refuses a run whose model, optimiser or training data differ,
 the latter unless ``--force-resume``), ``best.pt`` (best validation BLEU), ``metrics.jsonl`` (one JSON
-object per log line, read by the training-curve view) and ``args.json``. Checkpoint writes are
-atomic. On the CPU, runs are seeded and deterministic. ``--amp auto`` trains in bf16 where the
+object per log line, read by the training-curve view) and ``args.json``. ``--init-from CKPT --warmup N``
+starts a new segment of a model's training in a fresh folder from CKPT's weights (:mod:`nmt.segments`).
+Checkpoint writes are atomic. On the CPU, runs are seeded and deterministic. ``--amp auto`` trains in bf16 where the
 hardware has it natively, else fp32 (see :mod:`nmt.device`); the log and checkpoints say which.
 
 With the environment variable ``NMT_RANK_REPORT=DIR`` every rank writes ``DIR/rank{N}.json`` (its
@@ -38,7 +39,7 @@ import torch
 import torch.distributed as dist
 from tqdm import tqdm
 
-from nmt import timeline_record
+from nmt import segments, timeline_record
 from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, weights_digest
 from nmt.decoding import translate
 from nmt.device import AMP_CHOICES
@@ -70,6 +71,9 @@ DEFAULTS: dict[str, Any] = {
     # issue 23: a training timeline (nmt/timeline.py) in OUT/timeline.npz; presets: a ui/presets.py group,
     # "auto" (from the --out folder's name) or "none"; note: a line the "Watch it learn" page shows
     "timeline": False, "timeline_presets": "auto", "timeline_note": "",
+    # issue 20: a new segment of a model's training (nmt/segments.py): start from this checkpoint's
+    # weights with a fresh optimiser whose learning rate rises linearly over WARMUP updates
+    "init_from": "", "warmup": 0,
 }
 
 
@@ -163,7 +167,8 @@ def save(run: Run, path: Path, with_state: bool) -> None:
             "wall_seconds": round(st["wall"], 1),
             "train_tokens": st["tokens"],
             "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
-            "best_valid_bleu": st["best_bleu"]}
+            "best_valid_bleu": st["best_bleu"],
+            "segments": segments.segments(st, run.meta_base["device"], run.env.args.init_from)}
     args = run.env.args
     atomic_save(make_checkpoint(run.model, run.data.src_vocab, run.data.tgt_vocab, args.src, args.tgt, meta,
                                 train_state=ts, truecase=run.data.truecase), path)
@@ -223,6 +228,9 @@ def update(run: Run, batch: Any, bar: tqdm, v_prime: torch.Tensor | None = None)
     run.optimizer.zero_grad(set_to_none=True)
     (loss_sum / n_tok).backward()
     grad_norm = torch.nn.utils.clip_grad_norm_(run.model.parameters(), args.clip)
+    if (lr := segments.warmup_lr(args.lr, st["update"] - st["segment_start"], args.warmup)) is not None:
+        for group in run.optimizer.param_groups:
+            group["lr"] = lr
     run.optimizer.step()
     now = time.time()
     st["elapsed"] += now - run.t_last

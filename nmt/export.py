@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     results["models"][args.name] = {
         "checkpoint": str(out), "config": ckpt["config"],
         "training": {k: meta.get(k) for k in ("device", "train_seconds", "train_tokens", "train_tokens_per_s",
-                                              "updates", "epochs", "best_valid_bleu", "train_data")},
+                                              "updates", "epochs", "best_valid_bleu", "train_data", "segments")},
         "args": meta.get("args"), "scores": scores, **({"int8": int8_record} if int8_record else {}),
         "curve": [json.loads(line) for line in metrics_file.read_text().splitlines()
                   if '"valid"' in line] if metrics_file.exists() else [],

@@ -24,7 +24,8 @@ OPTIMIZER_KEYS = ("optimizer",)
 # Options that decide which training pairs a run sees, and in which order.
 DATA_KEYS = ("src", "tgt", "train_split", "train_limit", "max_len", "batch_size", "seed")
 # Options of the training recipe: the checkpoint records them, so a silent change would misreport the run.
-RECIPE_KEYS = ("dropout", "label_smoothing", "clip", "lr", "lr_decay", "min_lr", "sampled_vocab", "truecase")
+RECIPE_KEYS = ("dropout", "label_smoothing", "clip", "lr", "lr_decay", "min_lr", "sampled_vocab", "truecase",
+               "init_from", "warmup")
 
 
 def _show(value: Any) -> str:

@@ -21,7 +21,8 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from nmt.checkpoint import LoadedModel, read_checkpoint
+from nmt import segments
+from nmt.checkpoint import CheckpointError, LoadedModel, read_checkpoint
 from nmt.data import Example, corpus_file, files_sha256, filter_by_length, read_parallel, tokenize_pairs
 from nmt.device import CpuInfo, Precision, choose_precision, cpu_info, pick_device
 from nmt.luong import LuongConfig, build_model
@@ -154,6 +155,7 @@ class Data:
     sha256: str
     resume: dict[str, Any] | None
     truecase: dict[str, Truecaser] = field(default_factory=dict)  # --truecase's models, read once
+    init: dict[str, Any] | None = None  # --init-from's checkpoint (a fresh run starts from its weights)
 
 
 def load_data(env: Env) -> Data:
@@ -177,15 +179,30 @@ def load_data(env: Env) -> Data:
         if differs:
             env.say(f"warning: --force-resume: resuming {args.out} although " + "; ".join(differs))
     truecase = load_models(args.truecase, args.src, args.tgt)
+    init_ckpt = read_init(env, truecase) if args.init_from and resume_ckpt is None else None
     examples, v_src, v_tgt = load_training_data(args, truecase)
-    if resume_ckpt is not None:
-        src_vocab, tgt_vocab = Vocab(resume_ckpt["src_vocab"]), Vocab(resume_ckpt["tgt_vocab"])
+    if (base := resume_ckpt or init_ckpt) is not None:  # the weights' own vocabularies
+        src_vocab, tgt_vocab = Vocab(base["src_vocab"]), Vocab(base["tgt_vocab"])
     else:
         src_vocab = Vocab.build((e.src for e in examples), args.src_vocab, args.min_freq)
         tgt_vocab = Vocab.build((e.tgt for e in examples), args.tgt_vocab, args.min_freq)
     env.say(f"{len(examples)} training pairs (≤ {args.max_len} tokens), vocab {len(src_vocab)}/{len(tgt_vocab)}, "
             f"loaded in {time.time() - t_load:.1f}s")
-    return Data(examples, v_src, v_tgt, src_vocab, tgt_vocab, data_hash, resume_ckpt, truecase)
+    return Data(examples, v_src, v_tgt, src_vocab, tgt_vocab, data_hash, resume_ckpt, truecase, init_ckpt)
+
+
+def read_init(env: Env, truecase: dict[str, Truecaser]) -> dict[str, Any]:
+    """``--init-from``'s checkpoint, refused (one line) when damaged or when its model, languages or
+    truecase models are not the run's (:func:`nmt.segments.init_problems`)."""
+    args = env.args
+    try:
+        ckpt = read_checkpoint(args.init_from)
+    except CheckpointError as err:
+        env.refuse(f"cannot start from {args.init_from}: {err}")
+    problems = segments.init_problems(ckpt, vars(args), {side: tc.to_dict() for side, tc in truecase.items()})
+    if problems:
+        env.refuse(f"cannot start from {args.init_from}: " + "; ".join(problems))
+    return ckpt
 
 
 # ----------------------------------------------------------------------------------------------
@@ -236,7 +253,8 @@ def build_run(env: Env, data: Data) -> Run:
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
     st: dict[str, Any] = {"update": 0, "epoch": 0, "batch_in_epoch": 0, "best_bleu": -1.0, "bad_evals": 0,
-                          "elapsed": 0.0, "wall": 0.0, "tokens": 0, "stopped": ""}
+                          "elapsed": 0.0, "wall": 0.0, "tokens": 0, "stopped": "", "segment_start": 0,
+                          "segments_before": []}
     if data.resume is not None:
         model.load_state_dict(data.resume["model"])
         ts = data.resume["train_state"]
@@ -249,6 +267,11 @@ def build_run(env: Env, data: Data) -> Run:
         torch.set_rng_state(ts["torch_rng"])
         random.setstate((ts["py_rng"][0], tuple(ts["py_rng"][1]), ts["py_rng"][2]))
         env.say(f"resumed at update {st['update']} (epoch {st['epoch']}, batch {st['batch_in_epoch']})")
+    elif data.init is not None:  # a new segment: the weights go on, the optimiser starts afresh
+        model.load_state_dict(segments.init_weights(data.init))
+        st.update(segments.start_progress(data.init))
+        env.say(f"starting from {args.init_from} at update {st['update']} (epoch {st['epoch']}), "
+                f"learning rate warmed up over {args.warmup} updates")
     wall_base, wall_t0 = st["wall"], time.time()  # wall time of all invocations, validation included
     if env.is_main:
         rewind_metrics(env.metrics_path, st["update"])  # each update is logged once, also after a kill

@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
-# Issue 20 on one lent GPU: a 30k-word truecased RNNsearch-50 on Europarl (all) + Tatoeba.
+# Issue 20 on one lent GPU: a 30k-word truecased RNNsearch-50 (MODEL=rnnencdec: its RNNencdec-50 twin, the
+# same data, vocabularies and budget) on Europarl (all) + Tatoeba, trained in segments of one device
+# session each (nmt/segments.py), its training timeline (issue 23) recorded as it goes.
 #
 # Before (on the CPU, not on the device): build the carry folder (≈ 1 h on 2 cores; rehearse with --pairs):
 #   nice python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --jobs 2
 #   scripts/europarl_gpu_data.sh fetches the wheels the device lacks into .whl/ (sacremoses, sacrebleu).
-# On the device (each line one `run`, carry [".gpu-data-tc", ".whl"], each starting with
-# `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`; move the committed checkpoints out of the tree for
+# On the device, 15 minutes a session (each line one `run`, carry [".gpu-data-tc", ".whl"], each starting
+# with `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`; move the committed checkpoints out of the tree for
 # these calls, as for issue 8, so that the upload stays under 64 MiB):
-#   1. $S setup && $S probe && MINUTES=15 $S start && $S wait $((545 - SECONDS))
-#   2. $S wait 560
-#   3. $S wait-end && $S finish && $S fetch
+#   1. $S setup && $S probe && MINUTES=6 $S start && $S wait $((530 - SECONDS))
+#   2. $S wait-end && $S finish && $S fetch
+# A later session continues the same model from what call 2 brought back (the exported checkpoint and
+# its timeline): first a call carrying .gpu-data-tc and .whl that runs `$S setup`, then one carrying
+# .seg/ (the previous NAME.pt and NAME.timeline.npz, ≈ 40 MB) that runs
+#   INIT=.seg/NAME.pt MINUTES=8 $S start && $S wait $((520 - SECONDS))
+# (no probe: the τ it chose is in the previous results), then call 2 as above. Each checkpoint lists its
+# segments (device, minutes, updates) in meta["segments"].
 #
 #   probe   target tokens/s of the full softmax and of Jean et al.'s partition softmax (τ = TAU, default
-#           8000) over 200k pairs (≈ the full 30k vocabularies); `start` uses the partition softmax only if it is ≥ 15 % faster
+#           8000) over 200k pairs (≈ the full 30k vocabularies); `start` uses the partition softmax only if it is
+#           ≥ 15 % faster (TAU_CHOSEN overrides, e.g. in a later segment)
+#   start   train for MINUTES (detached); with INIT, from that checkpoint's weights (--init-from, a warm-up of
+#           WARMUP = 200 updates) and appending to its timeline
 #   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
 #           on valid, Tatoeba test and newstest2014 → $OUT (beam 5 and test2000q4 later: nmt.experiment)
 #   fetch   the exported checkpoint to $OUT in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`)
+#           and its timeline
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-.gpu-data-tc}
@@ -23,9 +34,12 @@ OUT=${OUT:-out}
 PY=${PY:-python3}
 MINUTES=${MINUTES:-15}
 TAU=${TAU:-8000}
-CFG=configs/large-vocab-en-fr-rnnsearch.toml
-RUN=runs/large-vocab-en-fr-rnnsearch
-CKPT=checkpoints/europarl-tatoeba-en-fr-rnnsearch-30k.pt
+MODEL=${MODEL:-rnnsearch}
+INIT=${INIT:-}
+WARMUP=${WARMUP:-200}
+CFG=configs/large-vocab-en-fr-$MODEL.toml
+RUN=runs/large-vocab-en-fr-$MODEL
+CKPT=checkpoints/europarl-tatoeba-en-fr-$MODEL-30k.pt
 export PYTHONUNBUFFERED=1
 if [ -d /tmp/site ]; then export PYTHONPATH=/tmp/site; fi
 mkdir -p "$OUT" runs
@@ -53,14 +67,21 @@ probe)
   rm -rf runs/probe-lv
   for tau in 0 "$TAU"; do
     launch "runs/probe-lv/tau$tau" --sampled-vocab "$tau" --train-limit 200000 --valid-limit 16 --time-budget 0.5 \
-      --log-every 5 --valid-every 1000000 --save-every 1000000 --epochs 100
+      --log-every 5 --valid-every 1000000 --save-every 1000000 --epochs 100 --no-timeline
     sleep 5; while running; do sleep 1; done
   done
   full=$(tok_s runs/probe-lv/tau0); part=$(tok_s "runs/probe-lv/tau$TAU")
   echo "{\"full_softmax_tok_s\": $full, \"partition_tau\": $TAU, \"partition_tok_s\": $part}" | tee "$OUT/probe.json"
   if [ "$part" -gt $((full * 115 / 100)) ]; then echo "$TAU" > runs/probe-lv/tau; else echo 0 > runs/probe-lv/tau; fi ;;
 start)
-  launch "$RUN" --resume --sampled-vocab "$(cat runs/probe-lv/tau 2>/dev/null || echo 0)" --time-budget "$MINUTES"
+  tau=${TAU_CHOSEN:-$(cat runs/probe-lv/tau 2>/dev/null || echo 0)}
+  if [ -n "$INIT" ]; then  # a new segment: a fresh folder, the previous weights and timeline
+    rm -rf "$RUN"; mkdir -p "$RUN"
+    if [ -f "${INIT%.pt}.timeline.npz" ]; then cp "${INIT%.pt}.timeline.npz" "$RUN/timeline.npz"; fi
+    launch "$RUN" --init-from "$INIT" --warmup "$WARMUP" --sampled-vocab "$tau" --time-budget "$MINUTES"
+  else
+    launch "$RUN" --resume --sampled-vocab "$tau" --time-budget "$MINUTES"
+  fi
   sleep 30; tail -n 3 "$RUN/train.log" ;;
 status)
   grep '"valid"' "$RUN/metrics.jsonl" 2>/dev/null | tail -n 1 || true
@@ -73,11 +94,13 @@ wait-end)
 finish)
   pkill -INT -f "train.py --config $CFG" || true
   for _ in $(seq 60); do running || break; sleep 1; done
-  "$PY" -m nmt.export --run "$RUN" --name "RNNsearch-50 30k truecased" --data "$DATA" \
+  name=$([ "$MODEL" = rnnencdec ] && echo RNNencdec-50 || echo RNNsearch-50)
+  "$PY" -m nmt.export --run "$RUN" --name "$name 30k truecased" --data "$DATA" \
     --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
     --results "$OUT/large-vocab.results.json" --force
-  tar czf "$OUT/large-vocab-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" runs/probe-lv ;;
+  tar czf "$OUT/large-vocab-$MODEL-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" runs/probe-lv ;;
 fetch)
-  split -b 15M -d "$CKPT" "$OUT/$(basename "$CKPT").part." ;;
+  split -b 15M -d "$CKPT" "$OUT/$(basename "$CKPT").part."
+  cp "$RUN/timeline.npz" "$OUT/$(basename "$CKPT" .pt).timeline.npz" ;;
 *) echo "usage: $0 setup|probe|start|status|wait S|wait-end|finish|fetch" >&2; exit 2 ;;
 esac
