@@ -163,7 +163,8 @@ def save(run: Run, path: Path, with_state: bool) -> None:
         ts = {"optimizer": run.optimizer.state_dict(), "scheduler": run.scheduler.state_dict(), "progress": dict(st),
               "torch_rng": torch.get_rng_state(), "py_rng": [py[0], list(py[1]), py[2]]}
     st["wall"] = run.wall_base + time.time() - run.wall_t0
-    meta = {**run.meta_base, "updates": st["update"], "epochs": st["epoch"], "train_seconds": round(st["elapsed"], 1),
+    meta = {**run.meta_base, "updates": st["update"], "epochs": st["epoch"], "batch_in_epoch": st["batch_in_epoch"],
+            "train_seconds": round(st["elapsed"], 1),
             "wall_seconds": round(st["wall"], 1),
             "train_tokens": st["tokens"],
             "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),

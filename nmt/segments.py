@@ -3,8 +3,9 @@ several sessions, each starting from the weights the last one brought back.
 
 ``train.py --init-from CKPT`` starts a new run folder from a checkpoint's weights (a run's ``last.pt``
 or ``best.pt``, or an exported fp16 / int8 checkpoint, dequantised) with its vocabularies, a fresh
-optimiser whose learning rate rises linearly over ``--warmup`` updates, and the update and epoch
-counts where the checkpoint stopped (the next epoch's shuffle, the timeline's update numbers). Every
+optimiser whose learning rate rises linearly over ``--warmup`` updates, and the update count and the
+place in the epochs where the checkpoint stopped (the batches it has not seen come next; the
+timeline's update numbers go on). Every
 checkpoint records the segments of its weights' history in ``meta["segments"]``: device, minutes of
 wall time and of training, and the updates each covered; a checkpoint written before segments were
 recorded counts as one segment.
@@ -53,12 +54,12 @@ def previous_segments(ckpt: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def start_progress(ckpt: dict[str, Any]) -> dict[str, Any]:
-    """The progress a run started from ``ckpt`` begins with: its update and epoch counts (the next
-    epoch's shuffle), this segment's first update, and the segments before it."""
+    """The progress a run started from ``ckpt`` begins with: its update count, its place in the epochs
+    (the batches it has not seen yet come next), this segment's first update, and the segments before it."""
     meta = ckpt.get("meta", {})
     update = int(meta.get("updates", 0))
-    return {"update": update, "epoch": int(meta.get("epochs", 0)), "batch_in_epoch": 0, "segment_start": update,
-            "segments_before": previous_segments(ckpt)}
+    return {"update": update, "epoch": int(meta.get("epochs", 0)), "batch_in_epoch": int(meta.get("batch_in_epoch", 0)),
+            "segment_start": update, "segments_before": previous_segments(ckpt)}
 
 
 def warmup_lr(lr: float, done: int, warmup: int) -> float | None:

@@ -98,7 +98,9 @@ finish)
   "$PY" -m nmt.export --run "$RUN" --name "$name 30k truecased" --data "$DATA" \
     --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
     --results "$OUT/large-vocab.results.json" --force
-  tar czf "$OUT/large-vocab-$MODEL-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" runs/probe-lv ;;
+  # the logs only: the probe runs' checkpoints are hundreds of MB (the rehearsal's tar reached 260 MB)
+  tar czf "$OUT/large-vocab-$MODEL-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" \
+    $(ls runs/probe-lv/*/{metrics.jsonl,train.log} runs/probe-lv/tau 2>/dev/null) ;;
 fetch)
   split -b 15M -d "$CKPT" "$OUT/$(basename "$CKPT").part."
   cp "$RUN/timeline.npz" "$OUT/$(basename "$CKPT" .pt).timeline.npz" ;;

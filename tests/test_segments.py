@@ -59,6 +59,16 @@ def test_a_new_segment_goes_on_from_the_weights_counts_and_history(first: Path, 
     assert [lrs[u] for u in (7, 8, 9, 10)] == pytest.approx([0.01 / 3, 0.02 / 3, 0.01, 0.01], rel=1e-12)
 
 
+def test_a_segment_stopped_within_an_epoch_goes_on_with_the_batches_it_has_not_seen(tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    train.main([*TINY_ARGS, "--epochs", "3", "--max-updates", "5", "--out", str(one)])  # epoch 3, batch 1 of 2
+    meta = checkpoint.read_checkpoint(one / "last.pt")["meta"]
+    assert (meta["updates"], meta["epochs"], meta["batch_in_epoch"]) == (5, 2, 1)
+    train.main([*TINY_ARGS, "--epochs", "3", "--init-from", str(one / "last.pt"), "--out", str(two)])
+    meta = checkpoint.read_checkpoint(two / "last.pt")["meta"]
+    assert (meta["updates"], meta["epochs"]) == (6, 3)  # only the epoch's second batch was left
+
+
 def test_a_segment_starts_from_an_exported_int8_checkpoint(first: Path, tmp_path: Path) -> None:
     shipped = tmp_path / "shipped.pt"
     assert export.main(["--run", str(first), "--name", "seg", "--data", str(TINY_DATA), "--splits", "val", "--beams",
