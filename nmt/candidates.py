@@ -9,8 +9,9 @@ How it is carried, decided here once: :func:`nmt.source.prepare_source` builds a
 (:func:`build`) when a :class:`CandidateSpec` is given; :func:`nmt.recorder.encode_sources` turns
 the batch's lists into a (B, K_y) mask of allowed words (:func:`allowed_mask`) on the encoder state,
 which follows beams and finished sentences as the state's rows do; and the model's own ``step``
-(:meth:`nmt.model.RNNSearch.step`, :meth:`nmt.luong.LuongNMT.step`) puts every other word's logit
-at −∞ before its softmax (:func:`restrict_logits`), so p is renormalised over the list:
+(:meth:`nmt.model.RNNSearch.step`, :meth:`nmt.luong.LuongNMT.step`) computes its output layer for
+the words of the batch's lists only and puts every other word's logit at −∞ before its softmax
+(:func:`output_logits`), so p is renormalised over the list:
 
     p(y_i = k | y_<i, x) = exp(o_k) / Σ_{k′ ∈ V_x} exp(o_k′)   for k ∈ V_x, 0 otherwise.
 
@@ -18,9 +19,9 @@ Greedy, beam, the stepper, ensembles and fusion thus decode with a candidate lis
 their own. The trace records the list's make-up (:class:`CandidateList`): its size, K, K′, and which
 source word's translations brought in each word that is not among the K most frequent, so a view can
 list "the words this sentence may use" and mark a written word that came in through a source word.
-The mask keeps the full output layer's cost (the shipped 10k–16k-word softmaxes are not what limits
-speed); scoring only the union of a batch's lists, as Jean et al. do for speed, is the GPU model's
-part of issue 20.
+As in Jean et al., only the rows of the output matrix for the union of the batch's lists are
+multiplied: a step costs |union|·d instead of K_y·d there, the part of a step that grows with the
+vocabulary (``bench/candidates.py`` times both).
 """
 
 from __future__ import annotations
@@ -111,7 +112,18 @@ def allowed_mask(lists: Sequence[Sequence[int] | None], vocab_size: int,
     return mask
 
 
-def restrict_logits(logits: torch.Tensor, allowed: torch.Tensor | None) -> torch.Tensor:
-    """(N, K_y) logits with every word outside the row's list at −∞, so a softmax renormalises over
-    the list (§3.2); ``allowed`` None (no lists): unchanged."""
-    return logits if allowed is None else logits.masked_fill(~allowed, float("-inf"))
+def output_logits(layer: torch.nn.Linear, x: torch.Tensor, allowed: torch.Tensor | None) -> torch.Tensor:
+    """The output layer's logits (N, K_y) for x (N, d): W x + b for every word without lists
+    (``allowed`` None). With lists (§3.2), only the rows of W and b for the union U of the batch's
+    lists are used (N·|U|·d multiplications instead of N·K_y·d; the whole layer when U is more than
+    half of it) and every word outside a row's own list is −∞, so a softmax renormalises over that list."""
+    if allowed is None:
+        return layer(x)
+    union = allowed.any(0).nonzero().squeeze(-1)  # (U,)  the words some row of the batch may use
+    if 2 * union.numel() > layer.out_features:  # most of the layer: gathering its rows costs more than it saves
+        return layer(x).masked_fill(~allowed, float("-inf"))
+    bias = None if layer.bias is None else layer.bias[union]
+    part = torch.nn.functional.linear(x, layer.weight[union], bias)  # (N, U)
+    out = part.new_full((*part.shape[:-1], layer.out_features), float("-inf"))  # (N, K_y)
+    out[..., union] = part
+    return out.masked_fill(~allowed, float("-inf"))

@@ -51,7 +51,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from nmt.candidates import restrict_logits
+from nmt.candidates import output_logits
 from nmt.luong_attention import LuongAttended, LuongAttention
 from nmt.model import DecoderState, ModelConfig, RNNSearch, StepOutput
 from nmt.vocab import PAD_ID
@@ -298,10 +298,10 @@ class LuongNMT(nn.Module):
                   allowed: torch.Tensor | None = None) -> torch.Tensor:
         """log p(y_t | y_<t, x) = log softmax(W_s h̃_t) (…, K_y)   eq. (6), in float32; over the
         ``allowed`` words only when a candidate list is given (Jean et al. 2015 §3.2)."""
-        logits = self.W_s(h_tilde)  # (…, K_y)
+        logits = output_logits(self.W_s, h_tilde, allowed)  # (…, K_y)
         if parts is not None:
             parts["logits"] = logits
-        return torch.log_softmax(restrict_logits(logits.float(), allowed), dim=-1)
+        return torch.log_softmax(logits.float(), dim=-1)
 
     # -- training: teacher forcing ---------------------------------------------------------------
 

@@ -39,7 +39,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from nmt.candidates import restrict_logits
+from nmt.candidates import output_logits
 from nmt.state import Attended, DecoderState, EncoderState, Forced, StepOutput  # also imported from here
 from nmt.vocab import PAD_ID
 
@@ -263,9 +263,10 @@ class Decoder(nn.Module):
 
     def readout(
         self, s_prev: torch.Tensor, y_emb: torch.Tensor, context: torch.Tensor, extra: torch.Tensor | None = None,
-        parts: dict[str, torch.Tensor] | None = None,
+        parts: dict[str, torch.Tensor] | None = None, allowed: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Output logits (…, K_y) from s_{i-1}, E y_{i-1} and c_i; any leading dims.
+        """Output logits (…, K_y) from s_{i-1}, E y_{i-1} and c_i; any leading dims. With candidate lists
+        (``allowed`` (N, K_y)), W_o's rows for the batch's lists only, −∞ elsewhere (:mod:`nmt.candidates`).
 
         ``extra`` (…, 2l) is one more input added to t̃_i (deep fusion's gated LM state, :mod:`nmt.fusion`).
         A given ``parts`` dict receives t̃_i, t_i and the logits (:mod:`nmt.phases` shows them)."""
@@ -273,7 +274,7 @@ class Decoder(nn.Module):
         if extra is not None:
             t_tilde = t_tilde + extra
         t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)  # (…, l)   maxout over pairs
-        logits = self.W_o(self.dropout(t))  # (…, K_y)
+        logits = output_logits(self.W_o, self.dropout(t), allowed)  # (…, K_y)
         if parts is not None:
             parts.update(t_tilde=t_tilde, t=t, logits=logits)
         return logits
@@ -329,8 +330,8 @@ class RNNSearch(nn.Module):
     ) -> torch.Tensor:
         """log p(y_i | y_<i, x) (…, K_y) from s_{i-1}, E y_{i-1} and c_i, in float32 (fp16 weights too);
         over the ``allowed`` words only when a candidate list is given (Jean et al. 2015 §3.2)."""
-        logits = self.decoder.readout(s_prev, y_emb, context, extra, parts).float()  # (…, K_y)
-        return torch.log_softmax(restrict_logits(logits, allowed), dim=-1)
+        logits = self.decoder.readout(s_prev, y_emb, context, extra, parts, allowed).float()  # (…, K_y)
+        return torch.log_softmax(logits, dim=-1)
 
     def step(
         self, enc: EncoderState, state: DecoderState, context: str | None = None, alpha: torch.Tensor | None = None,

@@ -149,8 +149,8 @@ MODEL = [
       "annotations = torch.cat([h_fwd, h_bwd], dim=-1)", (T_MOD, t("test_readout_and_initial_state_by_hand")), "padding annotations not zeroed"),
     m("annotations_order", "nmt/model.py", "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask",
       "annotations = torch.cat([h_bwd, h_fwd], dim=-1) * mask", (T_MOD, t("test_readout_and_initial_state_by_hand")), "h_j = [←h_j; →h_j] instead of [→; ←]"),
-    m("log_softmax_dim0", "nmt/model.py", "return torch.log_softmax(restrict_logits(logits, allowed), dim=-1)",
-      "return torch.log_softmax(restrict_logits(logits, allowed), dim=0)", T_MOD,
+    m("log_softmax_dim0", "nmt/model.py", "return torch.log_softmax(logits, dim=-1)",
+      "return torch.log_softmax(logits, dim=0)", T_MOD,
       "log-softmax over the batch"),
 ]
 
@@ -288,10 +288,12 @@ VIEWS_AND_DATA = [
 T_CAND = "tests/test_candidates.py"
 CANDIDATES = [
     m("candidates_ignored_by_the_step", "nmt/model.py",
-      "return torch.log_softmax(restrict_logits(logits, allowed), dim=-1)", "return torch.log_softmax(logits, dim=-1)",
+      "logits = output_logits(self.W_o, self.dropout(t), allowed)", "logits = output_logits(self.W_o, self.dropout(t), None)",
       T_CAND, "RNNsearch's step ignores the sentence's candidate list"),
-    m("candidates_ignored_by_luong", LUO, "return torch.log_softmax(restrict_logits(logits.float(), allowed), dim=-1)",
-      "return torch.log_softmax(logits.float(), dim=-1)", T_CAND, "Luong's step ignores the candidate list"),
+    m("candidates_ignored_by_luong", LUO, "logits = output_logits(self.W_s, h_tilde, allowed)",
+      "logits = output_logits(self.W_s, h_tilde, None)", T_CAND, "Luong's step ignores the candidate list"),
+    m("candidates_rows_unmasked", "nmt/candidates.py", "    return out.masked_fill(~allowed, float(\"-inf\"))",
+      "    return out", T_CAND, "a row may write any word of the batch's union, not only its own list"),
     m("candidates_lost_in_select", "nmt/state.py",
       "t.index_select(0, rows) for t in self._parts()))", "t.index_select(0, rows) for t in self._parts()[:-1]))",
       T_CAND, "beams lose their sentence's candidate list when rows are selected"),

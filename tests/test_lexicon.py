@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt.candidates import CandidateSpec, allowed_mask, build, restrict_logits
+from nmt.candidates import CandidateSpec, allowed_mask, build, output_logits
 from nmt.data import read_parallel
 from nmt.lexicon import best_translations, intersect, link_counts, ranked, read_lexicon, translations, write_lexicon
 from nmt.tokenize import Tokenizer
@@ -48,12 +48,34 @@ def test_candidate_list_by_hand() -> None:
     assert build(["the", "black", "cat"], lex, vocab, CandidateSpec(0, 2))[0] == [0, 1, 2, 3, 5, 6, 8]
 
 
-def test_restrict_logits_renormalises_over_the_list() -> None:
-    lp = torch.log_softmax(torch.tensor([[1.0, 2.0, 0.0, 3.0]]), -1)
-    out = torch.log_softmax(restrict_logits(lp, allowed_mask([[1, 3]], 4)), -1)
-    # e² / (e² + e³) = 0.26894
-    assert out[0, 1].exp().item() == pytest.approx(0.268941, abs=1e-6)
-    assert out[0, 0].item() == float("-inf") and out[0, 2].item() == float("-inf")
+def test_output_logits_use_the_lists_rows_only_and_renormalise_over_each_rows_list(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    layer = torch.nn.Linear(1, 8)
+    with torch.no_grad():  # word k's logit is k·x + 1 (x = 1: 1, 2, …, 8)
+        layer.weight.copy_(torch.arange(8.0).view(8, 1))
+        layer.bias.fill_(1.0)
+    x = torch.ones(2, 1)
+    seen: list[int] = []  # how many rows of W each matrix product reads
+    real_linear = torch.nn.functional.linear
+
+    def spy(inp: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
+        seen.append(weight.shape[0])
+        return real_linear(inp, weight, bias)
+
+    monkeypatch.setattr(torch.nn.functional, "linear", spy)
+    logits = output_logits(layer, x, allowed_mask([[1, 3], [3, 4]], 8))
+    assert seen == [3]  # the union {1, 3, 4}, not all 8 words
+    inf = float("-inf")
+    assert logits.tolist() == [[inf, 2.0, inf, 4.0, inf, inf, inf, inf], [inf, inf, inf, 4.0, 5.0, inf, inf, inf]]
+    p = torch.softmax(logits, -1)
+    assert p[0, 1].item() == pytest.approx(0.119203, abs=1e-6)  # e² / (e² + e⁴)
+    assert p[1, 4].item() == pytest.approx(0.731059, abs=1e-6)  # e⁵ / (e⁴ + e⁵)
+    # a union of more than half the words: the whole layer, masked the same way
+    seen.clear()
+    wide = output_logits(layer, x, allowed_mask([[0, 1, 2, 3], [3, 4]], 8))
+    assert seen == [8] and wide.tolist() == [[1.0, 2.0, 3.0, 4.0, inf, inf, inf, inf],
+                                             [inf, inf, inf, 4.0, 5.0, inf, inf, inf]]
+    assert torch.equal(output_logits(layer, x, None), layer(x))  # no lists: the whole layer
 
 
 def test_candidate_lists_hold_the_tiny_test_references() -> None:
