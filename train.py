@@ -169,7 +169,7 @@ def save(run: Run, path: Path, with_state: bool) -> None:
             "train_tokens": st["tokens"],
             "train_tokens_per_s": round(st["tokens"] / max(st["elapsed"], 1e-9), 1),
             "best_valid_bleu": st["best_bleu"],
-            "segments": segments.segments(st, run.meta_base["device"], run.env.args.init_from)}
+            "segments": segments.segments(st, run.meta_base["device"])}
     args = run.env.args
     atomic_save(make_checkpoint(run.model, run.data.src_vocab, run.data.tgt_vocab, args.src, args.tgt, meta,
                                 train_state=ts, truecase=run.data.truecase), path)

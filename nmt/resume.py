@@ -25,7 +25,7 @@ OPTIMIZER_KEYS = ("optimizer",)
 DATA_KEYS = ("src", "tgt", "train_split", "train_limit", "max_len", "batch_size", "seed")
 # Options of the training recipe: the checkpoint records them, so a silent change would misreport the run.
 RECIPE_KEYS = ("dropout", "label_smoothing", "clip", "lr", "lr_decay", "min_lr", "sampled_vocab", "truecase",
-               "init_from", "warmup")
+               "warmup")  # not init_from: a resumed run's weights come from its last.pt whatever it names
 
 
 def _show(value: Any) -> str:

@@ -5,10 +5,10 @@ several sessions, each starting from the weights the last one brought back.
 or ``best.pt``, or an exported fp16 / int8 checkpoint, dequantised) with its vocabularies, a fresh
 optimiser whose learning rate rises linearly over ``--warmup`` updates, and the update count and the
 place in the epochs where the checkpoint stopped (the batches it has not seen come next; the
-timeline's update numbers go on). Every
-checkpoint records the segments of its weights' history in ``meta["segments"]``: device, minutes of
-wall time and of training, and the updates each covered; a checkpoint written before segments were
-recorded counts as one segment.
+timeline's update numbers go on). Every checkpoint records the segments of its weights' history in
+``meta["segments"]``: device, minutes of wall time and of training, and the updates each covered; a
+checkpoint written before segments were recorded counts as one segment. ``best.pt`` is the best of
+its own segment (validation BLEU starts afresh).
 """
 
 from __future__ import annotations
@@ -53,13 +53,14 @@ def previous_segments(ckpt: dict[str, Any]) -> list[dict[str, Any]]:
              "updates": [0, int(meta.get("updates", 0))], "from": None}]
 
 
-def start_progress(ckpt: dict[str, Any]) -> dict[str, Any]:
-    """The progress a run started from ``ckpt`` begins with: its update count, its place in the epochs
-    (the batches it has not seen yet come next), this segment's first update, and the segments before it."""
+def start_progress(ckpt: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """The progress a run started from ``ckpt`` (read from ``path``) begins with: its update count, its
+    place in the epochs (the batches it has not seen yet come next), this segment's first update and
+    origin, and the segments before it."""
     meta = ckpt.get("meta", {})
     update = int(meta.get("updates", 0))
     return {"update": update, "epoch": int(meta.get("epochs", 0)), "batch_in_epoch": int(meta.get("batch_in_epoch", 0)),
-            "segment_start": update, "segments_before": previous_segments(ckpt)}
+            "segment_start": update, "segment_from": Path(path).name, "segments_before": previous_segments(ckpt)}
 
 
 def warmup_lr(lr: float, done: int, warmup: int) -> float | None:
@@ -68,8 +69,9 @@ def warmup_lr(lr: float, done: int, warmup: int) -> float | None:
     return lr * (done + 1) / warmup if done < warmup else None
 
 
-def segments(st: dict[str, Any], device: str, init_from: str) -> list[dict[str, Any]]:
-    """Every segment of the weights' history, this run's last (``st``: the run's progress)."""
+def segments(st: dict[str, Any], device: str) -> list[dict[str, Any]]:
+    """Every segment of the weights' history, this run's last (``st``: the run's progress, resumed
+    invocations included)."""
     now = {"device": device, "minutes": round(st["wall"] / 60, 1), "train_minutes": round(st["elapsed"] / 60, 1),
-           "updates": [st.get("segment_start", 0), st["update"]], "from": Path(init_from).name if init_from else None}
+           "updates": [st.get("segment_start", 0), st["update"]], "from": st.get("segment_from")}
     return [*st.get("segments_before", []), now]

@@ -254,7 +254,7 @@ def build_run(env: Env, data: Data) -> Run:
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
     st: dict[str, Any] = {"update": 0, "epoch": 0, "batch_in_epoch": 0, "best_bleu": -1.0, "bad_evals": 0,
                           "elapsed": 0.0, "wall": 0.0, "tokens": 0, "stopped": "", "segment_start": 0,
-                          "segments_before": []}
+                          "segment_from": None, "segments_before": []}
     if data.resume is not None:
         model.load_state_dict(data.resume["model"])
         ts = data.resume["train_state"]
@@ -269,7 +269,7 @@ def build_run(env: Env, data: Data) -> Run:
         env.say(f"resumed at update {st['update']} (epoch {st['epoch']}, batch {st['batch_in_epoch']})")
     elif data.init is not None:  # a new segment: the weights go on, the optimiser starts afresh
         model.load_state_dict(segments.init_weights(data.init))
-        st.update(segments.start_progress(data.init))
+        st.update(segments.start_progress(data.init, args.init_from))
         env.say(f"starting from {args.init_from} at update {st['update']} (epoch {st['epoch']}), "
                 f"learning rate warmed up over {args.warmup} updates")
     wall_base, wall_t0 = st["wall"], time.time()  # wall time of all invocations, validation included

@@ -59,6 +59,15 @@ def test_a_new_segment_goes_on_from_the_weights_counts_and_history(first: Path, 
     assert [lrs[u] for u in (7, 8, 9, 10)] == pytest.approx([0.01 / 3, 0.02 / 3, 0.01, 0.01], rel=1e-12)
 
 
+def test_a_killed_segment_resumes_as_the_same_segment(first: Path, tmp_path: Path) -> None:
+    two = tmp_path / "two"
+    train.main([*TINY_ARGS, "--epochs", "4", "--max-updates", "7", "--init-from", str(first / "last.pt"),
+                "--out", str(two)])
+    train.main([*TINY_ARGS, "--epochs", "4", "--resume", "--out", str(two)])  # --init-from not needed again
+    segs = checkpoint.read_checkpoint(two / "last.pt")["meta"]["segments"]
+    assert [(s["updates"], s["from"]) for s in segs] == [([0, 6], None), ([6, 8], "last.pt")]
+
+
 def test_a_segment_stopped_within_an_epoch_goes_on_with_the_batches_it_has_not_seen(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     train.main([*TINY_ARGS, "--epochs", "3", "--max-updates", "5", "--out", str(one)])  # epoch 3, batch 1 of 2
