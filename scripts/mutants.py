@@ -301,5 +301,19 @@ CANDIDATES = [
       T_CAND, "a frequent word is marked as having come in through a source word"),
 ]
 
-MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
+T_SEG = "tests/test_segments.py"
+SEGMENTS = [
+    m("segments_warmup_off_by_one", "nmt/segments.py", "return lr * (done + 1) / warmup if done < warmup else None",
+      "return lr * done / warmup if done < warmup else None", T_SEG, "the warm-up's first update at learning rate 0"),
+    m("segments_weights_not_loaded", "nmt/training.py", "        model.load_state_dict(segments.init_weights(data.init))\n",
+      "        pass\n", T_SEG, "a new segment starts from fresh weights, not the checkpoint's"),
+    m("segments_epoch_position_lost", "nmt/segments.py", '"batch_in_epoch": int(meta.get("batch_in_epoch", 0)),',
+      '"batch_in_epoch": 0,', T_SEG, "a segment repeats the batches of the epoch the last one had seen"),
+    m("segments_history_dropped", "nmt/segments.py", 'return [*st.get("segments_before", []), now]', "return [now]",
+      T_SEG, "a checkpoint forgets the segments before its own"),
+    m("segments_resume_loses_origin", "nmt/segments.py", '"from": st.get("segment_from")}', '"from": None}',
+      T_SEG, "a resumed segment forgets which checkpoint it started from"),
+]
+
+MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
                          *VIEWS_AND_DATA]
