@@ -186,12 +186,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--apply", metavar="FAITH_JSON", help="write the summary of --out into FAITH_JSON (bench/"
                    "faithfulness-*.json); once every sentence is done its IG row becomes the by-gap one")
     p.add_argument("--date", help="with --apply: the date to record (YYYY-MM-DD)")
+    p.add_argument("--table", default="corpus_all_1000", help="with --apply: the key of the agreement table "
+                   "(the README's: corpus_all_1000 for Multi30k, corpus_1000_gpu for Europarl)")
     args = p.parse_args(argv)
     if args.merge:
         print(f"{merge(Path(args.merge))} lines in {args.merge}")
         return 0
     if args.apply:
-        swapped = apply(Path(args.apply), Path(args.out), args.gold, date=args.date)
+        swapped = apply(Path(args.apply), Path(args.out), args.gold, table=args.table, date=args.date)
         print(f"{args.apply}: the IG row is {'by the gap' if swapped else 'still at fixed points'}")
         return 0
     if args.summarise:
