@@ -32,7 +32,7 @@ cd "$(dirname "$0")/.."
 DATA=${DATA:-.gpu-data-tc}
 OUT=${OUT:-out}
 PY=${PY:-python3}
-MINUTES=${MINUTES:-15}
+MINUTES=${MINUTES:-6}  # a 15-minute device session holds about 6 minutes of training
 TAU=${TAU:-8000}
 MODEL=${MODEL:-rnnsearch}
 INIT=${INIT:-}
