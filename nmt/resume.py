@@ -32,8 +32,16 @@ def _show(value: Any) -> str:
     return "unset" if value is None else str(value)
 
 
-def _difference(key: str, saved: Any, now: Any) -> str:
-    return f"{key} is {_show(saved)} in the saved run but {_show(now)} now"
+def _difference(key: str, saved: Any, now: Any, where: str = "the saved run") -> str:
+    return f"{key} is {_show(saved)} in {where} but {_show(now)} now"
+
+
+def shape_differences(ckpt: dict[str, Any], args: dict[str, Any], keys: tuple[str, ...],
+                      where: str = "the saved run") -> list[str]:
+    """The options among ``keys`` (model shape, optimiser) whose value in the checkpoint differs from
+    ``args``; the weights' own config wins over the recorded options, which win over the defaults."""
+    saved = {"arch": "rnnsearch", **ckpt.get("meta", {}).get("args", {}), **ckpt.get("config", {})}
+    return [_difference(k, saved[k], args[k], where) for k in keys if k in saved and k in args and saved[k] != args[k]]
 
 
 def resume_problems(ckpt: dict[str, Any], args: dict[str, Any], data_sha256: str,
@@ -46,12 +54,7 @@ def resume_problems(ckpt: dict[str, Any], args: dict[str, Any], data_sha256: str
     run did not record (older checkpoints) are not compared."""
     meta = ckpt.get("meta", {})
     saved_args = meta.get("args", {})
-    config = ckpt.get("config", {})
-    fatal: list[str] = []
-    saved_shape = {"arch": "rnnsearch", **saved_args, **config}  # the weights' own config wins
-    for key in MODEL_KEYS + OPTIMIZER_KEYS:
-        if key in saved_shape and key in args and saved_shape[key] != args[key]:
-            fatal.append(_difference(key, saved_shape[key], args[key]))
+    fatal = shape_differences(ckpt, args, MODEL_KEYS + OPTIMIZER_KEYS)
     data: list[str] = []
     for key in DATA_KEYS + RECIPE_KEYS:
         if key in saved_args and key in args and saved_args[key] != args[key]:

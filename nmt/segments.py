@@ -19,16 +19,14 @@ from typing import Any
 import torch
 
 from nmt import quantize
-from nmt.resume import MODEL_KEYS
+from nmt.resume import MODEL_KEYS, shape_differences
 
 
 def init_problems(ckpt: dict[str, Any], args: dict[str, Any], truecase: dict[str, dict[str, Any]]) -> list[str]:
     """Why the checkpoint's weights cannot start a run with ``args``: a different model shape or
     language pair, or truecase models other than the run's (``truecase``: side → model dict); the
     vocabularies are the checkpoint's own, so they always fit."""
-    shape = {"arch": "rnnsearch", **ckpt.get("meta", {}).get("args", {}), **ckpt.get("config", {})}
-    out = [f"{k} is {shape[k]} in the checkpoint but {args[k]} now" for k in MODEL_KEYS
-           if k in shape and k in args and shape[k] != args[k]]
+    out = shape_differences(ckpt, args, MODEL_KEYS, "the checkpoint")
     for side, key in (("src", "src_lang"), ("tgt", "tgt_lang")):
         if ckpt.get(key) and ckpt[key] != args[side]:
             out.append(f"--{side} is {args[side]} but the checkpoint translates {ckpt['src_lang']}→{ckpt['tgt_lang']}")

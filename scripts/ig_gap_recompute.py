@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> None:
     gold_src = read_lines(corpus_file(prefix.parent, prefix.name, lm.src_tok.lang), args.aer_limit)
     gold_tgt = read_lines(corpus_file(prefix.parent, prefix.name, lm.tgt_tok.lang), args.aer_limit)
     out = Path(args.out)
-    done = {(r["kind"], r["k"]) for path in [out, *_parts(out)] for r in _rows(path)}
+    done = {(r["kind"], r["k"]) for r in _all_rows(out)}
     mine = out if shard == 0 else out.with_name(f"{out.name}.part{shard}")
     with mine.open("a", encoding="utf-8") as f:
         for k in range(shard, max(len(src), len(gold_src)), n_shards):
@@ -83,10 +83,15 @@ def _rows(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def _all_rows(out: Path) -> list[dict[str, Any]]:
+    """The lines of ``out`` and of its shards' parts."""
+    return [r for path in [out, *_parts(out)] for r in _rows(path)]
+
+
 def merge(out: Path) -> int:
     """Fold the shards' ``OUT.part*`` lines into ``out`` (kind, then k; each sentence once) and remove
     the parts; returns the number of lines."""
-    rows = {(r["kind"], r["k"]): r for path in [out, *_parts(out)] for r in _rows(path)}
+    rows = {(r["kind"], r["k"]): r for r in _all_rows(out)}
     out.write_text("".join(json.dumps(rows[key]) + "\n" for key in sorted(rows)), encoding="utf-8")
     for part in _parts(out):
         part.unlink()
@@ -106,10 +111,15 @@ def _mean(xs: list[float]) -> float | None:
 
 
 def summarise(path: Path, gold: str | None = None, src_lang: str = "en", tgt_lang: str = "fr") -> dict[str, Any]:
+    """Pooled over the finished sentences of ``path`` and its parts (:func:`summary_of`)."""
+    return summary_of(_all_rows(path), gold, src_lang, tgt_lang)
+
+
+def summary_of(rows: list[dict[str, Any]], gold: str | None = None, src_lang: str = "en",
+               tgt_lang: str = "fr") -> dict[str, Any]:
     """Pooled over the finished sentences: for each variant, the IG agreement table (NaN τ left
     out), the gap (mean, max, share above the tolerance and above 0.1) and the points; with ``gold``,
     the AER of the IG argmax links on the finished gold sentences (their first ones, in order)."""
-    rows = [r for part in [path, *_parts(path)] for r in _rows(part)]
     corpus = _prefix(rows, "corpus")
     res: dict[str, Any] = {"sentences": len(corpus), "steps": sum(len(r["fixed"]["gap"]) for r in corpus),
                            "tol": IG_GAP_TOL}
@@ -148,13 +158,13 @@ def apply(faith: Path, lines: Path, gold: str, table: str = "corpus_all_1000", a
     ``ig_completeness.before`` and the caveat goes; returns whether the tables hold the by-gap IG."""
     f = json.loads(faith.read_text(encoding="utf-8"))
     c, corpus, aer = f["ig_completeness"], f[table], f[aer_table]
-    summary = summarise(lines, gold)
+    rows = _all_rows(lines)  # read once: the summary and the swapped AER both come from them
+    summary = summary_of(rows, gold)
     keep = {k: v for k, v in c.get("recomputed", {}).items() if k in ("lines", "command", "machine", "date")}
     c["recomputed"] = {**summary, "gold": gold, "file": lines.as_posix(), **keep, **({"date": date} if date else {})}
     n_gold = summary.get("aer", {}).get("sentences", 0)
     done = summary["sentences"] >= corpus["sentences"] and n_gold >= aer["sentences"]
     if done and c["table_points"] != BY_GAP:
-        rows = [r for part in [lines, *_parts(lines)] for r in _rows(part)]
         c["before"] = {"agreement": corpus["agreement"]["ig"], "aer": aer["ig"]}
         c["former_points"], c["table_points"] = c["table_points"], BY_GAP
         corpus["agreement"]["ig"] = {k: summary["by_gap"][k] for k in MEASURES}
