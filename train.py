@@ -41,6 +41,7 @@ from tqdm import tqdm
 
 from nmt import segments, timeline_record
 from nmt.checkpoint import LoadedModel, atomic_save, make_checkpoint, weights_digest
+from nmt.data import encode_examples
 from nmt.decoding import translate
 from nmt.device import AMP_CHOICES
 from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES
@@ -284,6 +285,7 @@ def loop(run: Run) -> None:
     """Train epoch by epoch (from the resumed position) until the epochs run out or a stop is decided."""
     env, st, args = run.env, run.st, run.env.args
     run.model.train()
+    encode_examples(run.data.examples, run.data.src_vocab, run.data.tgt_vocab)  # once, not every epoch
     run.t_last = run.win_t = time.time()
     while st["epoch"] < args.epochs:
         all_batches = epoch_batches(run.data.examples, run.data.src_vocab, run.data.tgt_vocab, args.batch_size,

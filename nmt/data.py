@@ -12,7 +12,7 @@ import lzma
 import random
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -75,12 +75,38 @@ def files_sha256(paths: Sequence[Path]) -> str:
     return h.hexdigest()
 
 
+@dataclass(frozen=True, eq=False)
+class Ids:
+    """A pair's ids (``</s>`` appended) under two vocabularies, kept so that every epoch's batches skip
+    the vocabulary lookups (with 1.4M pairs those were ~80 % of building an epoch's batches)."""
+
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    src: np.ndarray  # (T_x + 1,) int32
+    tgt: np.ndarray  # (T_y + 1,) int32
+
+
 @dataclass
 class Example:
-    """One tokenised sentence pair."""
+    """One tokenised sentence pair (``ids``: its ids under the training vocabularies, once encoded)."""
 
     src: list[str]
     tgt: list[str]
+    ids: Ids | None = field(default=None, repr=False, compare=False)
+
+    def encoded(self, src_vocab: Vocab, tgt_vocab: Vocab) -> tuple[Sequence[int], Sequence[int]]:
+        """Source and target ids with ``</s>``: the stored ones when they are these vocabularies'."""
+        c = self.ids
+        if c is not None and c.src_vocab is src_vocab and c.tgt_vocab is tgt_vocab:
+            return c.src, c.tgt
+        return src_vocab.encode(self.src), tgt_vocab.encode(self.tgt)
+
+
+def encode_examples(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: Vocab) -> None:
+    """Store every pair's ids under these vocabularies (once per run, before its first epoch)."""
+    for e in examples:
+        e.ids = Ids(src_vocab, tgt_vocab, np.asarray(src_vocab.encode(e.src), dtype=np.int32),
+                    np.asarray(tgt_vocab.encode(e.tgt), dtype=np.int32))
 
 
 def tokenize_pairs(
@@ -130,8 +156,9 @@ def pad_ids(seqs: Sequence[Sequence[int]], pad: int = PAD_ID) -> tuple[torch.Ten
 
 def make_batch(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: Vocab) -> Batch:
     """Tensorise a list of pairs."""
-    src, src_len = pad_ids([src_vocab.encode(e.src) for e in examples])
-    tgt_out, tgt_len = pad_ids([tgt_vocab.encode(e.tgt) for e in examples])  # y_1 … y_T </s>
+    ids = [e.encoded(src_vocab, tgt_vocab) for e in examples]
+    src, src_len = pad_ids([s for s, _ in ids])
+    tgt_out, tgt_len = pad_ids([t for _, t in ids])  # y_1 … y_T </s>
     # <s> y_1 … y_T: tgt_out shifted right by one; the shifted </s> falls on padding.
     tgt_in = torch.cat([torch.full_like(tgt_out[:, :1], BOS_ID), tgt_out[:, :-1]], dim=1)
     tgt_in.masked_fill_(torch.arange(tgt_in.shape[1]) >= tgt_len.unsqueeze(1), PAD_ID)

@@ -23,6 +23,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -119,7 +120,7 @@ def partition_batches(examples: Sequence[Example], src_vocab: Vocab, tgt_vocab: 
     rng = random.Random(seed)
     rng.shuffle(order)
     shuffled = [examples[i] for i in order]
-    parts = partition_corpus([tgt_vocab.encode(e.tgt) for e in shuffled], tau)
+    parts = partition_corpus([np.asarray(e.encoded(src_vocab, tgt_vocab)[1]).tolist() for e in shuffled], tau)
     rng.shuffle(parts)
     for k, p in enumerate(parts):
         vocab = torch.tensor(p.vocab, dtype=torch.long)

@@ -18,9 +18,10 @@
 # (no probe: the τ it chose is in the previous results), then call 2 as above. Each checkpoint lists its
 # segments (device, minutes, updates) in meta["segments"].
 #
-#   probe   target tokens/s of the full softmax and of Jean et al.'s partition softmax (τ = TAU, default
-#           8000) over 200k pairs (≈ the full 30k vocabularies); `start` uses the partition softmax only if it is
-#           ≥ 15 % faster (TAU_CHOSEN overrides, e.g. in a later segment)
+#   probe   target tokens/s, model FLOPs/token, MFU and worst-case memory of the update at each batch size in
+#           BATCHES, full softmax and Jean et al.'s partition softmax (τ = TAU, default 8000), in one process
+#           (scripts/lv_probe.py, ≈ 1 min); `start` takes the batch it chose and the partition softmax only if it
+#           is ≥ 15 % faster (BATCH_CHOSEN, TAU_CHOSEN override, e.g. in a later segment)
 #   start   train for MINUTES (detached); with INIT, from that checkpoint's weights (--init-from, a warm-up of
 #           WARMUP = 200 updates) and appending to its timeline
 #   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
@@ -34,6 +35,8 @@ OUT=${OUT:-out}
 PY=${PY:-python3}
 MINUTES=${MINUTES:-6}  # a 15-minute device session holds about 6 minutes of training
 TAU=${TAU:-8000}
+BATCHES=${BATCHES:-512,1024,2048}
+PROBE_SECONDS=${PROBE_SECONDS:-3}
 MODEL=${MODEL:-rnnsearch}
 INIT=${INIT:-}
 WARMUP=${WARMUP:-200}
@@ -53,34 +56,25 @@ launch() {  # launch OUTDIR EXTRA...: one detached training run
     --no-progress "$@" >"$dir/train.log" 2>&1 < /dev/null &
 }
 
-tok_s() {  # mean tok_s of the last 5 train lines of a run
-  "$PY" -c "import json,sys; r=[json.loads(l) for l in open(sys.argv[1]) if '\"train\"' in l][-5:]; \
-print(round(sum(x['tok_s'] for x in r)/max(1,len(r))))" "$1/metrics.jsonl"
-}
-
 case "${1:-}" in
 setup)
   "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
   nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
   du -sh "$DATA"; cat "$DATA/summary.json" | head -n 30 ;;
-probe)
+probe)  # one process, no data loading (scripts/lv_probe.py): tokens/s, MFU and worst-case memory
   rm -rf runs/probe-lv
-  for tau in 0 "$TAU"; do
-    launch "runs/probe-lv/tau$tau" --sampled-vocab "$tau" --train-limit 200000 --valid-limit 16 --time-budget 0.5 \
-      --log-every 5 --valid-every 1000000 --save-every 1000000 --epochs 100 --no-timeline
-    sleep 5; while running; do sleep 1; done
-  done
-  full=$(tok_s runs/probe-lv/tau0); part=$(tok_s "runs/probe-lv/tau$TAU")
-  echo "{\"full_softmax_tok_s\": $full, \"partition_tau\": $TAU, \"partition_tok_s\": $part}" | tee "$OUT/probe.json"
-  if [ "$part" -gt $((full * 115 / 100)) ]; then echo "$TAU" > runs/probe-lv/tau; else echo 0 > runs/probe-lv/tau; fi ;;
+  "$PY" scripts/lv_probe.py --config "$CFG" --data "$DATA" --batches "$BATCHES" --taus "0,$TAU" \
+    --seconds "$PROBE_SECONDS" --out "$OUT/probe.json" --choose runs/probe-lv ;;
 start)
   tau=${TAU_CHOSEN:-$(cat runs/probe-lv/tau 2>/dev/null || echo 0)}
+  batch=${BATCH_CHOSEN:-$(cat runs/probe-lv/batch 2>/dev/null || echo 512)}
   if [ -n "$INIT" ]; then  # a new segment: a fresh folder, the previous weights and timeline
     rm -rf "$RUN"; mkdir -p "$RUN"
     if [ -f "${INIT%.pt}.timeline.npz" ]; then cp "${INIT%.pt}.timeline.npz" "$RUN/timeline.npz"; fi
-    launch "$RUN" --init-from "$INIT" --warmup "$WARMUP" --sampled-vocab "$tau" --time-budget "$MINUTES"
+    launch "$RUN" --init-from "$INIT" --warmup "$WARMUP" --sampled-vocab "$tau" --batch-size "$batch" \
+      --time-budget "$MINUTES"
   else
-    launch "$RUN" --resume --sampled-vocab "$tau" --time-budget "$MINUTES"
+    launch "$RUN" --resume --sampled-vocab "$tau" --batch-size "$batch" --time-budget "$MINUTES"
   fi
   sleep 30; tail -n 3 "$RUN/train.log" ;;
 status)
@@ -98,9 +92,9 @@ finish)
   "$PY" -m nmt.export --run "$RUN" --name "$name 30k truecased" --data "$DATA" \
     --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
     --results "$OUT/large-vocab.results.json" --force
-  # the logs only: the probe runs' checkpoints are hundreds of MB (the rehearsal's tar reached 260 MB)
+  # the logs only: checkpoints travel through `fetch`, in parts
   tar czf "$OUT/large-vocab-$MODEL-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" \
-    $(ls runs/probe-lv/*/{metrics.jsonl,train.log} runs/probe-lv/tau 2>/dev/null) ;;
+    $(ls runs/probe-lv/{tau,batch} 2>/dev/null) ;;
 fetch)
   split -b 15M -d "$CKPT" "$OUT/$(basename "$CKPT").part."
   cp "$RUN/timeline.npz" "$OUT/$(basename "$CKPT" .pt).timeline.npz" ;;

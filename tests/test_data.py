@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nmt.data import Example, batches, corpus_file, filter_by_length, make_batch, read_parallel
+from nmt.data import Example, batches, corpus_file, encode_examples, filter_by_length, make_batch, read_parallel
 from nmt.tokenize import Tokenizer
 from nmt.vocab import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
 
@@ -96,6 +96,19 @@ def test_batch_tensors() -> None:
     assert b.tgt_in.tolist() == [[BOS_ID, 6, PAD_ID], [BOS_ID, 5, 6]]
     assert b.tgt_out.tolist() == [[6, EOS_ID, PAD_ID], [5, 6, EOS_ID]]
     assert b.n_tgt_tokens == 5
+
+
+def test_stored_ids_give_the_same_batch_and_only_under_their_vocabularies() -> None:
+    v = Vocab.build([["a", "b", "c"]], 10)
+    ex = [Example(["a", "b"], ["c"]), Example(["a"], ["b", "c"])]
+    encode_examples(ex, v, v)
+    assert ex[0].ids is not None and ex[0].ids.src.tolist() == [4, 5, EOS_ID]  # by hand, as above
+    b = make_batch(ex, v, v)
+    assert b.src.tolist() == [[4, 5, EOS_ID], [4, EOS_ID, PAD_ID]]
+    assert b.tgt_in.tolist() == [[BOS_ID, 6, PAD_ID], [BOS_ID, 5, 6]]
+    assert b.tgt_out.tolist() == [[6, EOS_ID, PAD_ID], [5, 6, EOS_ID]]
+    other = Vocab.build([["c", "c", "b"]], 10)  # c=4, b=5: the stored ids are not this vocabulary's
+    assert make_batch(ex, other, other).src.tolist() == [[UNK_ID, 5, EOS_ID], [UNK_ID, EOS_ID, PAD_ID]]
 
 
 def test_batches_are_length_sorted_within_chunks_and_cover_everything() -> None:

@@ -1,0 +1,41 @@
+"""scripts/lv_probe.py: the probe's choice of batch and softmax, and its minibatches (issue 20 item 5)."""
+
+from __future__ import annotations
+
+import random
+
+from scripts.lv_probe import choose, make_batches
+
+
+def row(batch: int, tau: int, tok_s: float, worst: float | None) -> dict:
+    return {"batch": batch, "tau": tau, "tok_s": tok_s, "worst_case_gb": worst}
+
+
+def test_choice_by_hand() -> None:
+    rows = [row(512, 0, 100e3, 10), row(512, 8000, 110e3, 8), row(1024, 0, 180e3, 20), row(1024, 8000, 220e3, 15),
+            row(2048, 0, 260e3, 70), row(2048, 8000, 230e3, 30)]
+    # 2048 with the full softmax needs 70 GB > 0.85 × 80: out. Fastest left 230k; 0.85 × 230k = 195.5k, so
+    # 1024 (220k) is the smallest batch near it; there τ = 8000 is 220 / 180 = 1.22 × faster (≥ 1.15): taken.
+    assert choose(rows, 80.0) == (1024, 8000)
+    # Without the memory limit 2048/full (260k) is fastest: 0.85 × 260k = 221k leaves only 2048 itself,
+    # where the partition softmax is slower: the full softmax.
+    assert choose(rows, None) == (2048, 0)
+    # τ only 1.1 × faster (< 1.15): the full softmax.
+    assert choose([row(512, 0, 100e3, 1), row(512, 8000, 110e3, 1)], 80.0) == (512, 0)
+    # nothing fits: the smallest batch, full softmax
+    assert choose([row(512, 0, 1, 99), row(1024, 0, 2, 99)], 80.0) == (512, 0)
+
+
+def test_batches_have_the_lengths_given_sorted_in_the_chunk_and_targets_in_v_prime() -> None:
+    lengths = [(3, 2), (5, 4), (1, 1), (5, 6), (2, 3)]
+    bs = make_batches(lengths, 4, (50, 60), [7, 9, 11], random.Random(0), chunks=3)
+    assert len(bs) == 3 and all(b.src.shape[0] == 4 for b in bs)
+    firsts = [(int(b.src_len[0]), int(b.tgt_len[0])) for b in bs]
+    assert firsts == sorted(firsts)  # sorted across the chunk (App. B.2)
+    for b in bs:
+        for s_len, t_len, src, out, inp in zip(b.src_len, b.tgt_len, b.src, b.tgt_out, b.tgt_in, strict=True):
+            assert (int(s_len) - 1, int(t_len) - 1) in lengths  # + </s>
+            assert int(src[s_len - 1]) == 3 and int(out[t_len - 1]) == 3  # </s> ends each side
+            assert set(out[: t_len - 1].tolist()) <= {7, 9, 11}
+            assert inp[0] == 2 and inp[1:t_len].tolist() == out[: t_len - 1].tolist()  # <s> y_1 … y_T
+            assert (src[: s_len - 1] >= 4).all() and (src[: s_len - 1] < 50).all()
