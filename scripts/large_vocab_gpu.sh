@@ -6,17 +6,21 @@
 # Before (on the CPU, not on the device): build the carry folder (≈ 1 h on 2 cores; rehearse with --pairs):
 #   nice python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --jobs 2
 #   scripts/europarl_gpu_data.sh fetches the wheels the device lacks into .whl/ (sacremoses, sacrebleu).
-# On the device, 15 minutes a session (each line one `run`, carry [".gpu-data-tc", ".whl"], each starting
-# with `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`; move the committed checkpoints out of the tree for
-# these calls, as for issue 8, so that the upload stays under 64 MiB):
-#   1. $S setup && $S probe && MINUTES=6 $S start && $S wait $((530 - SECONDS))
-#   2. $S wait-end && $S finish && $S fetch
-# A later session continues the same model from what call 2 brought back (the exported checkpoint and
-# its timeline): first a call carrying .gpu-data-tc and .whl that runs `$S setup`, then one carrying
-# .seg/ (the previous NAME.pt and NAME.timeline.npz, ≈ 40 MB) that runs
+# On the device, 15 minutes a session, both models of the pair at once on the one GPU (the loop is
+# bound by kernel launches, so two runs share it well; each call one `run`, carry [".gpu-data-tc", ".whl"],
+# each starting with `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`; move the committed checkpoints out
+# of the tree for these calls, as for issue 8, so that the upload stays under 64 MiB):
+#   1. $S setup && MEMORY_SHARE=0.42 $S probe && MODEL=rnnsearch START_WAIT=1 $S start &&
+#      MODEL=rnnencdec $S start && $S wait $((530 - SECONDS))
+#   2. $S wait-end; MODEL=rnnencdec $S finish & MODEL=rnnsearch $S finish; wait; MODEL=rnnsearch $S fetch
+#   3. MODEL=rnnencdec $S fetch            (two int8 checkpoints are ~80 MB: over one call's 64 MiB back)
+# (MINUTES defaults to 5.5). A later session continues both from what calls 2 and 3 brought
+# back (each exported checkpoint and its timeline): first a call carrying .gpu-data-tc and .whl that runs
+# `$S setup`, then one carrying .seg/ (the previous NAME.pt and NAME.timeline.npz, ≈ 40 MB each: one model
+# a call, or re-export) that runs
 #   INIT=.seg/NAME.pt MINUTES=8 $S start && $S wait $((520 - SECONDS))
-# (no probe: the τ it chose is in the previous results), then call 2 as above. Each checkpoint lists its
-# segments (device, minutes, updates) in meta["segments"].
+# (no probe: the batch and τ it chose are in the previous results), then calls 2–3 as above. Each
+# checkpoint lists its segments (device, minutes, updates) in meta["segments"].
 #
 #   probe   target tokens/s, model FLOPs/token, MFU and worst-case memory of the update at each batch size in
 #           BATCHES, full softmax and Jean et al.'s partition softmax (τ = TAU, default 8000), in one process
@@ -25,15 +29,16 @@
 #   start   train for MINUTES (detached); with INIT, from that checkpoint's weights (--init-from, a warm-up of
 #           WARMUP = 200 updates) and appending to its timeline
 #   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
-#           on valid, Tatoeba test and newstest2014 → $OUT (beam 5 and test2000q4 later: nmt.experiment)
-#   fetch   the exported checkpoint to $OUT in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`)
-#           and its timeline
+#           on valid, Tatoeba test and newstest2014 into $RUN/export (beam 5 and test2000q4 later, on the
+#           CPU: nmt.experiment), with the run's logs
+#   fetch   to $OUT: the exported checkpoint in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`),
+#           its results and logs, and its timeline (6 files)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${DATA:-.gpu-data-tc}
 OUT=${OUT:-out}
 PY=${PY:-python3}
-MINUTES=${MINUTES:-6}  # a 15-minute device session holds about 6 minutes of training
+MINUTES=${MINUTES:-5.5}  # a 15-minute device session holds about 5.5 minutes of training (two runs at once)
 TAU=${TAU:-8000}
 BATCHES=${BATCHES:-512,1024,2048}
 PROBE_SECONDS=${PROBE_SECONDS:-3}
@@ -48,6 +53,7 @@ if [ -d /tmp/site ]; then export PYTHONPATH=/tmp/site; fi
 mkdir -p "$OUT" runs
 
 running() { pgrep -f "train.py --config $CFG" >/dev/null; }
+running_any() { pgrep -f "train.py --config configs/large-vocab-en-fr-" >/dev/null; }
 
 launch() {  # launch OUTDIR EXTRA...: one detached training run
   local dir=$1; shift
@@ -64,7 +70,8 @@ setup)
 probe)  # one process, no data loading (scripts/lv_probe.py): tokens/s, MFU and worst-case memory
   rm -rf runs/probe-lv
   "$PY" scripts/lv_probe.py --config "$CFG" --data "$DATA" --batches "$BATCHES" --taus "0,$TAU" \
-    --seconds "$PROBE_SECONDS" --out "$OUT/probe.json" --choose runs/probe-lv ;;
+    --seconds "$PROBE_SECONDS" --memory-share "${MEMORY_SHARE:-0.85}" --out "$OUT/probe.json" \
+    --choose runs/probe-lv ;;
 start)
   tau=${TAU_CHOSEN:-$(cat runs/probe-lv/tau 2>/dev/null || echo 0)}
   batch=${BATCH_CHOSEN:-$(cat runs/probe-lv/batch 2>/dev/null || echo 512)}
@@ -76,27 +83,32 @@ start)
   else
     launch "$RUN" --resume --sampled-vocab "$tau" --batch-size "$batch" --time-budget "$MINUTES"
   fi
-  sleep 30; tail -n 3 "$RUN/train.log" ;;
+  sleep "${START_WAIT:-30}"; tail -n 3 "$RUN/train.log" ;;
 status)
   grep '"valid"' "$RUN/metrics.jsonl" 2>/dev/null | tail -n 1 || true
   tail -n 1 "$RUN/metrics.jsonl" 2>/dev/null || tail -n 3 "$RUN/train.log" ;;
 wait)
   end=$((SECONDS + ${2:?seconds}))
-  while [ $SECONDS -lt $end ] && running; do sleep 60; date +%T; "$0" status | cut -c1-220; done ;;
+  while [ $SECONDS -lt $end ] && running_any; do
+    sleep 30; date +%T; for m in rnnsearch rnnencdec; do MODEL=$m "$0" status | cut -c1-200; done
+  done ;;
 wait-end)
-  end=$((SECONDS + 540)); while [ $SECONDS -lt $end ] && running; do sleep 5; done; "$0" status | cut -c1-220 ;;
+  end=$((SECONDS + 540)); while [ $SECONDS -lt $end ] && running_any; do sleep 5; done
+  for m in rnnsearch rnnencdec; do MODEL=$m "$0" status | cut -c1-200; done ;;
 finish)
   pkill -INT -f "train.py --config $CFG" || true
   for _ in $(seq 60); do running || break; sleep 1; done
   name=$([ "$MODEL" = rnnencdec ] && echo RNNencdec-50 || echo RNNsearch-50)
+  mkdir -p "$RUN/export"
   "$PY" -m nmt.export --run "$RUN" --name "$name 30k truecased" --data "$DATA" \
     --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
-    --results "$OUT/large-vocab.results.json" --force
+    --results "$RUN/export/large-vocab-$MODEL.results.json" --force
   # the logs only: checkpoints travel through `fetch`, in parts
-  tar czf "$OUT/large-vocab-$MODEL-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" \
+  tar czf "$RUN/export/large-vocab-$MODEL-logs.tgz" "$RUN/metrics.jsonl" "$RUN/train.log" "$RUN/summary.json" \
     $(ls runs/probe-lv/{tau,batch} 2>/dev/null) ;;
 fetch)
   split -b 15M -d "$CKPT" "$OUT/$(basename "$CKPT").part."
+  cp "$RUN"/export/* "$OUT/"
   cp "$RUN/timeline.npz" "$OUT/$(basename "$CKPT" .pt).timeline.npz" ;;
 *) echo "usage: $0 setup|probe|start|status|wait S|wait-end|finish|fetch" >&2; exit 2 ;;
 esac

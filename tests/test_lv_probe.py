@@ -22,6 +22,12 @@ def test_choice_by_hand() -> None:
     assert choose(rows, None) == (2048, 0)
     # τ only 1.1 × faster (< 1.15): the full softmax.
     assert choose([row(512, 0, 100e3, 1), row(512, 8000, 110e3, 1)], 80.0) == (512, 0)
+    # two runs on one GPU: each worst case in 0.42 × 80 = 33.6 GB leaves 512 and 1024 and 2048/τ (30 GB);
+    # fastest 230k again, so 1024 with τ as above; at 0.2 × 80 = 16 GB only 512 (10, 8) and 1024/τ (15) fit:
+    # fastest 220k, 0.85 × 220k = 187k: 1024, and no full softmax fits there to compare with: τ.
+    assert choose(rows, 80.0, 0.42) == (1024, 8000)
+    assert choose(rows, 80.0, 0.2) == (1024, 8000)
+    assert choose(rows, 80.0, 0.12) == (512, 8000)  # 9.6 GB: only 512/τ (8 GB) fits
     # nothing fits: the smallest batch, full softmax
     assert choose([row(512, 0, 1, 99), row(1024, 0, 2, 99)], 80.0) == (512, 0)
 
