@@ -6,7 +6,8 @@ from ``Tom``). Truecasing rewrites every word it knows to that spelling, so ``My
 ``my brother Tom`` and shares its ids with ``… my brother …``. Detruecasing (Moses
 detruecase.perl) capitalises the first letter of each sentence-initial word of the model's output.
 
-The model is stored in checkpoints as a plain ``{"best": {lowercase: spelling}}`` dict (safe for
+The model is stored in checkpoints as a plain ``{"best": {lowercase: spelling}}`` dict, or as
+``{"spellings": "…\n…"}`` when each key is its spelling lower-cased (safe for
 ``torch.load(weights_only=True)``); :meth:`Truecaser.restrict` keeps only the entries whose
 spelling is in the model's vocabulary, which changes no word id (see its docstring).
 """
@@ -46,15 +47,21 @@ class Truecaser:
         return cls(dict(model["best"]))
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain, ``weights_only``-loadable form stored in checkpoints."""
+        """Plain, ``weights_only``-loadable form stored in checkpoints: the spellings alone, one per line,
+        when every entry's key is its spelling lower-cased (as training makes them; a tenth of the
+        bytes of the dict for 30k words), else the ``best`` dict."""
+        if all(k == v.lower() and "\n" not in v for k, v in self.best.items()):
+            return {"spellings": "\n".join(self.best.values())}
         return {"best": dict(self.best)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Truecaser:
         """Inverse of :meth:`to_dict`."""
+        if isinstance(d.get("spellings"), str):
+            return cls({w.lower(): w for w in d["spellings"].split("\n") if w})
         best = d.get("best")
         if not isinstance(best, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in best.items()):
-            raise ValueError("a truecase model needs a {'best': {str: str}} dict")
+            raise ValueError("a truecase model needs a {'best': {str: str}} or {'spellings': str} dict")
         return cls(best)
 
     def restrict(self, vocab: Vocab | Iterable[str]) -> Truecaser:

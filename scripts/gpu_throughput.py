@@ -3,6 +3,8 @@
     python scripts/gpu_throughput.py probe runs/probe OUT.json   # tokens/s per batch size; picks the batch
     python scripts/gpu_throughput.py train runs OUT.json         # tokens/s of the four long runs
     python scripts/gpu_throughput.py merge runs OUT.json         # one results JSON from the four models
+    python scripts/gpu_throughput.py lv SEG OUT.json             # issue 20: probe + 30k pair, into OUT's
+                                                                 # "large_vocab_30k" (SEG: what fetch brought)
 
 Throughput is read from each run's ``metrics.jsonl`` (target tokens per second of wall time over
 each logging window, as ``train.py`` writes it); the first two windows (CUDA start-up) are left out
@@ -78,8 +80,31 @@ def merge(root: Path) -> dict[str, Any]:
     return out
 
 
+def large_vocab(seg: Path, dest: Path) -> dict[str, Any]:
+    """Issue 20's probe (``SEG/probe.json``) and the concurrent 30k runs (their logs, ``SEG/*-logs.tgz``
+    unpacked under ``SEG/runs``) as ``dest``'s ``large_vocab_30k`` entry; the rest of ``dest`` is kept."""
+    probe = json.loads((seg / "probe.json").read_text())
+    runs = {}
+    for run in sorted((seg / "runs").glob("large-vocab-en-fr-*")):
+        summary = json.loads((run / "summary.json").read_text())
+        runs[run.name] = {"median_tok_s": run_tok_s(run), "summary": summary}
+    entry = {"what": "issue 20: a 30k-word truecased RNNsearch-50 and RNNencdec-50 (Europarl 950k + 3x Tatoeba, "
+                     "1,306,361 pairs) trained at once on one GPU for the same 5.5 minutes, after a one-process "
+                     "probe of the update alone (scripts/lv_probe.py)",
+             "probe": probe, "runs": runs,
+             "aggregate_tok_s": round(sum(r["median_tok_s"] or 0.0 for r in runs.values()), 1),
+             "target": ">= 1,000,000 target tokens/s for one RNNsearch-50 run (issue 20 item 5): compare "
+                       "probe.chosen.tok_s (alone) and runs[...rnnsearch].median_tok_s (beside its twin)"}
+    out = json.loads(dest.read_text()) if dest.exists() else {}
+    out["large_vocab_30k"] = entry
+    return out
+
+
 def main(argv: list[str]) -> None:
     what, root, dest = argv[0], Path(argv[1]), Path(argv[2])
+    if what == "lv":
+        dest.write_text(json.dumps(large_vocab(root, dest), indent=1, ensure_ascii=False) + "\n")
+        return
     result = {"probe": probe, "train": train, "merge": merge}[what](root)
     text = json.dumps(result, indent=1, ensure_ascii=False)
     dest.write_text(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from scripts.lv_probe import choose, make_batches
 
@@ -45,3 +46,26 @@ def test_batches_have_the_lengths_given_sorted_in_the_chunk_and_targets_in_v_pri
             assert set(out[: t_len - 1].tolist()) <= {7, 9, 11}
             assert inp[0] == 2 and inp[1:t_len].tolist() == out[: t_len - 1].tolist()  # <s> y_1 … y_T
             assert (src[: s_len - 1] >= 4).all() and (src[: s_len - 1] < 50).all()
+
+
+def test_large_vocab_entry_sums_the_runs_medians_and_keeps_the_rest(tmp_path: Path) -> None:
+    import json
+
+    from scripts.gpu_throughput import large_vocab
+
+    (tmp_path / "probe.json").write_text(json.dumps({"chosen": {"batch": 2048}}))
+    for name, rates in (("rnnsearch", [1, 2, 10, 30, 20]), ("rnnencdec", [5, 5, 100, 300, 200, 400])):
+        run = tmp_path / "runs" / f"large-vocab-en-fr-{name}"
+        run.mkdir(parents=True)
+        (run / "summary.json").write_text(json.dumps({"updates": len(rates)}))
+        lines = [{"type": "train", "tok_s": r} for r in rates] + [{"type": "valid", "bleu": 1.0}]
+        (run / "metrics.jsonl").write_text("\n".join(map(json.dumps, lines)))
+    dest = tmp_path / "results-gpu.json"
+    dest.write_text(json.dumps({"date": "earlier"}))
+    out = large_vocab(tmp_path, dest)
+    entry = out["large_vocab_30k"]
+    # the first two windows left out: medians of [10, 30, 20] = 20 and [100, 300, 200, 400] = 250
+    assert entry["runs"]["large-vocab-en-fr-rnnsearch"]["median_tok_s"] == 20
+    assert entry["runs"]["large-vocab-en-fr-rnnencdec"]["median_tok_s"] == 250
+    assert entry["aggregate_tok_s"] == 270
+    assert out["date"] == "earlier" and entry["probe"] == {"chosen": {"batch": 2048}}

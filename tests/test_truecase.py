@@ -82,10 +82,23 @@ def test_checkpoint_stores_and_restores_truecaser(tc: Truecaser, tmp_path: Path)
     path = tmp_path / "tc.pt"
     checkpoint.atomic_save(ckpt, path)
     raw = torch.load(path, weights_only=True)  # plain dicts and strings only
-    assert raw["truecase"]["src"]["best"]["my"] == "my"
+    assert "my" in raw["truecase"]["src"]["spellings"].split("\n")  # the compact form: spellings alone
+    assert "Tom" in raw["truecase"]["tgt"]["spellings"].split("\n")
     lm = checkpoint.load(path)
     assert lm.src_tok.tokenize("My brother Tom.") == ["my", "brother", "Tom", "."]
     assert lm.tgt_tok.detokenize(["mon", "frère", "Tom", "."]) == "Mon frère Tom."
+
+
+def test_both_stored_forms_give_the_same_truecaser() -> None:
+    best = {"my": "my", "tom": "Tom", "eu": "EU"}
+    compact = Truecaser(best).to_dict()
+    assert compact == {"spellings": "my\nTom\nEU"}  # by hand
+    assert Truecaser.from_dict(compact).best == best
+    assert Truecaser.from_dict({"best": best}).best == best  # checkpoints written before the compact form
+    odd = {"my": "my", "x": "Y"}  # a key that is not its spelling lower-cased keeps the dict form
+    assert Truecaser(odd).to_dict() == {"best": odd}
+    with pytest.raises(ValueError):
+        Truecaser.from_dict({"spellings": 3})
 
 
 def test_old_checkpoint_without_truecaser_unchanged(tmp_path: Path) -> None:
