@@ -75,6 +75,8 @@ DEFAULTS: dict[str, Any] = {
     # issue 20: a new segment of a model's training (nmt/segments.py): start from this checkpoint's
     # weights with a fresh optimiser whose learning rate rises linearly over WARMUP updates
     "init_from": "", "warmup": 0,
+    # issue 20: torch.compile of RNNsearch's per-position step (nmt.training.compile_step; same results)
+    "compile": False,
 }
 
 

@@ -26,7 +26,7 @@ from nmt.checkpoint import CheckpointError, LoadedModel, read_checkpoint
 from nmt.data import Example, corpus_file, files_sha256, filter_by_length, read_parallel, tokenize_pairs
 from nmt.device import CpuInfo, Precision, choose_precision, cpu_info, pick_device
 from nmt.luong import LuongConfig, build_model
-from nmt.model import ModelConfig
+from nmt.model import ModelConfig, RNNSearch
 from nmt.resume import refusal, remove_stale_temporaries, resume_problems, rewind_metrics
 from nmt.sampled_softmax import RestrictedLinear, install
 from nmt.tokenize import Tokenizer
@@ -234,6 +234,17 @@ class Run:
     timeline: Any = None  # --timeline's nmt.timeline_record.Recorder (rank 0), else None
 
 
+def compile_step(model: torch.nn.Module) -> bool:
+    """Compile RNNsearch's recurrent step (``transition``: attention, then the GRU; run once per target
+    position, forward and backward) with ``torch.compile`` and dynamic shapes, so that its many small
+    kernels fuse (issue 20 item 5). Weights and state dict are unchanged, and training and decoding both
+    go through the compiled step. False, and nothing done, for a model without it (Luong's)."""
+    if not isinstance(model, RNNSearch):
+        return False
+    model.transition = torch.compile(model.transition, dynamic=True)  # type: ignore[method-assign]
+    return True
+
+
 def model_config(args: argparse.Namespace, data: Data) -> ModelConfig | LuongConfig:
     """The model the options describe, sized by the vocabularies."""
     if args.arch == "luong":
@@ -249,6 +260,8 @@ def build_run(env: Env, data: Data) -> Run:
     args = env.args
     model = build_model(model_config(args, data).to_dict()).to(env.device)
     restricted = install(model) if args.sampled_vocab else None  # same parameters, V′-only logits when set
+    if args.compile and not compile_step(model):
+        env.say("--compile: only RNNsearch's step can be compiled; this model trains eagerly")
     optimizer = build_optimizer(args, model)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)

@@ -24,8 +24,9 @@
 #
 #   probe   target tokens/s, model FLOPs/token, MFU and worst-case memory of the update at each batch size in
 #           BATCHES, full softmax and Jean et al.'s partition softmax (τ = TAU, default 8000), in one process
-#           (scripts/lv_probe.py, ≈ 1 min); `start` takes the batch it chose and the partition softmax only if it
-#           is ≥ 15 % faster (BATCH_CHOSEN, TAU_CHOSEN override, e.g. in a later segment)
+#           (scripts/lv_probe.py, ≈ 1 min, plus the compile of the step at COMPILE_BATCHES); `start` takes the
+#           batch it chose, the partition softmax only if it is ≥ 15 % faster, and --compile if the compiled
+#           step is faster (BATCH_CHOSEN, TAU_CHOSEN, COMPILE_CHOSEN=0|1 override, e.g. in a later segment)
 #   start   train for MINUTES (detached); with INIT, from that checkpoint's weights (--init-from, a warm-up of
 #           WARMUP = 200 updates) and appending to its timeline
 #   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
@@ -42,6 +43,7 @@ MINUTES=${MINUTES:-5.5}  # a 15-minute device session holds about 5.5 minutes of
 TAU=${TAU:-8000}
 BATCHES=${BATCHES:-512,1024,2048}
 PROBE_SECONDS=${PROBE_SECONDS:-3}
+COMPILE_BATCHES=${COMPILE_BATCHES:-2048}  # also time the compiled step at these (empty: none)
 MODEL=${MODEL:-rnnsearch}
 INIT=${INIT:-}
 WARMUP=${WARMUP:-200}
@@ -70,18 +72,19 @@ setup)
 probe)  # one process, no data loading (scripts/lv_probe.py): tokens/s, MFU and worst-case memory
   rm -rf runs/probe-lv
   "$PY" scripts/lv_probe.py --config "$CFG" --data "$DATA" --batches "$BATCHES" --taus "0,$TAU" \
-    --seconds "$PROBE_SECONDS" --memory-share "${MEMORY_SHARE:-0.85}" --out "$OUT/probe.json" \
-    --choose runs/probe-lv ;;
+    --seconds "$PROBE_SECONDS" --memory-share "${MEMORY_SHARE:-0.85}" --compile-batches "$COMPILE_BATCHES" \
+    --out "$OUT/probe.json" --choose runs/probe-lv ;;
 start)
   tau=${TAU_CHOSEN:-$(cat runs/probe-lv/tau 2>/dev/null || echo 0)}
   batch=${BATCH_CHOSEN:-$(cat runs/probe-lv/batch 2>/dev/null || echo 512)}
+  compile=$([ "${COMPILE_CHOSEN:-$(cat runs/probe-lv/compile 2>/dev/null || echo 0)}" = 1 ] && echo --compile || echo --no-compile)
   if [ -n "$INIT" ]; then  # a new segment: a fresh folder, the previous weights and timeline
     rm -rf "$RUN"; mkdir -p "$RUN"
     if [ -f "${INIT%.pt}.timeline.npz" ]; then cp "${INIT%.pt}.timeline.npz" "$RUN/timeline.npz"; fi
     launch "$RUN" --init-from "$INIT" --warmup "$WARMUP" --sampled-vocab "$tau" --batch-size "$batch" \
-      --time-budget "$MINUTES"
+      "$compile" --time-budget "$MINUTES"
   else
-    launch "$RUN" --resume --sampled-vocab "$tau" --batch-size "$batch" --time-budget "$MINUTES"
+    launch "$RUN" --resume --sampled-vocab "$tau" --batch-size "$batch" "$compile" --time-budget "$MINUTES"
   fi
   sleep "${START_WAIT:-30}"; tail -n 3 "$RUN/train.log" ;;
 status)

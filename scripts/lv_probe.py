@@ -13,13 +13,16 @@ batches as :func:`nmt.data.batches` sorts them (App. B.2), ids drawn at random. 
 * the model FLOPs of one update per target token, counted by ``torch.utils.flop_counter`` on one
   batch, and the model-FLOP utilisation: achieved FLOP/s over the chip's dense bf16 peak, both the
   datasheet's and one measured here with a large matrix product (METHOD.md: measure the ceiling);
+* with ``--compile-batches``, the same at those batch sizes with the step compiled
+  (:func:`nmt.training.compile_step`, as ``train.py --compile``), its first update (the compile) timed apart;
 * the peak memory of a worst-case batch (every sentence ``max_len`` tokens on both sides), so a size
   that would run out of memory on the long batches of the full data is never chosen.
 
 ``--choose DIR`` writes ``DIR/batch`` (the smallest batch whose best tokens/s is within 85 % of the
 fastest, among those whose worst case fits in ``--memory-share`` of the GPU's memory: 85 %, or 42 %
-when two runs share the GPU) and ``DIR/tau`` (τ only if it
-is ≥ 15 % faster than the full softmax at that batch), which ``scripts/large_vocab_gpu.sh start`` reads.
+when two runs share the GPU), ``DIR/tau`` (τ only if it is ≥ 15 % faster than the full softmax at that
+batch) and ``DIR/compile`` (1 when the compiled step is the faster at the chosen batch and τ), which
+``scripts/large_vocab_gpu.sh start`` reads.
 One process instead of a ``train.py`` run per setting: loading 1.4M pairs would cost a minute each.
 """
 
@@ -44,6 +47,7 @@ from nmt.data import Batch, pad_ids
 from nmt.luong import build_model
 from nmt.model import ModelConfig, sequence_loss
 from nmt.sampled_softmax import install
+from nmt.training import compile_step
 
 WITHIN, TAU_GAIN, MEMORY_SHARE = 0.85, 1.15, 0.85
 DATASHEET_BF16 = {"H100": 989e12, "H200": 989e12}  # dense bf16 tensor-core peak, FLOP/s (SXM)
@@ -96,6 +100,11 @@ class Update:
         self.restricted = install(self.model)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-4)
         self.device = device
+        self.compiled = False
+
+    def compile(self) -> None:
+        """From now on, the step compiled as ``train.py --compile`` compiles it."""
+        self.compiled = compile_step(self.model)
 
     def __call__(self, batch: Batch, v_prime: torch.Tensor | None) -> torch.Tensor:
         b = batch.to(self.device)
@@ -186,18 +195,49 @@ def matmul_peak(device: torch.device, n: int = 8192, reps: int = 20) -> float | 
     return 2 * n**3 / times[len(times) // 2]
 
 
-def choose(rows: list[dict[str, Any]], memory_gb: float | None, share: float = MEMORY_SHARE) -> tuple[int, int]:
-    """The batch (smallest within WITHIN of the fastest, worst case in ``share`` of the memory) and τ (only
-    if ≥ TAU_GAIN faster)."""
+def choose(rows: list[dict[str, Any]], memory_gb: float | None,
+           share: float = MEMORY_SHARE) -> tuple[int, int, bool]:
+    """The batch (smallest within WITHIN of the fastest, worst case in ``share`` of the memory), τ (only
+    if ≥ TAU_GAIN faster) and whether to compile the step (each (batch, τ) taken at its faster of the
+    eager and the compiled update, rows with ``compiled`` True)."""
     fits = [r for r in rows if memory_gb is None or (r["worst_case_gb"] or 0) <= share * memory_gb]
     if not fits:
-        return min(r["batch"] for r in rows), 0
-    best = max(r["tok_s"] for r in fits)
-    batch = min(r["batch"] for r in fits if r["tok_s"] >= WITHIN * best)
-    full = next((r["tok_s"] for r in fits if r["batch"] == batch and r["tau"] == 0), 0.0)
-    part = max((r for r in fits if r["batch"] == batch and r["tau"] > 0), key=lambda r: r["tok_s"], default=None)
-    tau = part["tau"] if part is not None and part["tok_s"] >= TAU_GAIN * full else 0
-    return batch, tau
+        return min(r["batch"] for r in rows), 0, False
+    best_of: dict[tuple[int, int], dict[str, Any]] = {}
+    for r in fits:
+        key = (r["batch"], r["tau"])
+        if key not in best_of or r["tok_s"] > best_of[key]["tok_s"]:
+            best_of[key] = r
+    reps = list(best_of.values())
+    best = max(r["tok_s"] for r in reps)
+    batch = min(r["batch"] for r in reps if r["tok_s"] >= WITHIN * best)
+    full = best_of.get((batch, 0))
+    part = max((r for r in reps if r["batch"] == batch and r["tau"] > 0), key=lambda r: r["tok_s"], default=None)
+    pick = part if part is not None and part["tok_s"] >= TAU_GAIN * (full["tok_s"] if full else 0.0) else full
+    if pick is None:  # only a partition row fits at this batch, and it is slower than nothing: keep it
+        pick = part
+    assert pick is not None
+    return batch, pick["tau"], bool(pick.get("compiled"))
+
+
+def measure(step: Update, batch: int, tau: int, lengths: list[tuple[int, int]], cfg: dict[str, Any],
+            args: argparse.Namespace, rng: random.Random, flops: float | None = None) -> dict[str, Any]:
+    """One row: tokens/s, FLOPs per token (counted unless given) and worst-case memory at (batch, τ)."""
+    vocab = (cfg["src_vocab"], cfg["tgt_vocab"])
+    v_prime = torch.tensor(sorted({0, *rng.sample(range(FIRST, vocab[1]), tau - 1)})) if tau else None
+    targets = v_prime.tolist()[1:] if v_prime is not None else None
+    work = [(b, v_prime) for b in make_batches(lengths, batch, vocab, targets, rng)]
+    t0 = time.perf_counter()
+    step(*work[0])  # the first update (compiles, when compiled)
+    sync(step.device)
+    row: dict[str, Any] = {"batch": batch, "tau": tau, "compiled": step.compiled,
+                           "first_update_s": time.perf_counter() - t0, **timed(step, work, args.seconds)}
+    row["flops_per_token"] = flops if flops is not None else flops_per_token(step, work)
+    row["worst_case_gb"] = worst_case_gb(step, batch, cfg["max_len"], vocab, v_prime)
+    print(f"batch {batch:5d} tau {tau:5d}{' compiled' if step.compiled else ''}: {row['tok_s']:10.0f} tok/s  "
+          f"{row['ms_per_update']:7.1f} ms/update  {row['flops_per_token'] / 1e6:6.1f} MFLOP/token  "
+          f"worst case {row['worst_case_gb']} GB", flush=True)
+    return row
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -210,6 +250,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--pairs", type=int, default=100000, help="training pairs whose lengths are sampled")
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--choose", type=Path, default=None)
+    p.add_argument("--compile-batches", default="",
+                   help="batch sizes at which to time the compiled step too (torch.compile of the transition)")
     p.add_argument("--memory-share", type=float, default=MEMORY_SHARE,
                    help="share of the GPU's memory one run's worst case may take (0.42 for two runs at once)")
     args = p.parse_args(argv)
@@ -217,28 +259,31 @@ def main(argv: list[str] | None = None) -> None:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     lengths = read_lengths(args.data or Path(cfg["data"]), cfg["train_split"], cfg["src"], cfg["tgt"], args.pairs,
                            cfg["max_len"])
-    vocab = (cfg["src_vocab"], cfg["tgt_vocab"])
     step, rng, rows = Update(cfg, device), random.Random(0), []
-    for batch in map(int, args.batches.split(",")):
-        for tau in map(int, args.taus.split(",")):
-            v_prime = torch.tensor(sorted({0, *rng.sample(range(FIRST, vocab[1]), tau - 1)})) if tau else None
-            targets = v_prime.tolist()[1:] if v_prime is not None else None
-            work = [(b, v_prime) for b in make_batches(lengths, batch, vocab, targets, rng)]
-            row: dict[str, Any] = {"batch": batch, "tau": tau, **timed(step, work, args.seconds)}
-            row["flops_per_token"] = flops_per_token(step, work)
-            row["worst_case_gb"] = worst_case_gb(step, batch, cfg["max_len"], vocab, v_prime)
-            rows.append(row)
-            print(f"batch {batch:5d} tau {tau:5d}: {row['tok_s']:10.0f} tok/s  {row['ms_per_update']:7.1f} ms/update"
-                  f"  {row['flops_per_token'] / 1e6:6.1f} MFLOP/token  worst case {row['worst_case_gb']} GB",
-                  flush=True)
+    settings = [(b, t) for b in map(int, args.batches.split(",")) for t in map(int, args.taus.split(","))]
+    for batch, tau in settings:
+        rows.append(measure(step, batch, tau, lengths, cfg, args, rng))
+    compile_at = {int(b) for b in args.compile_batches.split(",") if b}
+    if compile_at:
+        try:
+            step.compile()
+            for batch, tau in settings:
+                if batch in compile_at:
+                    eager = next(r for r in rows if r["batch"] == batch and r["tau"] == tau)
+                    rows.append(measure(step, batch, tau, lengths, cfg, args, rng, eager["flops_per_token"]))
+        except Exception as err:  # a compiler failure must not cost the run: eager it is
+            print(f"compiled step failed: {type(err).__name__}: {err}"[:500], flush=True)
+            rows.append({"compiled": True, "error": f"{type(err).__name__}: {err}"[:500]})
     result = summarise(rows, device, args, cfg)
     args.out.write_text(json.dumps(result, indent=1))
-    print(f"chosen: batch {result['chosen']['batch']}, tau {result['chosen']['tau']}; "
+    print(f"chosen: batch {result['chosen']['batch']}, tau {result['chosen']['tau']}, "
+          f"compiled {result['chosen']['compiled']}; "
           f"MFU {result['chosen'].get('mfu_datasheet')}")
     if args.choose:
         args.choose.mkdir(parents=True, exist_ok=True)
         (args.choose / "batch").write_text(str(result["chosen"]["batch"]))
         (args.choose / "tau").write_text(str(result["chosen"]["tau"]))
+        (args.choose / "compile").write_text(str(int(result["chosen"]["compiled"])))
 
 
 def summarise(rows: list[dict[str, Any]], device: torch.device, args: argparse.Namespace,
@@ -248,13 +293,15 @@ def summarise(rows: list[dict[str, Any]], device: torch.device, args: argparse.N
     memory_gb = torch.cuda.get_device_properties(0).total_memory / 1e9 if device.type == "cuda" else None
     sheet = next((v for k, v in DATASHEET_BF16.items() if k in name), None)
     measured = matmul_peak(device)
+    failed = [r for r in rows if "error" in r]
+    rows = [r for r in rows if "error" not in r]
     for r in rows:
         achieved = r["tok_s"] * r["flops_per_token"]
         r["model_tflop_s"] = achieved / 1e12
         r["mfu_datasheet"] = achieved / sheet if sheet else None
         r["mfu_measured_peak"] = achieved / measured if measured else None
-    batch, tau = choose(rows, memory_gb, args.memory_share)
-    chosen = next(r for r in rows if r["batch"] == batch and r["tau"] == tau)
+    batch, tau, compiled = choose(rows, memory_gb, args.memory_share)
+    chosen = next(r for r in rows if r["batch"] == batch and r["tau"] == tau and r["compiled"] == compiled)
     return {"what": "training-update throughput of one model alone on the device, bf16 autocast, eager PyTorch, "
                     "random ids with the real pairs' lengths sorted in chunks of 20 batches",
             "config": str(args.config), "device": name, "torch": torch.__version__, "memory_gb": memory_gb,
@@ -263,8 +310,9 @@ def summarise(rows: list[dict[str, Any]], device: torch.device, args: argparse.N
                 "context", "src_vocab", "tgt_vocab", "emb_dim", "hidden_dim", "attn_dim", "maxout_dim")},
             "rows": rows, "rule": f"smallest batch within {WITHIN:.0%} of the fastest whose worst case fits in "
                                   f"{args.memory_share:.0%} of memory; tau only if >= {TAU_GAIN - 1:.0%} faster",
-            "chosen": {"batch": batch, "tau": tau, "tok_s": chosen["tok_s"], "mfu_datasheet": chosen["mfu_datasheet"],
-                       "mfu_measured_peak": chosen["mfu_measured_peak"]}}
+            "failed": failed,
+            "chosen": {"batch": batch, "tau": tau, "compiled": compiled, "tok_s": chosen["tok_s"],
+                       "mfu_datasheet": chosen["mfu_datasheet"], "mfu_measured_peak": chosen["mfu_measured_peak"]}}
 
 
 if __name__ == "__main__":

@@ -8,8 +8,8 @@ from pathlib import Path
 from scripts.lv_probe import choose, make_batches
 
 
-def row(batch: int, tau: int, tok_s: float, worst: float | None) -> dict:
-    return {"batch": batch, "tau": tau, "tok_s": tok_s, "worst_case_gb": worst}
+def row(batch: int, tau: int, tok_s: float, worst: float | None, compiled: bool = False) -> dict:
+    return {"batch": batch, "tau": tau, "tok_s": tok_s, "worst_case_gb": worst, "compiled": compiled}
 
 
 def test_choice_by_hand() -> None:
@@ -17,20 +17,47 @@ def test_choice_by_hand() -> None:
             row(2048, 0, 260e3, 70), row(2048, 8000, 230e3, 30)]
     # 2048 with the full softmax needs 70 GB > 0.85 × 80: out. Fastest left 230k; 0.85 × 230k = 195.5k, so
     # 1024 (220k) is the smallest batch near it; there τ = 8000 is 220 / 180 = 1.22 × faster (≥ 1.15): taken.
-    assert choose(rows, 80.0) == (1024, 8000)
+    assert choose(rows, 80.0) == (1024, 8000, False)
     # Without the memory limit 2048/full (260k) is fastest: 0.85 × 260k = 221k leaves only 2048 itself,
     # where the partition softmax is slower: the full softmax.
-    assert choose(rows, None) == (2048, 0)
+    assert choose(rows, None) == (2048, 0, False)
     # τ only 1.1 × faster (< 1.15): the full softmax.
-    assert choose([row(512, 0, 100e3, 1), row(512, 8000, 110e3, 1)], 80.0) == (512, 0)
+    assert choose([row(512, 0, 100e3, 1), row(512, 8000, 110e3, 1)], 80.0) == (512, 0, False)
     # two runs on one GPU: each worst case in 0.42 × 80 = 33.6 GB leaves 512 and 1024 and 2048/τ (30 GB);
     # fastest 230k again, so 1024 with τ as above; at 0.2 × 80 = 16 GB only 512 (10, 8) and 1024/τ (15) fit:
     # fastest 220k, 0.85 × 220k = 187k: 1024, and no full softmax fits there to compare with: τ.
-    assert choose(rows, 80.0, 0.42) == (1024, 8000)
-    assert choose(rows, 80.0, 0.2) == (1024, 8000)
-    assert choose(rows, 80.0, 0.12) == (512, 8000)  # 9.6 GB: only 512/τ (8 GB) fits
+    assert choose(rows, 80.0, 0.42) == (1024, 8000, False)
+    assert choose(rows, 80.0, 0.2) == (1024, 8000, False)
+    assert choose(rows, 80.0, 0.12) == (512, 8000, False)  # 9.6 GB: only 512/τ (8 GB) fits
     # nothing fits: the smallest batch, full softmax
-    assert choose([row(512, 0, 1, 99), row(1024, 0, 2, 99)], 80.0) == (512, 0)
+    assert choose([row(512, 0, 1, 99), row(1024, 0, 2, 99)], 80.0) == (512, 0, False)
+
+
+def test_compiled_rows_count_at_their_faster_variant() -> None:
+    rows = [row(1024, 0, 200e3, 20), row(1024, 8000, 210e3, 15), row(2048, 0, 300e3, 30), row(2048, 8000, 320e3, 25),
+            row(2048, 0, 500e3, 28, True), row(2048, 8000, 560e3, 24, True)]
+    # 2048 compiled: 560k fastest; 0.85 × 560k = 476k leaves only 2048; there τ compiled 560k against full
+    # compiled 500k is 1.12 × (< 1.15): the full softmax, compiled.
+    assert choose(rows, 80.0) == (2048, 0, True)
+    # compiled τ at 600k (1.2 ×): τ, compiled
+    assert choose([*rows[:5], row(2048, 8000, 600e3, 24, True)], 80.0) == (2048, 8000, True)
+    # the compiled rows slower than eager: eager (1024: 210/200 = 1.05, no τ; 2048 eager 320k is the best)
+    slow = [*rows[:4], row(2048, 0, 100e3, 28, True), row(2048, 8000, 100e3, 24, True)]
+    assert choose(slow, 80.0) == (2048, 0, False)
+
+
+def test_compile_step_wraps_rnnsearch_only() -> None:
+    from nmt.luong import LuongConfig, LuongNMT
+    from nmt.model import ModelConfig, RNNSearch
+    from nmt.training import compile_step
+
+    model = RNNSearch(ModelConfig(20, 30, 8, 16, 16, 8))
+    keys = list(model.state_dict())
+    plain = model.transition
+    assert compile_step(model) and model.transition is not plain  # compiled lazily: no call needed here
+    assert list(model.state_dict()) == keys  # the weights and their names are unchanged
+    luong = LuongNMT(LuongConfig(20, 30, 8, 16))
+    assert not compile_step(luong) and "transition" not in vars(luong)
 
 
 def test_batches_have_the_lengths_given_sorted_in_the_chunk_and_targets_in_v_prime() -> None:
