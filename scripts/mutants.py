@@ -315,5 +315,20 @@ SEGMENTS = [
       T_SEG, "a resumed segment forgets which checkpoint it started from"),
 ]
 
-MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
+T_LVP = "tests/test_lv_probe.py"
+LARGE_VOCAB = [
+    m("probe_tau_gain_ignored", "scripts/lv_probe.py", 'part["tok_s"] >= TAU_GAIN * (full["tok_s"] if full else 0.0)',
+      'part["tok_s"] >= (full["tok_s"] if full else 0.0)', T_LVP, "the partition softmax chosen for any gain"),
+    m("probe_memory_ignored", "scripts/lv_probe.py", '(r["worst_case_gb"] or 0) <= share * memory_gb]', "True]",
+      T_LVP, "a batch that runs out of memory on long sentences is chosen"),
+    m("probe_compiled_not_kept", "scripts/lv_probe.py", 'return batch, pick["tau"], bool(pick.get("compiled"))',
+      'return batch, pick["tau"], False', T_LVP, "the faster compiled step is never used"),
+    m("stored_ids_any_vocab", "nmt/data.py", "if c is not None and c.src_vocab is src_vocab and c.tgt_vocab is tgt_vocab:",
+      "if c is not None:", "tests/test_data.py", "ids stored under other vocabularies are batched as if they were these"),
+    m("bars_at_most_flipped", "scripts/large_vocab_results.py", "met = None if value is None else (value <= threshold if at_most else value >= threshold)",
+      "met = None if value is None else value >= threshold", "tests/test_large_vocab_results.py",
+      "the <unk> share bar is met by having more <unk> lines"),
+]
+
+MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *LARGE_VOCAB, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
                          *VIEWS_AND_DATA]

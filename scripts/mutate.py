@@ -95,6 +95,8 @@ def run_forked(repo: Path, tests: tuple[str, ...], timeout: float) -> tuple[str,
             os.dup2(fd, 2)
             os.chdir(repo)
             sys.path.insert(0, str(repo))
+            for name in [n for n in sys.modules if n == "scripts" or n.startswith("scripts.")]:
+                del sys.modules[name]  # this runner's own package: the copy's scripts/ are the ones under test
             import pytest
 
             code = int(pytest.main(["-x", "-q", "-p", "no:cacheprovider", *tests]))
