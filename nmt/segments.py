@@ -20,6 +20,7 @@ import torch
 
 from nmt import quantize
 from nmt.resume import MODEL_KEYS, shape_differences
+from nmt.truecase import Truecaser
 
 
 def init_problems(ckpt: dict[str, Any], args: dict[str, Any], truecase: dict[str, dict[str, Any]]) -> list[str]:
@@ -30,9 +31,17 @@ def init_problems(ckpt: dict[str, Any], args: dict[str, Any], truecase: dict[str
     for side, key in (("src", "src_lang"), ("tgt", "tgt_lang")):
         if ckpt.get(key) and ckpt[key] != args[side]:
             out.append(f"--{side} is {args[side]} but the checkpoint translates {ckpt['src_lang']}→{ckpt['tgt_lang']}")
-    if (ckpt.get("truecase") or {}) != truecase:
+    if _spellings(ckpt.get("truecase") or {}) != _spellings(truecase):
         out.append("its truecase models are not the ones --truecase reads (the vocabularies would not match the text)")
     return out
+
+
+def _spellings(stored: dict[str, dict[str, Any]]) -> dict[str, dict[str, str]] | None:
+    """Each side's ``lowercase → spelling`` map, whichever form stored it (None if one is damaged)."""
+    try:
+        return {side: Truecaser.from_dict(d).best for side, d in stored.items()}
+    except (ValueError, AttributeError, TypeError):
+        return None
 
 
 def init_weights(ckpt: dict[str, Any]) -> dict[str, torch.Tensor]:

@@ -121,3 +121,17 @@ def test_the_timeline_of_a_model_trained_in_segments_runs_on(tmp_path: Path) -> 
                 str(one / "last.pt"), "--out", str(two)])
     # the first segment's end (6, off the schedule) gives way as on --resume; log-spaced on, then the end
     assert timeline.read(two / timeline.FILE_NAME).updates == [0, 1, 2, 3, 4, 5, 7, 10, 12]
+
+
+def test_truecase_check_reads_either_stored_form() -> None:
+    from nmt.segments import init_problems
+
+    args = {"src": "en", "tgt": "fr"}
+    old_form = {"src_lang": "en", "tgt_lang": "fr", "truecase": {"src": {"best": {"my": "my", "tom": "Tom"}}}}
+    same = {"src": {"spellings": "my\nTom"}}  # the compact form of the same model
+    assert init_problems(old_form, args, same) == []
+    other = {"src": {"spellings": "My\nTom"}}  # "my" spelt otherwise: the text would not match
+    assert len(init_problems(old_form, args, other)) == 1
+    assert len(init_problems({"src_lang": "en", "tgt_lang": "fr"}, args, same)) == 1  # none stored
+    damaged = {"src_lang": "en", "tgt_lang": "fr", "truecase": {"src": {"best": 3}}}
+    assert len(init_problems(damaged, args, same)) == 1
