@@ -6,20 +6,25 @@
 # Before (on the CPU, not on the device): build the carry folder (≈ 1 h on 2 cores; rehearse with --pairs):
 #   nice python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --jobs 2
 #   scripts/europarl_gpu_data.sh fetches the wheels the device lacks into .whl/ (sacremoses, sacrebleu).
-# On the device, 15 minutes a session, both models of the pair at once on the one GPU (the loop is
-# bound by kernel launches, so two runs share it well; each call one `run`, carry [".gpu-data-tc", ".whl"],
-# each starting with `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`; move the committed checkpoints out
-# of the tree for these calls, as for issue 8, so that the upload stays under 64 MiB):
+# On the device, 15 minutes a session, both models of the pair at once on the one GPU (the same minutes
+# for both; at batch 2048 the two shared it with no gain over one after the other: 177k + 320k target
+# tokens/s against 467k for RNNsearch alone). Each call one `run`, starting with
+# `export OUT=$OUT; S=scripts/large_vocab_gpu.sh;`, the next one within the 30 s the machine stays warm;
+# move the committed checkpoints out of the tree for these calls (as for issue 8) so that the upload
+# stays under 64 MiB. Segment 1 (2026-11-26, carry [".gpu-data-tc", ".whl"] in call 1):
 #   1. $S setup && MEMORY_SHARE=0.42 $S probe && MODEL=rnnsearch START_WAIT=1 $S start &&
-#      MODEL=rnnencdec $S start && $S wait $((530 - SECONDS))
+#      MODEL=rnnencdec START_WAIT=20 $S start && $S wait $((525 - SECONDS))
 #   2. $S wait-end; MODEL=rnnencdec $S finish & MODEL=rnnsearch $S finish; wait; MODEL=rnnsearch $S fetch
-#   3. MODEL=rnnencdec $S fetch            (two int8 checkpoints are ~80 MB: over one call's 64 MiB back)
-# (MINUTES defaults to 5.5). A later session continues both from what calls 2 and 3 brought
-# back (each exported checkpoint and its timeline): first a call carrying .gpu-data-tc and .whl that runs
-# `$S setup`, then one carrying .seg/ (the previous NAME.pt and NAME.timeline.npz, ≈ 40 MB each: one model
-# a call, or re-export) that runs
-#   INIT=.seg/NAME.pt MINUTES=8 $S start && $S wait $((520 - SECONDS))
-# (no probe: the batch and τ it chose are in the previous results), then calls 2–3 as above. Each
+#   3. MODEL=rnnencdec $S finish && MODEL=rnnencdec $S fetch
+#      (two int8 checkpoints are ~80 MB, over one call's 64 MiB back; and the device deletes the untracked
+#      exported checkpoint between calls, so call 3 exports again, 14 s)
+# A later segment goes on from what calls 2 and 3 brought back (kept in .seg/s1 on the development
+# machine: each exported checkpoint and its timeline, ≈ 40 MB, so one model a call beside the 48 MiB of
+# data): A carries .gpu-data-tc and .whl and runs `$S setup` (and, to try the compiled step,
+# `BATCHES=2048 $S probe`); B carries .seg/s1/europarl-tatoeba-en-fr-rnnsearch-30k.{pt,timeline.npz} and runs
+#   INIT=.seg/s1/europarl-tatoeba-en-fr-rnnsearch-30k.pt MODEL=rnnsearch BATCH_CHOSEN=2048 TAU_CHOSEN=8000 \
+#     MINUTES=7 START_WAIT=1 $S start
+# C the same for rnnencdec followed by `$S wait $((480 - SECONDS))`; then calls 2 and 3 as above. Each
 # checkpoint lists its segments (device, minutes, updates) in meta["segments"].
 #
 #   probe   target tokens/s, model FLOPs/token, MFU and worst-case memory of the update at each batch size in
