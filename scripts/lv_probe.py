@@ -213,10 +213,8 @@ def choose(rows: list[dict[str, Any]], memory_gb: float | None,
     batch = min(r["batch"] for r in reps if r["tok_s"] >= WITHIN * best)
     full = best_of.get((batch, 0))
     part = max((r for r in reps if r["batch"] == batch and r["tau"] > 0), key=lambda r: r["tok_s"], default=None)
-    pick = part if part is not None and part["tok_s"] >= TAU_GAIN * (full["tok_s"] if full else 0.0) else full
-    if pick is None:  # only a partition row fits at this batch, and it is slower than nothing: keep it
-        pick = part
-    assert pick is not None
+    pick = part if part is not None and (full is None or part["tok_s"] >= TAU_GAIN * full["tok_s"]) else full
+    assert pick is not None  # the batch was taken from a row that fits
     return batch, pick["tau"], bool(pick.get("compiled"))
 
 

@@ -317,8 +317,8 @@ SEGMENTS = [
 
 T_LVP = "tests/test_lv_probe.py"
 LARGE_VOCAB = [
-    m("probe_tau_gain_ignored", "scripts/lv_probe.py", 'part["tok_s"] >= TAU_GAIN * (full["tok_s"] if full else 0.0)',
-      'part["tok_s"] >= (full["tok_s"] if full else 0.0)', T_LVP, "the partition softmax chosen for any gain"),
+    m("probe_tau_gain_ignored", "scripts/lv_probe.py", 'part["tok_s"] >= TAU_GAIN * full["tok_s"]',
+      'part["tok_s"] >= full["tok_s"]', T_LVP, "the partition softmax chosen for any gain"),
     m("probe_memory_ignored", "scripts/lv_probe.py", '(r["worst_case_gb"] or 0) <= share * memory_gb]', "True]",
       T_LVP, "a batch that runs out of memory on long sentences is chosen"),
     m("probe_compiled_not_kept", "scripts/lv_probe.py", 'return batch, pick["tau"], bool(pick.get("compiled"))',
