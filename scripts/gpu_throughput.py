@@ -54,15 +54,19 @@ def probe(root: Path) -> dict[str, Any]:
             "rule": f"smallest batch within {WITHIN:.0%} of the best aggregate", "chosen_batch": chosen}
 
 
-def train(root: Path) -> dict[str, Any]:
-    """Tokens/s of the long runs ``europarl-en-fr-*`` and their sum."""
+def runs_tok_s(root: Path, pattern: str) -> dict[str, Any]:
+    """Each run ``root/pattern``'s median tokens/s and summary, and the sum of the medians."""
     runs = {}
-    for run in sorted(root.glob("europarl-en-fr-*")):
+    for run in sorted(root.glob(pattern)):
         summary = json.loads((run / "summary.json").read_text()) if (run / "summary.json").exists() else {}
         runs[run.name] = {"median_tok_s": run_tok_s(run), "summary": summary}
-    total = sum(r["median_tok_s"] or 0.0 for r in runs.values())
-    return {"what": "target tokens/s while the runs trained concurrently on one GPU", "runs": runs,
-            "aggregate_tok_s": round(total, 1)}
+    return {"runs": runs, "aggregate_tok_s": round(sum(r["median_tok_s"] or 0.0 for r in runs.values()), 1)}
+
+
+def train(root: Path) -> dict[str, Any]:
+    """Tokens/s of the long runs ``europarl-en-fr-*`` and their sum."""
+    return {"what": "target tokens/s while the runs trained concurrently on one GPU",
+            **runs_tok_s(root, "europarl-en-fr-*")}
 
 
 def merge(root: Path) -> dict[str, Any]:
@@ -84,15 +88,10 @@ def large_vocab(seg: Path, dest: Path) -> dict[str, Any]:
     """Issue 20's probe (``SEG/probe.json``) and the concurrent 30k runs (their logs, ``SEG/*-logs.tgz``
     unpacked under ``SEG/runs``) as ``dest``'s ``large_vocab_30k`` entry; the rest of ``dest`` is kept."""
     probe = json.loads((seg / "probe.json").read_text())
-    runs = {}
-    for run in sorted((seg / "runs").glob("large-vocab-en-fr-*")):
-        summary = json.loads((run / "summary.json").read_text())
-        runs[run.name] = {"median_tok_s": run_tok_s(run), "summary": summary}
     entry = {"what": "issue 20: a 30k-word truecased RNNsearch-50 and RNNencdec-50 (Europarl 950k + 3x Tatoeba, "
                      "1,306,361 pairs) trained at once on one GPU for the same 5.5 minutes, after a one-process "
                      "probe of the update alone (scripts/lv_probe.py)",
-             "probe": probe, "runs": runs,
-             "aggregate_tok_s": round(sum(r["median_tok_s"] or 0.0 for r in runs.values()), 1),
+             "probe": probe, **runs_tok_s(seg / "runs", "large-vocab-en-fr-*"),
              "target": ">= 1,000,000 target tokens/s for one RNNsearch-50 run (issue 20 item 5): compare "
                        "probe.chosen.tok_s (alone) and runs[...rnnsearch].median_tok_s (beside its twin)"}
     out = json.loads(dest.read_text()) if dest.exists() else {}

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> None:
     unk = json.loads(args.unk.read_text()) if args.unk else []
     out = {"what": "issue 20's 30k truecased pair (Europarl 950k + 3x Tatoeba) against the issue's bars",
            "segment": args.segment, "beam5": models, "export_greedy": greedy, "unk": unk,
-           "bars": bars({k.split(" ")[0]: v for k, v in models.items()}, unk)}
+           "bars": bars(models, unk)}
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     for key, b in out["bars"].items():
         print(f"{key:34s} {b['value']!s:>22}  {'≤' if b['at_most'] else '≥'} {b['bar']}  met: {b['met']}")

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import lzma
 import random
 import sys
 import time
@@ -43,7 +42,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt.data import Batch, pad_ids
+from nmt.data import Batch, pad_ids, read_parallel
 from nmt.luong import build_model
 from nmt.model import ModelConfig, sequence_loss
 from nmt.sampled_softmax import install
@@ -55,16 +54,10 @@ FIRST = 4  # ids below are <pad>, <unk>, <s>, </s>
 
 
 def read_lengths(data: Path, split: str, src: str, tgt: str, n: int, max_len: int) -> list[tuple[int, int]]:
-    """Token counts (source, target) of the first ``n`` training pairs within ``max_len``."""
-    out: list[tuple[int, int]] = []
-    with lzma.open(data / f"{split}.{src}.xz", "rt") as fs, lzma.open(data / f"{split}.{tgt}.xz", "rt") as ft:
-        for s, t in zip(fs, ft, strict=False):
-            a, b = len(s.split()), len(t.split())
-            if 0 < a <= max_len and 0 < b <= max_len:
-                out.append((a, b))
-            if len(out) >= n:
-                break
-    return out
+    """Token counts (source, target) of the pairs within ``max_len`` among the first ``n`` training pairs."""
+    src_lines, tgt_lines = read_parallel(data, split, src, tgt, n)
+    counts = ((len(s.split()), len(t.split())) for s, t in zip(src_lines, tgt_lines, strict=True))
+    return [(a, b) for a, b in counts if 0 < a <= max_len and 0 < b <= max_len]
 
 
 def make_batches(lengths: list[tuple[int, int]], batch: int, vocab: tuple[int, int], targets: list[int] | None,
