@@ -139,7 +139,7 @@ def main() -> None:
     notes = list(dict.fromkeys(tl.header.get("note") or "" for tl in tls.values()))
     about = " ".join([*(V.run_caption(tl) for tl in tls.values()), *notes])
     if present:  # one line on a projector (what run this is), the rest in the tooltip
-        st.caption(md(notes[0].split(":")[0] if notes and notes[0] else V.run_caption(first)), help=about)
+        st.caption(md(V.note_head(notes[0]) if notes and notes[0] else V.run_caption(first)), help=about)
     else:
         st.caption(md(about))
     updates = sorted({u for tl in tls.values() for u in tl.updates})

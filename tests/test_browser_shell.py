@@ -1,5 +1,6 @@
 """In Chromium against a real server: a page whose import fails keeps the navigation and shows the
-boundary's message; visitors see no Deploy button or developer menu; the tab icon comes from the app.
+boundary's message; visitors see no Deploy button or developer menu; the tab icon comes from the app;
+the menu's About credits the data.
 
 The failing import is real: the server starts with a ``scipy`` earlier on its path that refuses to
 import, as on a machine where scipy is missing (it once was, and the explanation page broke whole).
@@ -67,3 +68,9 @@ def test_classroom_chrome(app_without_scipy: str, page: object) -> None:
     assert icon.startswith(("/", app_without_scipy)) and "gstatic" not in icon and "googleapis" not in icon, icon
     response = page.request.get(icon if icon.startswith("http") else app_without_scipy + icon)
     assert response.ok and response.headers["content-type"].startswith("image/png")
+    # the main menu's About credits the data (Tatoeba's CC-BY asks for it wherever a model trained on it ships)
+    page.get_by_test_id("stMainMenu").click()
+    page.get_by_text("About", exact=True).click()
+    about = page.get_by_role("dialog").inner_text()
+    assert "www.manythings.org/anki and tatoeba.org" in about and "CC-BY 2.0 FR" in about, about
+    page.keyboard.press("Escape")

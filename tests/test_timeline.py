@@ -173,6 +173,24 @@ def test_changed_words_by_hand() -> None:
     assert V.nearest([0, 5, 10], 7) == 5 and V.nearest([0, 5, 10], 8) == 10
 
 
+def test_note_head_stops_at_the_first_colon_or_semicolon_outside_parentheses() -> None:
+    assert V.note_head("A GPU run (not shipped: yet): trained for 5 minutes; more later") == \
+        "A GPU run (not shipped: yet)"
+    assert V.note_head("A retraining (seed 1234) recorded on the CPU; best BLEU 51.65 (the shipped: 51.82)") == \
+        "A retraining (seed 1234) recorded on the CPU"
+    assert V.note_head("No colon at all") == "No colon at all"
+
+
+def test_translation_is_shown_as_written_with_changed_words_marked() -> None:
+    """A truecased model's tokens are « elle lut » but it writes « Elle lut »: the page shows what it writes."""
+    tl = timeline.Timeline(header={"probes": [{"source": "She read .", "src_tokens": ["She", "read", ".", "</s>"],
+                                               "kind": "preset"}]})
+    for u, text, toks in [(0, "Il lit.", ["il", "lit", "."]), (5, "Elle lut.", ["elle", "lut", "."])]:
+        tl.add({"update": u, "train_loss": 1.0, "translations": [text], "tgt_tokens": [[*toks, "</s>"]]}, {})
+    assert V.translation_markdown(tl, 0, 0) == r"Il lit\."  # markdown-escaped
+    assert V.translation_markdown(tl, 7, 0) == r":blue-background[**Elle**] :blue-background[**lut\.**]"
+
+
 def test_curves_and_exports_of_a_hand_made_timeline() -> None:
     tl = _hand_made()
     frame = V.curves_frame({"RNNsearch": tl}, 0)
@@ -181,7 +199,7 @@ def test_curves_and_exports_of_a_hand_made_timeline() -> None:
     ent = frame[(frame["metric"] == "α entropy") & (frame["series"] == "this sentence")]
     assert ent["value"].tolist() == pytest.approx([1.0, math.log(2) / math.log(3), 0.0])
     assert "AER" not in set(frame["metric"])  # None is not plotted
-    assert V.translation_markdown(tl, 6, 0) == "x"  # update 6: the entry of 5, unchanged since 0
+    assert V.translation_markdown(tl, 6, 0) == ":blue-background[**t5**]"  # update 6: the entry of 5, new since 0
     out = V.export_frame({"RNNsearch": tl}, 0)
     assert out["translation"].tolist() == ["t0", "t5", "t8"]
 
@@ -193,6 +211,8 @@ def test_shipped_timelines_are_small_readable_and_labelled() -> None:
         tl = timeline.read(path)
         assert tl.updates[0] == 0 and tl.updates == sorted(set(tl.updates)), path.name
         assert tl.header["note"], path.name  # says what run it is (a demo is labelled as one)
+        if not path.with_name(path.name[: -len(timeline.SUFFIX)] + ".pt").exists():  # the GPU pair's, for now
+            assert "not shipped" in tl.header["note"], path.name  # the page says the stepper cannot load it
     assert all(p.search and p.encdec for p in timeline.find(ROOT / "checkpoints"))  # shipped as pairs
 
 

@@ -52,6 +52,16 @@ PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
     ("pages/explanation.py", "Is attention an explanation?", ":material/psychology_alt:"),
 )
 
+# The main menu's "About": what the app is and whose data its models learned from. Tatoeba's licence
+# (CC-BY 2.0 FR) asks for this credit wherever a model trained on it ships (the fusion LM, the
+# large-vocabulary timelines).
+ABOUT = (
+    "**RNNsearch Explorer** shows how neural machine translation with attention works (Bahdanau, Cho & "
+    "Bengio, ICLR 2015), on models trained for it.\n\n"
+    "Data the shipped models and timelines were trained or scored on: Multi30k (Elliott et al., 2016); "
+    "Europarl v7 (Koehn, 2005) and the WMT news test sets (statmt.org); the English–French Hansards "
+    "gold alignments (Mihalcea & Pedersen, 2003); everyday sentences from www.manythings.org/anki and "
+    "tatoeba.org (Tatoeba, CC-BY 2.0 FR).")
 
 # Readable from the back row (issue 21): Streamlit draws captions, a slider's end values and widget
 # help in a faded grey of about 3.9:1; these rules keep their colour but at 4.5:1 or more, in the
@@ -140,9 +150,10 @@ def guarded(where: str, fn: Callable[P, None]) -> Callable[P, None]:
 
 def configure(title: str, sidebar: str = "auto") -> None:
     """The page's one ``st.set_page_config`` (tab title, the app's own icon, wide layout, sidebar
-    state) and the style sheet that keeps every text readable on a projector (:data:`READABLE_CSS`)."""
+    state, the menu's :data:`ABOUT`) and the style sheet that keeps every text readable on a projector
+    (:data:`READABLE_CSS`)."""
     st.set_page_config(page_title=f"{title} · RNNsearch Explorer", page_icon=str(ICON), layout="wide",
-                       initial_sidebar_state=sidebar)
+                       initial_sidebar_state=sidebar, menu_items={"About": ABOUT})
     st.html(READABLE_CSS)
 
 

@@ -83,17 +83,30 @@ def changed_words(previous: Sequence[str], current: Sequence[str]) -> list[tuple
 
 
 def translation_markdown(tl: Timeline, update: int, probe: int) -> str:
-    """The probe's translation at ``update`` (tokens), changed words since the previous entry highlighted."""
+    """The probe's translation at ``update`` as the model writes it (detokenised, and detruecased for a
+    truecased model: « Elle lut … » where its tokens are « elle lut … »), words changed since the
+    previous entry highlighted."""
     entry = at_or_before(tl, update)
     if entry is None:
         return "(not recorded yet)"
     k = tl.entries.index(entry)
-    words = [w for w in entry["tgt_tokens"][probe] if w != "</s>"]
+    words = entry["translations"][probe].split()
     if k == 0:
         return " ".join(md(w) for w in words) or "(empty)"
-    prev = [w for w in tl.entries[k - 1]["tgt_tokens"][probe] if w != "</s>"]
+    prev = tl.entries[k - 1]["translations"][probe].split()
     out = [f":blue-background[**{md(w)}**]" if new else md(w) for w, new in changed_words(prev, words)]
     return " ".join(out) or "(empty)"
+
+
+def note_head(note: str) -> str:
+    """The part of a run's note before its first ``:`` or ``;`` outside parentheses (the one line a
+    projector shows; the whole note is in the tooltip)."""
+    depth = 0
+    for k, ch in enumerate(note):
+        depth += (ch == "(") - (ch == ")")
+        if depth <= 0 and ch in ":;":
+            return note[:k].rstrip()
+    return note
 
 
 def probe_chart(tl: Timeline, update: int, probe: int, title: str | None = None,
