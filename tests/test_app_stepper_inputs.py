@@ -96,3 +96,46 @@ def test_a_preset_switches_to_the_pair_it_is_written_for(tiny_checkpoint_dir: Pa
     assert any("europarl-en-fr-50" in e["what"] for e in at.session_state["log"])
     at.selectbox(key="w_preset").set_value("Diagonal walk").run()  # written for m30k-en-fr: not in this folder
     assert at.session_state["model"] == "europarl-en-fr-50"
+
+
+def _folder_with_typed_pair(tiny_checkpoint_dir: Path, tmp_path: Path) -> None:
+    """The tiny pair under the Multi30k pair's names and under the typed-sentence pair's."""
+    for prefix, variant in (("m30k-en-fr", ""), ("europarl-tatoeba-en-fr", "-30k")):
+        for kind in ("rnnsearch", "rnnencdec"):
+            shutil.copy(tiny_checkpoint_dir / f"tiny-en-fr-{kind}.pt", tmp_path / f"{prefix}-{kind}{variant}.pt")
+
+
+def test_a_typed_sentence_goes_to_the_pair_trained_for_everyday_sentences(
+        tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 20 item 7: the first launch shows the Multi30k pair with its preset; a sentence of one's own
+    moves to europarl-tatoeba-en-fr-30k (logged); a preset moves back to its pair; a pair chosen by hand
+    (or named by a shared link) stays when the sentence is edited."""
+    _folder_with_typed_pair(tiny_checkpoint_dir, tmp_path)
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
+    at = start()
+    assert at.session_state["model"] == "m30k-en-fr"
+    set_text(at, SENTENCE)
+    assert not at.exception and at.session_state["model"] == "europarl-tatoeba-en-fr-30k"
+    assert any("switched to the checkpoint pair europarl-tatoeba-en-fr-30k" in e["what"]
+               for e in at.session_state["log"])
+    at.selectbox(key="w_preset").set_value("Diagonal walk").run()  # written for the Multi30k pair
+    assert at.session_state["model"] == "m30k-en-fr"
+    at.selectbox(key="model").set_value("m30k-en-fr").run()
+    at.selectbox(key="model").set_value("europarl-tatoeba-en-fr-30k").run()
+    at.selectbox(key="model").set_value("m30k-en-fr").run()  # chosen by hand
+    set_text(at, "a dog .")
+    assert at.session_state["model"] == "m30k-en-fr"
+    shared = start({"text": SENTENCE, "model": "m30k-en-fr"})
+    set_text(shared, "a dog .")
+    assert shared.session_state["model"] == "m30k-en-fr"
+
+
+def test_without_the_typed_pair_a_typed_sentence_stays_on_the_shown_pair(
+        tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for kind in ("rnnsearch", "rnnencdec"):
+        shutil.copy(tiny_checkpoint_dir / f"tiny-en-fr-{kind}.pt", tmp_path / f"m30k-en-fr-{kind}.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
+    at = start()
+    set_text(at, SENTENCE)
+    assert not at.exception and at.session_state["model"] == "m30k-en-fr"
+    assert not any("switched to the checkpoint pair" in e["what"] for e in at.session_state["log"])

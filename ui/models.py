@@ -39,6 +39,10 @@ from nmt.kinds import ModelDescription, describe_model
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
+# Issue 20 item 7: the pair a typed sentence goes to in the stepper (the Multi30k pair keeps its
+# presets), once it is in the checkpoint folder: the 30k-word Europarl + Tatoeba pair, trained for
+# what people type. Until its weights ship, typed sentences stay on whatever pair is shown.
+TYPED_GROUP = "europarl-tatoeba-en-fr-30k"
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -154,6 +158,12 @@ def default_group(groups: list[ModelGroup]) -> ModelGroup | None:
             return g
     with_search = [g for g in groups if g.search is not None]
     return (with_search or groups or [None])[0]
+
+
+def typed_group(groups: list[ModelGroup]) -> str | None:
+    """The pair a newly typed sentence is decoded with, when no pair was chosen by hand:
+    :data:`TYPED_GROUP` when the folder has its RNNsearch, else None (stay on the shown pair)."""
+    return next((g.name for g in groups if g.name == TYPED_GROUP and g.search is not None), None)
 
 
 def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:

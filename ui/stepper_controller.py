@@ -82,6 +82,7 @@ def init_session() -> None:
     ss["sel_epoch"] = 0
     ss["log"] = []
     ss["_shown"] = 0
+    ss["_model_by_hand"] = "model" in params  # a shared link's pair stays when its sentence is edited
     ss["_init"] = True
     log_event("you", "opened the page" + (" from a shared link" if params else ""))
 
@@ -94,11 +95,18 @@ def pause() -> None:
 
 
 def on_text() -> None:
-    """A new sentence: start from the first word, forget forced words."""
+    """A new sentence: start from the first word, forget forced words. A sentence of one's own goes to
+    the pair trained for what people type (:func:`ui.models.typed_group`), unless a pair was chosen by
+    hand; the log says so."""
     pause()
     ss["pos"], ss["plan"] = 0, {}
     ss["w_preset"] = matching_preset(ss["text"], ss["freeze"])
     log_event("you", "typed a new sentence")
+    if ss["w_preset"] == CUSTOM and not ss.get("_model_by_hand"):
+        typed = models.typed_group(models.scan(models.checkpoint_dir()))
+        if typed is not None and ss.get("model") != typed:
+            ss["model"] = typed
+            log_event("you", f"switched to the checkpoint pair {typed}, trained for everyday sentences")
 
 
 def on_preset() -> None:
@@ -110,6 +118,7 @@ def on_preset() -> None:
     pause()
     ss["text"], ss["freeze"], ss["ablation"] = p.text, p.freeze, False
     groups = {g.name for g in models.scan(models.checkpoint_dir())}
+    ss["_model_by_hand"] = False  # a preset chooses its pair; the next typed sentence may move on
     if p.group in groups and ss.get("model") != p.group:
         ss["model"] = p.group  # the paper's sentences need the Europarl pair
         log_event("you", f"switched to the checkpoint pair {p.group} for this preset")
@@ -121,6 +130,8 @@ def on_setting(what: str) -> None:
     """A model, mode or toggle change: keep the position so the two views can be compared."""
     pause()
     value = ss.get(what)  # each control's key is its setting's name
+    if what == "model":
+        ss["_model_by_hand"] = True  # typed sentences stay on it (on_text)
     flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement",
              "cand": "candidate list"}
     if what in flags:
