@@ -21,8 +21,9 @@
 # A later segment goes on from what calls 2 and 3 brought back (kept in .seg/s1 on the development
 # machine: each exported checkpoint and its timeline, ≈ 40 MB, so one model a call beside the 48 MiB of
 # data): A carries .gpu-data-tc and .whl and runs `$S setup` (and, to try the compiled step,
-# `BATCHES=2048 $S probe`); B carries .seg/s1/europarl-tatoeba-en-fr-rnnsearch-30k.{pt,timeline.npz} and runs
-#   INIT=.seg/s1/europarl-tatoeba-en-fr-rnnsearch-30k.pt MODEL=rnnsearch BATCH_CHOSEN=2048 TAU_CHOSEN=8000 \
+# `BATCHES=2048 $S probe`); B carries .seg/s1b/europarl-tatoeba-en-fr-rnnsearch-30k.{pt,timeline.npz} (the
+# RNNsearch resumed to 1,480 updates; the RNNencdec's latest is .seg/s1's, 1,946) and runs
+#   INIT=.seg/s1b/europarl-tatoeba-en-fr-rnnsearch-30k.pt MODEL=rnnsearch BATCH_CHOSEN=2048 TAU_CHOSEN=8000 \
 #     MINUTES=7 START_WAIT=1 $S start
 # C the same for rnnencdec followed by `$S wait $((480 - SECONDS))`; then calls 2 and 3 as above. Each
 # checkpoint lists its segments (device, minutes, updates) in meta["segments"].
