@@ -1,12 +1,15 @@
 """One record of a 30k pair's scores against issue 20's bars (after each GPU segment), on the CPU.
 
     python scripts/large_vocab_results.py --experiment runs/eval-rnnsearch-b5.json runs/eval-rnnencdec-b5.json \
-        runs/eval-rnnsearch-b5-q4.json runs/eval-rnnencdec-b5-q4.json --export .seg/s1/large-vocab-*.results.json \
-        --unk bench/unk-30k.json --out bench/large-vocab-30k.json --segment "1 (2026-11-26, H100, 5.5 min)"
+        runs/eval-rnnsearch-b5-q4.json runs/eval-rnnencdec-b5-q4.json \
+        --export .seg/s1/large-vocab-rnnsearch.results.json .seg/s1/large-vocab-rnnencdec.results.json \
+        --unk bench/unk-30k.json --aer runs/aer-30k-s1.json --out bench/large-vocab-30k.json \
+        --segment "1 (2026-11-26, H100, 5.5 min)"
 
 Reads ``nmt.experiment`` results (beam 5: all sentences, no-UNK, BLEU by source length), the
 exports' greedy scores (``nmt.export --results``) and ``bench/unk_dictionary.py`` rows (``<unk>``
-kept / copied / from the dictionary, and how many lines hold an ``<unk>``), and writes them with
+kept / copied / from the dictionary, and how many lines hold an ``<unk>``) and the RNNsearch's Hansards
+AER (``nmt.align --json``, its links left out), and writes them with
 each bar of the issue as measured (``bars``: value, bar, met). The bars (beam 5, cased sacreBLEU):
 Tatoeba test ≥ 35 with replacement; ``<unk>`` in ≤ 10 % of its lines without; test2000q4 ≥ 32;
 newstest2014 ≥ 20; RNNsearch ≥ 1.3 × RNNencdec on newstest2014; the 50–59-word bucket of test2000q4
@@ -73,6 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--experiment", nargs="+", type=Path, required=True)
     p.add_argument("--export", nargs="*", type=Path, default=[])
     p.add_argument("--unk", type=Path, default=None, help="bench/unk_dictionary.py --json output")
+    p.add_argument("--aer", type=Path, default=None, help="the RNNsearch's nmt.align --json output (Hansards test)")
     p.add_argument("--segment", required=True, help="which training segment these weights are")
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)
@@ -85,6 +89,8 @@ def main(argv: list[str] | None = None) -> None:
     out = {"what": "issue 20's 30k truecased pair (Europarl 950k + 3x Tatoeba) against the issue's bars",
            "segment": args.segment, "beam5": models, "export_greedy": greedy, "unk": unk,
            "bars": bars(models, unk)}
+    if args.aer:
+        out["hansards_aer"] = {k: v for k, v in json.loads(args.aer.read_text()).items() if k != "links"}
     args.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
     for key, b in out["bars"].items():
         print(f"{key:34s} {b['value']!s:>22}  {'≤' if b['at_most'] else '≥'} {b['bar']}  met: {b['met']}")

@@ -24,9 +24,12 @@ def test_bars_by_hand(tmp_path: Path) -> None:
     unk.write_text(json.dumps([{"checkpoint": "x-rnnsearch-30k.pt", "data": "tatoeba-fr-en", "split": "test",
                                 "decoding": "beam5", "sentences": 1000, "lines_with_unk": 80,
                                 "dictionary": {"bleu": 44.0}}]))
+    aer = tmp_path / "aer.json"
+    aer.write_text(json.dumps({"checkpoint": "x-rnnsearch-30k.pt", "sentences": 447, "aer": 0.53, "links": ["0-0"]}))
     out = tmp_path / "out.json"
-    main(["--experiment", str(a), str(b), "--unk", str(unk), "--segment", "1", "--out", str(out)])
+    main(["--experiment", str(a), str(b), "--unk", str(unk), "--aer", str(aer), "--segment", "1", "--out", str(out)])
     res = json.loads(out.read_text())
+    assert res["hansards_aer"] == {"checkpoint": "x-rnnsearch-30k.pt", "sentences": 447, "aer": 0.53}
     bars = {k: (v["value"], v["met"]) for k, v in res["bars"].items()}
     assert bars["tatoeba_with_replacement"] == (44.0, True)
     assert bars["tatoeba_unk_line_share"] == (0.08, True)  # 80 of 1,000 lines ≤ 10 %
