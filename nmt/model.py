@@ -125,6 +125,11 @@ class Encoder(nn.Module):
             nn.init.orthogonal_(self.u_zr.data[d, :, n:])
             nn.init.orthogonal_(self.u_h.data[d])
 
+    def transition(self, h_prev: torch.Tensor, gx_t: torch.Tensor) -> torch.Tensor:
+        """Both directions' states at one source position from the previous ones (2, B, n) and the input
+        projections gx_t (2, B, 3n): eq. (7)'s GRU, one step (compiled by ``train.py --compile``)."""
+        return gru_update(h_prev, gx_t, self.u_zr, self.u_h, bmm=True)
+
     def forward(self, x: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Annotations (B, Tx, 2n) and the mask (B, Tx) of padded source embeddings x = E x_j (B, Tx, m)."""
         B, Tx, _ = x.shape
@@ -140,7 +145,7 @@ class Encoder(nn.Module):
         h = xs.new_zeros(2, B, n)  # →h_0 = ←h_{Tx+1} = 0
         outs = []
         for gx_t in gx.unbind(2):  # unbind, not indexing: one gradient buffer, not Tx
-            h = gru_update(h, gx_t, self.u_zr, self.u_h, bmm=True)  # (2, B, n)
+            h = self.transition(h, gx_t)  # (2, B, n)
             outs.append(h)
         hs = torch.stack(outs, dim=2)  # (2, B, Tx, n)
         h_fwd = hs[0]

@@ -235,13 +235,15 @@ class Run:
 
 
 def compile_step(model: torch.nn.Module) -> bool:
-    """Compile RNNsearch's recurrent step (``transition``: attention, then the GRU; run once per target
-    position, forward and backward) with ``torch.compile`` and dynamic shapes, so that its many small
-    kernels fuse (issue 20 item 5). Weights and state dict are unchanged, and training and decoding both
-    go through the compiled step. False, and nothing done, for a model without it (Luong's)."""
+    """Compile RNNsearch's recurrent steps with ``torch.compile`` and dynamic shapes, so that their many
+    small kernels fuse (issue 20 item 5): the decoder's ``transition`` (attention, then the GRU; once per
+    target position) and the encoder's (both directions' GRU; once per source position), forward and
+    backward. Weights and state dict are unchanged, and training and decoding both go through the
+    compiled steps. False, and nothing done, for a model without them (Luong's)."""
     if not isinstance(model, RNNSearch):
         return False
     model.transition = torch.compile(model.transition, dynamic=True)  # type: ignore[method-assign]
+    model.encoder.transition = torch.compile(model.encoder.transition, dynamic=True)  # type: ignore[method-assign]
     return True
 
 

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import random
+import shutil
 from pathlib import Path
+
+import pytest
+import torch
 
 from scripts.lv_probe import choose, make_batches
 
@@ -96,3 +100,30 @@ def test_large_vocab_entry_sums_the_runs_medians_and_keeps_the_rest(tmp_path: Pa
     assert entry["runs"]["large-vocab-en-fr-rnnencdec"]["median_tok_s"] == 250
     assert entry["aggregate_tok_s"] == 270
     assert out["date"] == "earlier" and entry["probe"] == {"chosen": {"batch": 2048}}
+
+
+@pytest.mark.skipif(shutil.which("g++") is None and shutil.which("cc") is None,
+                    reason="torch.compile on the CPU needs a C++ compiler")
+def test_compiled_steps_give_the_eager_loss_and_gradients() -> None:
+    """train.py --compile compiles the decoder's and the encoder's steps; a tiny RNNsearch's loss and every
+    gradient are the eager ones (float32 on the CPU; the two lengths of the batches compile once)."""
+    from nmt.model import ModelConfig, RNNSearch, sequence_loss
+    from nmt.training import compile_step
+
+    torch.manual_seed(0)
+    eager = RNNSearch(ModelConfig(20, 30, 8, 16, 16, 8, dropout=0.0))
+    compiled = RNNSearch(ModelConfig(20, 30, 8, 16, 16, 8, dropout=0.0))
+    compiled.load_state_dict(eager.state_dict())
+    assert compile_step(compiled) and "transition" in vars(compiled.encoder)
+    for tx, ty in ((5, 4), (7, 6)):
+        src, tgt = torch.randint(4, 20, (3, tx)), torch.randint(4, 30, (3, ty))
+        src_len = torch.tensor([tx, tx - 1, 2])
+        losses = []
+        for model in (eager, compiled):
+            model.zero_grad()
+            loss = sequence_loss(model(src, src_len, tgt[:, :-1]), tgt[:, 1:])
+            loss.backward()
+            losses.append(loss)
+        torch.testing.assert_close(losses[1], losses[0], rtol=1e-5, atol=1e-5)
+        for (name, p), q in zip(eager.named_parameters(), compiled.parameters(), strict=True):
+            torch.testing.assert_close(q.grad, p.grad, rtol=1e-4, atol=1e-6, msg=name)
