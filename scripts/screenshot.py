@@ -81,6 +81,8 @@ README_SHOTS = (
     ("docs/stepper-europarl.png", "model=europarl-en-fr-50&text=The agreement on the European Economic Area was "
      "signed in August 1992.&step=7", "", "1280x720", "0"),
     ("docs/explanation.png", "ex_ref=Une fillette mange une pomme.&ex_step=1", "explanation", "1280x720", "280"),
+    ("docs/watch-it-learn.png", "wl_run=europarl-tatoeba-en-fr-30k&wl_update=1000&wl_present=true", "watch_it_learn",
+     "1280x720", "0"),
 )
 
 
