@@ -330,5 +330,20 @@ LARGE_VOCAB = [
       "the <unk> share bar is met by having more <unk> lines"),
 ]
 
-MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *LARGE_VOCAB, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
+T_TL = "tests/test_timeline.py"
+T_TYPED = "tests/test_app_stepper_inputs.py"
+TIMELINE_AND_TYPED = [
+    m("timeline_shows_tokens", "ui/views/timeline.py", 'words = entry["translations"][probe].split()',
+      'words = [w for w in entry["tgt_tokens"][probe] if w != "</s>"]', T_TL,
+      "a truecased model's translation shown as its lowercased tokens (« elle lut »)"),
+    m("note_head_cuts_in_parentheses", "ui/views/timeline.py", 'if depth <= 0 and ch in ":;":', 'if ch in ":;":', T_TL,
+      "the projector's one-line note cut inside a parenthesis"),
+    m("typed_sentence_ignores_hand_choice", "ui/stepper_controller.py",
+      'if ss["w_preset"] == CUSTOM and not ss.get("_model_by_hand"):', 'if ss["w_preset"] == CUSTOM:', T_TYPED,
+      "a pair chosen by hand is switched away when a sentence is typed"),
+    m("typed_group_without_search", "ui/models.py", "if g.name == TYPED_GROUP and g.search is not None", "if g.name == TYPED_GROUP",
+      T_TYPED, "typed sentences go to a pair with no RNNsearch"),
+]
+
+MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *LARGE_VOCAB, *TIMELINE_AND_TYPED, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
                          *VIEWS_AND_DATA]

@@ -139,3 +139,15 @@ def test_without_the_typed_pair_a_typed_sentence_stays_on_the_shown_pair(
     set_text(at, SENTENCE)
     assert not at.exception and at.session_state["model"] == "m30k-en-fr"
     assert not any("switched to the checkpoint pair" in e["what"] for e in at.session_state["log"])
+
+
+def test_typed_group_needs_the_pairs_rnnsearch() -> None:
+    """Only a typed-sentence pair with an RNNsearch takes typed sentences (the RNNencdec alone has no α)."""
+    from ui import models
+
+    info = object()  # the slot's content is not read
+    name = models.TYPED_GROUP
+    both = [models.ModelGroup("m30k-en-fr", info, info), models.ModelGroup(name, info, info)]
+    assert models.typed_group(both) == name
+    assert models.typed_group([models.ModelGroup(name, None, info)]) is None
+    assert models.typed_group([models.ModelGroup("m30k-en-fr", info, info)]) is None
