@@ -91,9 +91,7 @@ def translation_markdown(tl: Timeline, update: int, probe: int) -> str:
         return "(not recorded yet)"
     k = tl.entries.index(entry)
     words = entry["translations"][probe].split()
-    if k == 0:
-        return " ".join(md(w) for w in words) or "(empty)"
-    prev = tl.entries[k - 1]["translations"][probe].split()
+    prev = tl.entries[k - 1]["translations"][probe].split() if k else words  # the first entry: nothing new
     out = [f":blue-background[**{md(w)}**]" if new else md(w) for w, new in changed_words(prev, words)]
     return " ".join(out) or "(empty)"
 
