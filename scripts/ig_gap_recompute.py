@@ -28,7 +28,7 @@ import numpy as np
 
 from nmt import checkpoint
 from nmt.align import alignment_error, read_links
-from nmt.attribution import IG_GAP_TOL, MEASURES, explain_trace
+from nmt.attribution import IG_GAP_TOL, IG_MAX, IG_START, MEASURES, explain_trace
 from nmt.corpora import link_file
 from nmt.data import corpus_file, read_lines, read_parallel
 from nmt.decoding import forced, greedy
@@ -150,12 +150,31 @@ def gold_aer(rows: list[dict[str, Any]], gold: str, name: str, src_lang: str = "
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in out.items()}
 
 
+def swapped_what(c: dict[str, Any]) -> str:
+    """What ``ig_completeness`` says once the IG row is the by-gap one: the points before and now, and whether
+    the recomputation's own fixed-point row reproduces the former table row (then the rows differ only by the
+    points)."""
+    b, r = c["before"], c["recomputed"]
+    same = all(r["fixed"][k] == b["agreement"][k] for k in MEASURES) and r["aer"]["fixed"] == b["aer"]["aer"]
+    former = (f"Kendall tau {b['agreement']['kendall_tau']}, top-1 {b['agreement']['top1']}, "
+              f"JSD {b['agreement']['jsd']}, AER {b['aer']['aer']}")
+    check = (f"The recomputation's own {c['former_points']}-point row equals the former table row to the last digit "
+             f"({former}), so the two rows differ only by the points." if same else
+             f"The recomputation's own {c['former_points']}-point row differs from the former table row ({former}): "
+             "they were not computed on the same steps.")
+    return (f"Issue 24 item 9: the table's IG row was integrated gradients at {c['former_points']} fixed points "
+            "(kept under 'before'), whose completeness gap |sum_j IG_ij - (log p(y_i|x) - log p(y_i|x'))| "
+            "(Captum's convergence delta) was large on this model. It is now IG with the points chosen per step by "
+            f"that gap (nmt.attribution: {IG_START}, doubled up to {IG_MAX} while the gap is above {IG_GAP_TOL} "
+            f"nats), recomputed sentence by sentence ('recomputed', {r['file']}). {check}")
+
+
 def apply(faith: Path, lines: Path, gold: str, table: str = "corpus_all_1000", aer_table: str = "aer_all_447",
           date: str | None = None) -> bool:
     """Write the summary of ``lines`` into ``faith``'s ``ig_completeness.recomputed`` (keeping its command
     and machine). Once it covers every sentence of ``table`` and every gold sentence of ``aer_table``, the
     IG row and IG AER of the tables become the by-gap ones, the fixed-point ones move to
-    ``ig_completeness.before`` and the caveat goes; returns whether the tables hold the by-gap IG."""
+    ``ig_completeness.before``, ``what`` says so and the caveat goes; returns whether the tables hold the by-gap IG."""
     f = json.loads(faith.read_text(encoding="utf-8"))
     c, corpus, aer = f["ig_completeness"], f[table], f[aer_table]
     rows = _all_rows(lines)  # read once: the summary and the swapped AER both come from them
@@ -169,6 +188,7 @@ def apply(faith: Path, lines: Path, gold: str, table: str = "corpus_all_1000", a
         c["former_points"], c["table_points"] = c["table_points"], BY_GAP
         corpus["agreement"]["ig"] = {k: summary["by_gap"][k] for k in MEASURES}
         aer["ig"] = gold_aer(rows, gold, "by_gap")
+        c["what"] = swapped_what(c)
         c.pop("caveat", None)
     elif not done:
         c["caveat"] = (f"Recomputed with the points chosen by the gap so far: the IG row of the first "

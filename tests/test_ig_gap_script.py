@@ -70,6 +70,28 @@ def test_apply_swaps_the_ig_row_only_once_every_sentence_is_done(tmp_path: Path)
     assert json.loads(faith.read_text())["ig_completeness"]["before"] == {"agreement": old_ig, "aer": old_aer}
 
 
+def test_apply_says_whether_its_own_fixed_row_reproduces_the_former_one(tmp_path: Path) -> None:
+    gold = tmp_path / "g"
+    (tmp_path / "g.en-fr.sure").write_text("0-0 1-1\n0-0\n")
+    (tmp_path / "g.en-fr.possible").write_text("0-0 1-1\n0-0\n")
+    lines = tmp_path / "ig.jsonl"
+    lines.write_text(_gold_line("corpus", 0, 0.2, []) + _gold_line("gold", 0, 0.0, [[0, 0], [0, 1]])
+                     + _gold_line("gold", 1, 0.0, [[0, 0]]))
+    # the lines' 20-point row: tau 0, top-1 0, JSD 0.5; its links {(0,0)} twice against S = P of 3 links:
+    # AER = 1 - (2 + 2) / (2 + 3) = 0.2
+    for old_ig, old_aer, verdict in (({"kendall_tau": 0.0, "top1": 0.0, "jsd": 0.5}, 0.2, "equals the former"),
+                                     ({"kendall_tau": 0.0, "top1": 0.0, "jsd": 0.5}, 0.3, "differs from the former")):
+        faith = tmp_path / "faith.json"
+        faith.write_text(json.dumps({"corpus_all_1000": {"sentences": 1, "agreement": {"ig": old_ig}},
+                                     "aer_all_447": {"sentences": 2, "ig": {"aer": old_aer}},
+                                     "ig_completeness": {"table_points": 20, "what": "STALE"}}))
+        assert ig.apply(faith, lines, str(gold))
+        what = json.loads(faith.read_text())["ig_completeness"]["what"]
+        assert "at 20 fixed points" in what and "50, doubled up to 400 while the gap is above 0.05 nats" in what
+        assert f"own 20-point row {verdict} table row" in what
+        assert f"(Kendall tau 0.0, top-1 0.0, JSD 0.5, AER {old_aer})" in what and lines.as_posix() in what
+
+
 def test_the_readme_names_the_ig_rows_points_and_its_former_row() -> None:
     from scripts.readme_faith import faith_table, ig_note
 
