@@ -77,6 +77,9 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
         st.caption(md(labels[ss["model"]]))
+        credit = models.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
+        if credit:
+            st.caption(md(credit))
         ens.toggle({g.name: g for g in groups}[ss["model"]])
         with st.expander("Checkpoints in the folder"):
             st.dataframe(rows, hide_index=True)
@@ -103,8 +106,9 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
     return {g.name: g for g in groups}[ss["model"]]
 
 
-def inputs() -> None:
-    """Title, presentation switch, preset picker, sentence box and the bottleneck toggle."""
+def inputs(group: models.ModelGroup) -> None:
+    """Title, presentation switch, preset picker, sentence box and the bottleneck toggle (named for what
+    it shows with ``group``: its RNNencdec twin, or, without one, its own weights frozen)."""
     st.title("Step through decoding", help=INTRO)
     c = st.container(key="inputs").columns([1.5, 4, 1.9], vertical_alignment="bottom")  # wraps when narrow
     c[0].selectbox("Preset", [ctl.CUSTOM, *BY_NAME], key="w_preset", persist_state="session",
@@ -112,9 +116,13 @@ def inputs() -> None:
     c[1].text_area("Source sentence (English)", key="text", **url.BOUND, height=68, max_chars=vs.MAX_TEXT_CHARS,
                    on_change=ctl.on_text, placeholder="Type a sentence, e.g. A black dog is running on the grass.")
     with c[2]:
-        st.toggle("Freeze c_i (RNNencdec)", key="freeze", **url.BOUND, on_change=ctl.on_setting, args=("freeze",),
+        twin = group.encdec is not None
+        st.toggle("Freeze c_i (RNNencdec)" if twin else "Freeze c_i (untrained ablation)", key="freeze",
+                  **url.BOUND, on_change=ctl.on_setting, args=("freeze",),
                   help="Off: RNNsearch computes a fresh context c_i = Σ_j α_ij h_j for every target word. "
-                       "On: the RNNencdec twin, whose every target word reads one fixed summary c = [→h_Tx; ←h_1].")
+                       + ("On: the RNNencdec twin, whose every target word reads one fixed summary c = [→h_Tx; ←h_1]."
+                          if twin else "On: this pair has no RNNencdec twin of its own, so its RNNsearch weights "
+                          "read one fixed summary c = [→h_Tx; ←h_1] at every word, as they were never trained to."))
         with st.popover("Advanced", icon=":material/tune:"):
             st.checkbox("Apply the freeze to the RNNsearch weights themselves (untrained ablation)",
                         key="ablation", **url.BOUND, on_change=ctl.on_setting, args=("ablation",),
@@ -162,12 +170,14 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
         st.caption("This model group has no twin on the other side of the toggle to compare with.")
         return
     series, colours = pair
-    (la, wa, _), (lb, wb, _) = series
-    st.html(sh.compare_html(la, wa, lb, wb, big=look.present, colours=colours))
+    (la, wa, _), (lb, wb, _), *more = series
+    st.html(sh.compare_html(la, wa, lb, wb, big=look.present, colours=colours, more=[(m[0], m[1]) for m in more]))
     st.altair_chart(sc.drift_chart(series, look, upto, colours), width="stretch", height=210, key=f"drift_{key}")
-    st.caption("Boxed words appear in one translation only. The chart, in the same colours: how far each word's "
-               "context c_i is from the first word's c_0. RNNsearch reads a new mix of the source for every "
-               "word; the fixed summary c is one vector, so its line stays at 0 by construction.")
+    st.caption(("Boxed words appear in one of the first two translations only, or, in the third, are missing "
+                "from the first. " if more else "Boxed words appear in one translation only. ")
+               + "The chart, in the same colours: how far each word's context c_i is from the first word's c_0. "
+               "RNNsearch reads a new mix of the source for every word; the fixed summary c is one vector, so "
+               "its line stays at 0 by construction.")
 
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
@@ -319,10 +329,10 @@ def main() -> None:
         st.markdown(sv.no_checkpoints_markdown(models.ENV_VAR))
         return
     group = sidebar(groups)
-    inputs()
+    inputs(group)
     choice = ens.resolve(group, models.resolve(group, ss["freeze"], ss["ablation"]))
     if choice.notice:
-        st.warning(md(choice.notice))
+        st.warning(md(choice.notice + ctl.stand_in_note(group, choice)))
     lm = ens.load_lm(choice)  # a damaged or foreign file: one line; a file with no digest: a warning
     if lm is None:
         url.write_position()

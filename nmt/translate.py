@@ -3,7 +3,8 @@
     echo "A man rides a bike." | python -m nmt.translate --checkpoint checkpoints/m30k-en-fr-rnnsearch.pt --beam 5
 
 Empty input lines give empty output lines; sources over --max-src-tokens tokens are truncated (a
-note goes to stderr), so line i of the output is always the translation of line i of the input.
+note goes to stderr), so line i of the output is always the translation of line i of the input. With
+--unk-replace, stderr also says of each replaced ``<unk>`` whether it came from the dictionary or was copied.
 Input is read and translated --chunk lines at a time, each chunk written before the next is read,
 so a long file streams in bounded memory.
 """
@@ -22,6 +23,7 @@ from nmt import checkpoint, cli
 from nmt.candidates import CandidateError, CandidateSpec
 from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
 from nmt.model import CONTEXT_MODES
+from nmt.trace import DICTIONARY, DecodeTrace
 
 CHUNK = 1000  # lines translated, then written, at a time
 
@@ -66,11 +68,19 @@ def spec_of(args: argparse.Namespace) -> CandidateSpec | None:
     return None if args.candidates is None else CandidateSpec(args.candidates, args.candidates_per_word)
 
 
+def replacement_notes(trace: DecodeTrace) -> list[str]:
+    """One note per ``<unk>`` the trace's rule replaced (:meth:`~nmt.trace.DecodeTrace.unk_replacements`),
+    marked as the app marks it: e.g. ``«fromage» from the dictionary ('cheese')`` or ``«Zorblax» copied``."""
+    return [f"«{r.word}» from the dictionary ('{r.source}')" if r.label == DICTIONARY else f"«{r.word}» copied"
+            for _, r in sorted(trace.unk_replacements().items())]
+
+
 def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: TextIO,
                      args: argparse.Namespace) -> None:
     """Translate ``src`` to ``out`` chunk by chunk; notes on truncated lines go to ``err``.
 
-    With ``--unk-replace`` each ``<unk>`` is replaced from the model's dictionary (else copied); with
+    With ``--unk-replace`` each ``<unk>`` is replaced from the model's dictionary (else copied), and ``err``
+    gets a line per replaced word saying which (the translations on ``out`` stay one per line); with
     ``--candidates`` each sentence decodes over its candidate list."""
     done = 0
     for lines in chunks(src, args.chunk):
@@ -80,6 +90,9 @@ def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: 
         for n, t in enumerate(traces, done + 1):
             if t is not None and t.truncated:
                 print(f"line {n}: source longer than {args.max_src_tokens} tokens, truncated", file=err)
+            if t is not None and args.unk_replace:
+                for note in replacement_notes(t):
+                    print(f"line {n}: {note}", file=err)
         out.write("".join(("" if t is None else t.translation) + "\n" for t in traces))
         out.flush()
         done += len(lines)

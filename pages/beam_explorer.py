@@ -18,6 +18,7 @@ with shell.page("Beam search explorer"):  # navigation first; a failing import s
 
     from nmt.decoding import LENGTH_NORMS, InputError
     from nmt.trace import DecodeTrace
+    from ui import typed as T
     from ui import widgets as W
     from ui.views.beam import (
         DEFAULT_SENTENCE,
@@ -200,7 +201,9 @@ def main() -> None:
         return
     beam, norm, alpha, nbest = controls()
     text = st.text_area("Source sentence (English)", DEFAULT_SENTENCE, key="bx_text", bind=BIND,
-                        max_chars=MAX_SOURCE_CHARS, height=80)
+                        max_chars=MAX_SOURCE_CHARS, height=80,
+                        on_change=T.on_typed("bx_model", "bx_text", [DEFAULT_SENTENCE], T.search_file))
+    T.typed_note("bx_model", "model in the sidebar")
     if not (text or "").strip():
         st.info("Type a sentence to translate.")
         return

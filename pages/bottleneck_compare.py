@@ -26,6 +26,7 @@ with shell.page("Bottleneck side by side"):  # navigation first; a failing impor
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace
     from ui import models
+    from ui import typed as T
     from ui import widgets as W
     from ui.presets import long_sentence
     from ui.views.bottleneck import (
@@ -61,11 +62,16 @@ class Column:
     colour: str  # the model's colour on every page (nmt.kinds.model_colour)
 
 
-def columns_for(group: models.ModelGroup, ablation: bool) -> list[Column]:
+def columns_for(group: models.ModelGroup, ablation: bool, groups: list[models.ModelGroup]) -> list[Column]:
     """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them,
-    each resolved once by :func:`ui.models.columns` (the stepper's toggle uses the same resolver)."""
-    return [Column(c.description.name, c.ckpt, c.context, c.description.note, c.description.colour)
-            for c in models.columns(group, ablation)]
+    each resolved once by :func:`ui.models.columns` (the stepper's toggle uses the same resolver). A pair
+    without an RNNencdec of its own shows its frozen ablation and another pair's RNNencdec, headed with that
+    pair's name, each described by its label (what it is, its data and vocabulary)."""
+    chosen = models.columns(group, ablation, groups)
+    labelled = any(c.ckpt.group != group.name for c in chosen)  # a stand-in twin: say where each comes from
+    return [Column(c.description.name + ("" if c.ckpt.group == group.name else f" ({c.ckpt.group})"), c.ckpt,
+                   c.context, c.description.label if labelled else c.description.note, c.description.colour)
+            for c in chosen]
 
 
 def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, list[str], list[str]] | None:
@@ -89,8 +95,11 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
         if follow:
             ss["bn_text"] = default  # an untouched example follows the model pair (Multi30k or Europarl)
         ss["_bn_default"] = default
+        examples = [long_sentence(g.name) for g in models.scan(models.checkpoint_dir())]
         text = st.text_area("Source sentence (English)", None if follow else default, key="bn_text", bind=BIND,
-                            max_chars=MAX_SOURCE_CHARS, height=90)
+                            max_chars=MAX_SOURCE_CHARS, height=90,
+                            on_change=T.on_typed("bn_model", "bn_text", examples, T.pair_name))
+        T.typed_note("bn_model")
         ref = st.text_input("Reference translation (optional: enables log p(reference) and BLEU)", key="bn_ref",
                             bind=BIND, max_chars=MAX_REFERENCE_CHARS)
         if not (text or "").strip():
@@ -224,8 +233,13 @@ def main() -> None:
     ablation = st.sidebar.toggle("Also show the frozen-context ablation", value=True, key="bn_ablation", bind=BIND,
                                  help="The RNNsearch weights decoded with c_i frozen to the fixed summary c: "
                                       "an untrained ablation, not a model trained that way.")
-    cols = columns_for(group, ablation)
-    if group.encdec is None:
+    cols = columns_for(group, ablation, models.scan(models.checkpoint_dir()))
+    stand_in = next((c.ckpt.group for c in cols if c.ckpt.group != group.name), None)
+    if group.encdec is None and stand_in is not None:
+        st.info(f"The pair “{md(group.name)}” has no RNNencdec of its own: beside its RNNsearch are the same "
+                f"weights with c_i frozen (an untrained ablation) and the RNNencdec of the {md(stand_in)} pair, "
+                "trained on other data with another vocabulary.")
+    elif group.encdec is None:
         st.info(f"Group “{md(group.name)}” has no RNNencdec checkpoint ({md(group.name)}-rnnencdec.pt); "
                 "only the RNNsearch side can be shown.")
     if group.search is None:

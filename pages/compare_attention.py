@@ -14,6 +14,8 @@ from ui import shell
 
 with shell.page("Compare attention"):  # navigation first; a failing import shows the boundary
     import json
+    from collections.abc import Callable
+    from typing import Any
 
     import pandas as pd
     import streamlit as st
@@ -21,6 +23,7 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace
     from ui import models
+    from ui import typed as T
     from ui import widgets as W
     from ui.presets import PRESETS
     from ui.views.bottleneck import comparison_row
@@ -37,6 +40,11 @@ DEFAULT_STEMS = ("europarl-en-fr-rnnsearch-50", "m30k-en-fr-rnnsearch", "m30k-en
                  "m30k-en-fr-luong-local-p")
 PER_ROW = 2
 HEATMAP_WIDTH = 240  # px of heatmap cells in a half-width column at 1280×720 (labels and legend take the rest)
+# A sentence of one's own: each model reads it with its own vocabulary, so the pair trained for everyday
+# sentences joins the models shown (as the first column) rather than replacing the Multi30k ones.
+TYPED_WHAT = "set of models above"
+TYPED_MORE = ("Its RNNsearch is the first column; every model reads the sentence with its own vocabulary, and "
+              "those trained on Multi30k image captions (Luong's among them) may garble everyday sentences.")
 
 
 def attention_models() -> dict[str, models.CheckpointInfo]:
@@ -53,6 +61,15 @@ def default_models(found: dict[str, models.CheckpointInfo]) -> list[str]:
     """The labels first selected: those of :data:`DEFAULT_STEMS` found, else the first few found."""
     picked = [label for label, c in found.items() if c.path.stem in DEFAULT_STEMS]
     return picked or list(found)[:DEFAULT_COLUMNS]
+
+
+def with_typed_pair(found: dict[str, models.CheckpointInfo]) -> Callable[[models.ModelGroup, Any], list[str]]:
+    """The models' value for a sentence of one's own (:func:`ui.typed.on_typed`): the RNNsearch of the pair
+    trained for everyday sentences first, then the models chosen, at most :data:`MAX_COLUMNS`."""
+    def value(pair: models.ModelGroup, current: Any) -> list[str]:
+        first = [label for label, c in found.items() if pair.search is not None and c.path == pair.search.path]
+        return (first + [label for label in current or [] if label not in first])[:MAX_COLUMNS]
+    return value
 
 
 def model_column(row: dict, ckpt: models.CheckpointInfo, own: DecodeTrace, forced: DecodeTrace | None) -> None:
@@ -86,12 +103,14 @@ def main() -> None:
         return
     labels = list(found)
     chosen = st.multiselect("Models", labels, default=default_models(found), key="cmp_models", bind=BIND,
-                            max_selections=MAX_COLUMNS,
+                            max_selections=MAX_COLUMNS, on_change=T.hand_picked("cmp_models"),
                             help="Attention models in the checkpoint folder, named by what they are "
                                  "(up to six side by side).")
     chosen = [c for c in chosen if c in found] or labels[:1]
     text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND,
-                        max_chars=MAX_SOURCE_CHARS, height=80)
+                        max_chars=MAX_SOURCE_CHARS, height=80,
+                        on_change=T.on_typed("cmp_models", "cmp_text", [DEFAULT_TEXT], with_typed_pair(found)))
+    T.typed_note("cmp_models", TYPED_WHAT, TYPED_MORE)
     ref = (st.text_input("Reference translation (optional: log p(reference) and BLEU)", key="cmp_ref",
                          bind=BIND, max_chars=MAX_REFERENCE_CHARS) or "").strip()
     if not (text or "").strip():

@@ -32,6 +32,7 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
     from ui import explanation_jobs as jobs
     from ui import models
     from ui import surgery_panel as SP
+    from ui import typed as T
     from ui import widgets as W
     from ui.explanation_jobs import attributions
     from ui.views import explanation as V
@@ -70,12 +71,24 @@ def clear_translation() -> None:
     ss["ex_ref"] = ""
 
 
+own_sentence = T.on_typed("ex_model", "ex_text", [p.text for p in PRESETS], T.search_file)
+
+
+def on_text() -> None:
+    """A new source sentence: the translation typed for the old one goes, and a sentence of one's own goes to
+    the pair trained for everyday sentences (:func:`ui.typed.on_typed`)."""
+    clear_translation()
+    own_sentence()
+
+
 def on_preset() -> None:
     """A preset loads its step and its edit (the URL follows); a translation typed for the old sentence goes."""
     clear_translation()
     p = BY_NAME.get(ss.get("ex_preset"))
     if p is None:
+        own_sentence()  # back to a sentence of one's own typed before: it goes where a typed one goes
         return
+    T.undo_typed("ex_model")  # the presets were written for the model a typed sentence may have moved from
     ss["ex_step"] = p.step
     ss["ex_edit"], j = S.preset_edit(p)
     if j is not None:
@@ -92,7 +105,8 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
     with c2:
         if preset is None:
             text = st.text_area("Source sentence (English)", BY_NAME[PRESETS[0].name].text, key="ex_text", bind=BIND,
-                                max_chars=600, height=68, on_change=clear_translation)
+                                max_chars=600, height=68, on_change=on_text)
+            T.typed_note("ex_model", "model in the sidebar")
             return (text or "").strip(), None
         st.markdown(f"**Source:** {md(preset.text)}")
         st.caption(f"**Watch:** {md(preset.watch)}")

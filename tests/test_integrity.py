@@ -36,10 +36,18 @@ def test_every_shipped_checkpoint_is_registered() -> None:
     """nmt/shipped.sha256 names each file of checkpoints/ by its identity, with its weights' digest."""
     lines = [ln.split("  ") for ln in (ROOT / "nmt" / "shipped.sha256").read_text().splitlines()]
     assert sorted(n for _, _, n in lines) == [p.relative_to(ROOT / "checkpoints").as_posix() for p in SHIPPED]
-    assert len(SHIPPED) == 11
+    assert len(SHIPPED) == 12
     for weights, identity, name in lines:
         ck = read_checkpoint(ROOT / "checkpoints" / name)
         assert identity_digest(ck) == identity and weights_digest(ck["model"]) == weights
+
+
+def test_the_checkpoint_folder_fits_its_limits() -> None:
+    """Each file in checkpoints/ ≤ 40 MB and the folder ≤ 250 MB (decimal megabytes, the lead's limits);
+    the everyday model made room by storing the Europarl pair's vocabulary matrices as int8."""
+    files = [p for p in (ROOT / "checkpoints").rglob("*") if p.is_file()]
+    assert max(p.stat().st_size for p in files) <= 40_000_000
+    assert sum(p.stat().st_size for p in files) <= 250_000_000
 
 
 @pytest.mark.parametrize("name,drop", [("m30k-en-fr-rnnsearch.pt", False), ("m30k-en-fr-rnnencdec.pt", False),

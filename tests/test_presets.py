@@ -7,7 +7,8 @@ import pytest
 from nmt import checkpoint
 from nmt.decoding import greedy
 from tests.conftest import ROOT
-from ui.presets import BY_NAME, EUROPARL, PRESETS
+from ui import models
+from ui.presets import BY_NAME, EUROPARL, EVERYDAY, PRESETS
 from ui.views.stepper import output_words
 
 CKPTS = ROOT / "checkpoints"
@@ -15,6 +16,7 @@ SEARCH = CKPTS / "m30k-en-fr-rnnsearch.pt"
 ENCDEC = CKPTS / "m30k-en-fr-rnnencdec.pt"
 EP_SEARCH = CKPTS / "europarl-en-fr-rnnsearch-50.pt"
 EP_ENCDEC = CKPTS / "europarl-en-fr-rnnencdec-50.pt"
+EV_SEARCH = CKPTS / "europarl-tatoeba-en-fr-rnnsearch-30k.pt"  # no twin of its own: the Europarl one stands in
 
 pytestmark = pytest.mark.skipif(not SEARCH.exists(), reason="no shipped checkpoint")
 
@@ -42,8 +44,9 @@ def encdec():
 
 
 def pair(group: str) -> tuple[checkpoint.LoadedModel, checkpoint.LoadedModel]:
-    """The shipped RNNsearch and RNNencdec of a preset's checkpoint pair."""
-    paths = {"m30k-en-fr": (SEARCH, ENCDEC), EUROPARL: (EP_SEARCH, EP_ENCDEC)}[group]
+    """The shipped RNNsearch and RNNencdec of a preset's checkpoint pair (for the everyday pair, which has no
+    twin of its own, the stand-in the stepper shows beside its frozen ablation)."""
+    paths = {"m30k-en-fr": (SEARCH, ENCDEC), EUROPARL: (EP_SEARCH, EP_ENCDEC), EVERYDAY: (EV_SEARCH, EP_ENCDEC)}[group]
     if not all(p.exists() for p in paths):
         pytest.skip(f"the {group} pair is not shipped")
     return load(paths[0]), load(paths[1])
@@ -110,9 +113,27 @@ def test_bottleneck_presets_change_the_translation(preset) -> None:
     with_att = greedy(search, [preset.text])[0]
     fixed = greedy(encdec, [preset.text])[0]
     assert with_att.translation != fixed.translation
+    frozen = [fixed]
+    if preset.group in models.STAND_IN_TWINS:  # no twin of its own: its frozen ablation is what the stepper shows
+        frozen.append(greedy(search, [preset.text], context="fixed")[0])
     for w in preset.lost:
         assert w in with_att.target_tokens, f"{preset.name}: RNNsearch does not write {w!r}: {with_att.translation!r}"
-        assert w not in fixed.target_tokens, f"{preset.name}: RNNencdec writes {w!r} too: {fixed.translation!r}"
+        for t in frozen:
+            assert w not in t.target_tokens, f"{preset.name}: the frozen model writes {w!r} too: {t.translation!r}"
+
+
+def test_everyday_presets_are_on_the_typed_pair_and_say_what_it_writes() -> None:
+    """The everyday presets run on the pair typed sentences go to, whose stand-in twin is the Europarl one;
+    « Everyday sentence » writes what its Watch line quotes, and the Europarl RNNsearch-50 really has <unk>."""
+    assert EVERYDAY == models.TYPED_GROUP and models.STAND_IN_TWINS[EVERYDAY] == EUROPARL
+    preset = BY_NAME["Everyday sentence"]
+    search, _ = pair(EVERYDAY)
+    t = greedy(search, [preset.text])[0]
+    assert t.translation == "Mon frère a acheté un nouveau vélo hier.", t.translation
+    assert "« Mon frère a acheté un nouveau vélo hier. »" in preset.watch
+    europarl = greedy(pair(EUROPARL)[0], [preset.text])[0]
+    assert "<unk>" in europarl.target_tokens and "vélo" not in europarl.target_tokens
+    assert "RNNencdec" not in preset.flipped.split("no RNNencdec twin")[0]  # the ablation is not called one
 
 
 @pytest.mark.parametrize("preset", [p for p in PRESETS if p.copies], ids=lambda p: p.name)

@@ -114,10 +114,12 @@ def test_translate_cli_unk_dict(tmp_path: Path) -> None:
     write_lexicon({"cheese": [("fromage", 3)], "the": [("le", 5)]}, tmp_path / "lex.tsv")
     lines = ["cheese", "Zorblax", "cheese Zorblax"]
 
-    def cli(*extra: str) -> list[str]:
+    def run(*extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(ckpt), *extra],
-                              input="\n".join(lines) + "\n", capture_output=True, text=True, check=True,
-                              cwd=ROOT).stdout.splitlines()
+                              input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, cwd=ROOT)
+
+    def cli(*extra: str) -> list[str]:
+        return run(*extra).stdout.splitlines()
 
     assert cli() == [UNK] * 3
     out = cli("--unk-dict", str(tmp_path / "lex.tsv"))
@@ -128,6 +130,10 @@ def test_translate_cli_unk_dict(tmp_path: Path) -> None:
     write_lexicon({"cheese": [("fromage", 3)]}, tmp_path / f"unk{SUFFIX}")
     assert cli("--unk-replace")[:2] == ["fromage", "Zorblax"]
     assert cli("--unk-replace", "copy")[:2] == ["cheese", "Zorblax"]
+    # each replacement is marked on stderr as the app marks it; without replacement, no such line
+    marks = run("--unk-replace").stderr.splitlines()
+    assert marks[:2] == ["line 1: «fromage» from the dictionary ('cheese')", "line 2: «Zorblax» copied"]
+    assert len(marks) == 3 and run().stderr == ""
 
 
 def test_the_dictionary_bench_writes_each_trace_three_ways() -> None:

@@ -177,7 +177,45 @@ PAPER_PRESETS: tuple[Preset, ...] = (
         group=EUROPARL,
     ),
 )
-PRESETS = SCRIPT_PRESETS + PRESETS + PAPER_PRESETS
+
+# Issue 34: sentences people type, on the pair trained for them (Europarl + Tatoeba, 30k words), which has no
+# RNNencdec twin of its own: frozen, the stepper shows its own weights frozen (an untrained ablation) and,
+# under the band, the Europarl RNNencdec-50 (ui.models.STAND_IN_TWINS). ``lost``: words its RNNsearch writes
+# and neither of those does.
+EVERYDAY = "europarl-tatoeba-en-fr-30k"  # ui.models.TYPED_GROUP (not imported: presets stay plain data)
+_EVENING = ("When I came home last night, my sister was cooking dinner in the kitchen while our parents were "
+            "watching an old film in the living room.")
+EVERYDAY_PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="Everyday sentence",
+        text="My brother bought a new bike yesterday.",
+        watch="The pair trained for everyday sentences (Europarl + Tatoeba, 30k words): α walks down the "
+              "diagonal, « frère » reads 'brother', « a acheté » 'bought', « nouveau » 'new', « vélo » 'bike', "
+              "« hier » 'yesterday': « Mon frère a acheté un nouveau vélo hier. » (The Europarl pair writes "
+              "<unk> for 'bike'.)",
+        flipped="c_i is frozen now, and this pair has no RNNencdec twin: its own RNNsearch weights read one "
+                "summary c, as they were never trained to, and go round in circles (« mon frère cadet mon frère "
+                "cadet »). Under the band, a trained RNNencdec of the Europarl pair translates it for comparison.",
+        expect=(("frère", "brother"), ("acheté", "bought"), ("nouveau", "new"), ("vélo", "bike"),
+                ("hier", "yesterday")),
+        group=EVERYDAY,
+    ),
+    Preset(
+        name="Everyday bottleneck",
+        text=_EVENING,
+        watch="c_i is frozen, and this pair has no RNNencdec twin: its own RNNsearch weights, never trained on "
+              "one summary c, repeat « lorsque … » and lose everything; under the band, the Europarl RNNencdec-50, "
+              "trained that way, keeps the opening and loses the sister, the dinner and the film. Flip the "
+              "toggle off at any step.",
+        flipped="c_i is free again (RNNsearch, 30k words), at the same step: α walks along the sentence, and the "
+                "sister cooking dinner in the kitchen, the parents and the old film in the living room (« salon ») "
+                "all survive. Flip it back on to compare.",
+        freeze=True,
+        lost=("sœur", "dîner", "cuisine", "film", "salon"),
+        group=EVERYDAY,
+    ),
+)
+PRESETS = SCRIPT_PRESETS + EVERYDAY_PRESETS + PRESETS + PAPER_PRESETS
 
 BY_NAME: dict[str, Preset] = {p.name: p for p in PRESETS}
 

@@ -264,13 +264,34 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
     return words, sc.context_drift(t.alpha_matrix()[: len(words)], h)
 
 
+def bottleneck_sides(group: models.ModelGroup, text: str) -> list[models.Choice]:
+    """The models the bottleneck comparison shows: the fresh-c_i one and the frozen one of the toggle,
+    and, for a pair without an RNNencdec twin of its own, a stand-in trained RNNencdec from another pair
+    (:func:`ui.models.stand_in`), every side then labelled with its data and vocabulary. [] when the
+    toggle's two sides are one model (nothing to compare)."""
+    sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["ablation"]))]
+    if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
+        return []
+    twin = models.stand_in(group, models.scan(models.checkpoint_dir()))
+    return sides if twin is None else [*(models.labelled(c) for c in sides), twin]
+
+
+def stand_in_note(group: models.ModelGroup, choice: models.Choice) -> str:
+    """What the frozen view adds for a pair without a twin of its own: where the stand-in RNNencdec is."""
+    twin = models.stand_in(group, models.scan(models.checkpoint_dir()))
+    if twin is None or choice.kind != "ablation":
+        return ""
+    return (f" Under the band, the {twin.ckpt.name} RNNencdec, trained with one fixed c on other data and "
+            "vocabularies, translates the same sentence beside it.")
+
+
 def bottleneck_pair(
     group: models.ModelGroup, text: str
 ) -> tuple[list[tuple[str, list[str], list[float]]], list[str]] | None:
-    """Both sides of the toggle on this sentence: (label, words, c_i distances) for the fresh-c_i
-    model and the frozen one, and their colours; None when the group has only one of them."""
-    sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["ablation"]))]
-    if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
+    """The sides of the toggle on this sentence (:func:`bottleneck_sides`): (label, words, c_i distances)
+    for each, and their colours; None when there is nothing to compare."""
+    sides = bottleneck_sides(group, text)
+    if not sides:
         return None
     series = [(c.label, *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context, bool(ss["unk"])))
               for c in sides]

@@ -5,7 +5,9 @@ The pages keep their state in the URL by binding each control to a query paramet
 the same view. Decoding runs through :func:`decode`, cached per checkpoint file and input with
 ``st.cache_data``, in chunks so long lists show a progress bar; per-sentence results of corpus-wide
 work are kept for every visitor in a :class:`SharedStore` (:func:`cached_items`). The model is loaded
-once per process by :func:`ui.models.load_model`. Nothing here computes model internals.
+once per process by :func:`ui.models.load_model`. Nothing here computes model internals. A sentence
+the visitor types goes to the pair trained for everyday sentences on every page by one rule,
+:func:`ui.typed.on_typed`; the pickers here count a choice by hand (:func:`ui.typed.hand_picked`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
 from ui import heavy, models
+from ui.typed import hand_picked
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
 BIND = "query-params"
@@ -105,7 +108,7 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
     names = list(by_name)
     index = names.index(default.name) if default is not None and default.name in names else 0
     box = container if container is not None else st.sidebar
-    name = box.selectbox(label, names, index=index, key=key, bind=BIND,
+    name = box.selectbox(label, names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
                          help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec).")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(kind_label(chosen))
@@ -123,7 +126,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
     names = list(by_name)
     index = names.index(default.name) if default is not None else 0
     box = container if container is not None else st.sidebar
-    name = box.selectbox("Model pair", names, index=index, key=key, bind=BIND,
+    name = box.selectbox("Model pair", names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
                          help="An RNNsearch and an RNNencdec paired by name: "
                               "<name>-rnnsearch.pt / <name>-rnnencdec.pt.")
     chosen = by_name.get(name or names[index], by_name[names[index]])

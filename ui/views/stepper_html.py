@@ -188,12 +188,16 @@ def prob_bar_html(p: float) -> str:
 
 
 def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
-                 big: bool = False, colours: Sequence[str] = MODEL_COLOURS) -> str:
-    """Two translations of one sentence, each under its label marked in its model's colour, words
-    without a counterpart marked."""
+                 big: bool = False, colours: Sequence[str] = MODEL_COLOURS,
+                 more: Sequence[tuple[str, Sequence[str]]] = ()) -> str:
+    """Two (or, with ``more``, several) translations of one sentence, each under its label marked in its
+    model's colour. The first two mark the words without a counterpart in the other; each of ``more``
+    marks its words missing from the first translation."""
     ma, mb = word_marks(words_a, words_b)
+    rows = [(label_a, words_a, ma), (label_b, words_b, mb)]
+    rows += [(label, words, word_marks(words_a, words)[1]) for label, words in more]
     lines = []
-    for label, words, marks, colour in ((label_a, words_a, ma, colours[0]), (label_b, words_b, mb, colours[1])):
+    for (label, words, marks), colour in zip(rows, colours, strict=True):
         chips = []
         for w, m in zip(words, marks):
             style = _chip(big) + (f"border:2px solid {colour};font-weight:600;" if m else "opacity:.8;")

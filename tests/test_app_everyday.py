@@ -1,0 +1,68 @@
+"""The everyday model in the stepper (issue 34): typed sentences go to it, presets keep their pairs, and
+its freeze view names each model for what it is (its own frozen weights are an ablation, not an RNNencdec)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.stepper_app import click, html_bodies, set_text, start, trace
+from ui import models
+
+EVERYDAY_CKPT = ROOT / "checkpoints" / "europarl-tatoeba-en-fr-rnnsearch-30k.pt"
+pytestmark = pytest.mark.skipif(not EVERYDAY_CKPT.exists(), reason="the everyday model is not shipped")
+
+
+def compare_labels(at) -> list[str]:
+    """The labels above each translation of the bottleneck comparison, in order."""
+    body = next(b for b in html_bodies(at) if "bottleneck-compare" in b)
+    return [re.sub(r"&#x27;", "'", m) for m in re.findall(r'padding-left:6px">([^<]*)</div>', body)]
+
+
+def test_a_typed_sentence_on_a_fresh_server_is_translated_by_the_30k_model() -> None:
+    at = start()
+    assert at.session_state["model"] == "m30k-en-fr"  # the first launch's preset stays on its own pair
+    set_text(at, "Where is the train station?")
+    assert at.session_state["model"] == models.TYPED_GROUP
+    click(at, "btn_run")
+    t = trace(at)
+    assert t.target_tokens[:4] == ["où", "est", "la", "gare"], t.target_tokens
+    assert any("trained for everyday sentences" in e["what"] for e in at.session_state["log"])
+    at.selectbox(key="w_preset").set_value("Adjective swap").run()  # a preset keeps its own pair
+    assert at.session_state["model"] == "m30k-en-fr"
+    at.selectbox(key="w_preset").set_value("Monotonic copy").run()
+    assert at.session_state["model"] == "europarl-en-fr-50"
+    at.selectbox(key="w_preset").set_value("Everyday sentence").run()
+    assert at.session_state["model"] == models.TYPED_GROUP
+
+
+def test_the_freeze_view_of_the_30k_pair_labels_the_ablation_and_the_stand_in() -> None:
+    at = start({"text": "My brother bought a new bike yesterday.", "model": models.TYPED_GROUP})
+    assert at.toggle(key="freeze").label == "Freeze c_i (untrained ablation)"
+    at.toggle(key="freeze").set_value(True).run()
+    assert not at.exception
+    click(at, "btn_run")
+    assert not trace(at).has_alignment  # the stepper shows the RNNsearch weights frozen
+    labels = compare_labels(at)
+    assert labels == [
+        "RNNsearch (Europarl + Tatoeba, 30k-word vocabularies): a fresh context c_i for every target word",
+        "The same RNNsearch weights (Europarl + Tatoeba, 30k-word vocabularies) with c_i frozen to the summary c: "
+        "an untrained ablation",
+        "RNNencdec (Europarl, 16k-word vocabularies): one fixed summary c for every target word; the "
+        "europarl-en-fr-50 pair's twin, not this pair's"]
+    assert "RNNencdec" not in labels[1] and "RNNencdec" not in at.toggle(key="freeze").label
+    notice = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "untrained ablation" in notice and "europarl-en-fr-rnnencdec-50.pt RNNencdec" in notice
+    status = next(c.value for c in at.caption if "target words written" in c.value).replace("\\", "")
+    assert "untrained ablation" in status and "RNNencdec" not in status
+
+
+def test_a_pair_with_its_own_twin_keeps_the_rnnencdec_label_and_two_sides() -> None:
+    at = start({"text": "She read the old letter slowly.", "model": "europarl-en-fr-50"})
+    assert at.toggle(key="freeze").label == "Freeze c_i (RNNencdec)"
+    at.toggle(key="freeze").set_value(True).run()
+    click(at, "btn_run")
+    assert compare_labels(at) == ["RNNsearch: a fresh context c_i for every target word",
+                                  "RNNencdec: one fixed summary c for every target word"]
