@@ -44,6 +44,7 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
     from ui.views.length import load_results
+    from ui.views.unknown import Shown, shown
     from ui.views.uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
 
 BIND = W.BIND
@@ -200,12 +201,15 @@ def table(data: Pairs, idx: list[int], own: list[dict], forced: list[dict]) -> p
     return df
 
 
-def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict[str, Any]) -> None:
-    """One pair: its translation and α, and the α of forced decoding of the reference (with gold links)."""
+def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict[str, Any], text: Shown) -> None:
+    """One pair: its translation (``text``: its ``<unk>`` replaced and marked; the table and BLEU keep the
+    raw one) and α, and the α of forced decoding of the reference (with gold links)."""
     s, r = data.pairs[k]
     st.markdown(f"**Source** ({row['src words']} words): {md(s)}")
     st.markdown(f"**Reference:** {md(r)}")
-    st.markdown(f"**Model:** {md(own.translation) or '(empty)'}")
+    st.markdown(f"**Model:** {text.markdown or '(empty)'}")
+    if text.note:
+        st.caption(f"{text.note} {md('BLEU and chrF score the text with <unk>, as the table shows it.')}")
     m = st.columns(4)
     m[0].metric("sentence BLEU", f"{row['BLEU']:.1f}")
     m[1].metric("chrF", f"{row['chrF']:.1f}")
@@ -345,7 +349,7 @@ def main() -> None:
     except InputError as err:
         W.input_error(err)
         return
-    detail(data, k, own_t, forced_t, df.iloc[idx.index(k)].to_dict())
+    detail(data, k, own_t, forced_t, df.iloc[idx.index(k)].to_dict(), shown(own_t, lm.tgt_tok.detokenize))
 
     if data.gold:
         aer_section(data, forced_job, ckpt)

@@ -36,6 +36,7 @@ with shell.page("Beam search explorer"):  # navigation first; a failing import s
         winners,
     )
     from ui.views.common import FONT_MAIN, MAX_SOURCE_CHARS, NORM_LABELS, csv_text, md
+    from ui.views.unknown import Detokenize, Shown, nbest_trace, shown
 
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
@@ -61,24 +62,28 @@ def controls() -> tuple[int, str, float, int]:
     return int(beam), str(norm), float(alpha) if norm == "gnmt" else 0.6, int(min(nbest, beam))
 
 
-def translation(text: str) -> None:
-    """A translation in dark text in a box (legible on a projector, unlike a grey quote)."""
+def translation(text: Shown) -> None:
+    """A translation in dark text in a box (legible on a projector, unlike a grey quote), each replaced
+    ``<unk>`` marked (:mod:`ui.views.unknown`)."""
     with st.container(border=True):
-        st.markdown(md(text) or "(empty)")
+        st.markdown(text.markdown or "(empty)")
 
 
-def summary(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence) -> None:
+def summary(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence, detok: Detokenize) -> None:
     """Beam's best next to the greedy output, and where the two part."""
     left, right = st.columns(2)
+    best, own = shown(trace, detok), shown(greedy, detok)
     with left:
         st.markdown(f"**Beam search (k = {trace.beam_size}), best hypothesis**")
-        translation(trace.translation)
+        translation(best)
         st.caption(f"log p = {trace.logprob:.3f} · {len(trace.steps)} words with </s> · "
                    f"score {trace.nbest[0].score:.3f}" if trace.nbest else "no finished hypothesis")
     with right:
         st.markdown("**Greedy decoding**")
-        translation(greedy.translation)
+        translation(own)
         st.caption(f"log p = {greedy.logprob:.3f} · {len(greedy.steps)} words with </s>")
+    if best.note or own.note:
+        st.caption(best.note or own.note)
     if div.step is None:
         st.success("Greedy decoding and the beam's best hypothesis agree on every word.")
     else:
@@ -141,9 +146,12 @@ def step_tab(trace: DecodeTrace, stem: str) -> None:
                             f"beam-steps-{stem}.csv", "text/csv")], key="bx_dl_step")
 
 
-def nbest_tab(trace: DecodeTrace, stem: str) -> None:
-    """The n-best list and the α heatmap of a chosen hypothesis."""
+def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize) -> None:
+    """The n-best list and the α heatmap of a chosen hypothesis (its ``<unk>`` replaced in the line above it)."""
     df = nbest_frame(trace)
+    hyps = [shown(nbest_trace(trace, r), detok) for r in range(1, len(trace.nbest) + 1)]
+    if any(h.swaps for h in hyps):  # the text with <unk> replaced beside the raw one (the CSV keeps both)
+        df.insert(2, "translation, <unk> replaced", [h.text for h in hyps])
     st.dataframe(df, hide_index=True, key="bx_nbest_table", column_config={
         "log p": st.column_config.NumberColumn(format="%.3f"),
         "score": st.column_config.NumberColumn("normalised score", format="%.3f")})
@@ -153,7 +161,7 @@ def nbest_tab(trace: DecodeTrace, stem: str) -> None:
     ranks = list(range(1, len(trace.nbest) + 1))
     rank = st.radio("Show the α of the hypothesis ranked", ranks, key="bx_hyp", bind=BIND, horizontal=True)
     rank = int(rank) if rank in ranks else 1
-    st.markdown(f"**{rank}.** {md(trace.nbest[rank - 1].translation) or '(empty)'}")
+    st.markdown(f"**{rank}.** {hyps[rank - 1].markdown or '(empty)'}")
     chart = nbest_alpha_chart(trace, rank)
     if not trace.has_alignment:
         st.info("This model reads one fixed summary c for every word: there is no α to show.")
@@ -197,7 +205,8 @@ def main() -> None:
     with st.sidebar:
         st.header("Model")
     ckpt = W.checkpoint_picker("bx_model")
-    if ckpt is None or W.load_lm(ckpt) is None:
+    lm = None if ckpt is None else W.load_lm(ckpt)
+    if ckpt is None or lm is None:
         return
     beam, norm, alpha, nbest = controls()
     text = st.text_area("Source sentence (English)", DEFAULT_SENTENCE, key="bx_text", bind=BIND,
@@ -215,7 +224,7 @@ def main() -> None:
         W.input_error(err)
         return
     div = divergence(greedy, trace)
-    summary(trace, greedy, div)
+    summary(trace, greedy, div, lm.tgt_tok.detokenize)
     stem = W.safe_stem(text)
     tabs = st.tabs(TABS, key="bx_tab", bind=BIND)
     with tabs[0]:
@@ -226,7 +235,7 @@ def main() -> None:
             step_tab(trace, stem)
     with tabs[2]:
         if tabs[2].open is not False:
-            nbest_tab(trace, stem)
+            nbest_tab(trace, stem, lm.tgt_tok.detokenize)
     with tabs[3]:
         if tabs[3].open is not False:
             norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem)

@@ -40,6 +40,7 @@ with shell.page("Bottleneck side by side"):  # navigation first; a failing impor
     )
     from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
     from ui.views.heatmaps import trace_chart
+    from ui.views.unknown import Shown, shown
 
 BIND = W.BIND
 FROM = ("typed", "corpus by length")
@@ -127,12 +128,13 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
     return sources[k], refs[k], sources, refs
 
 
-def model_column(col: Column, own: DecodeTrace, forced: DecodeTrace | None, row: dict) -> None:
-    """One model's translation and numbers (its picture is drawn below, in :func:`pictures`)."""
+def model_column(col: Column, own: DecodeTrace, text: Shown, forced: DecodeTrace | None, row: dict) -> None:
+    """One model's translation (``text``: its ``<unk>`` replaced and marked; ``row``'s BLEU scores the raw
+    one) and numbers (its picture is drawn below, in :func:`pictures`)."""
     st.markdown(f"#### {col.name}")
     st.caption(f"{md(col.ckpt.name)}: {md(col.note)}")
     with st.container(border=True):
-        st.markdown(md(own.translation) or "(empty)")
+        st.markdown(text.markdown or "(empty)")
     m1, m2 = st.columns(2)
     m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—",
               help="Forced decoding of the reference: how likely this model finds the human translation.")
@@ -262,14 +264,19 @@ def main() -> None:
         W.input_error(err)
         return
     rows = [comparison_row(c.name, own, forced, ref or None) for c, own, forced in results]
+    texts = [shown(own, models.load(c.ckpt).tgt_tok.detokenize) for c, own, _ in results]  # as read, not scored
     if results and results[0][1].truncated:
         st.info("The sentence was longer than the models read; it was cut.")
-    for col, (c, own, forced), row in zip(st.columns(len(results)), results, rows):
+    for col, (c, own, forced), text, row in zip(st.columns(len(results)), results, texts, rows):
         with col:
-            model_column(c, own, forced, row)
+            model_column(c, own, text, forced, row)
+    if note := next((t.note for t in texts if t.note), ""):
+        st.caption(note)
     pictures(results)
     st.subheader("Summary")
     df = pd.DataFrame(rows)
+    if any(t.swaps for t in texts):  # beside the raw translation that BLEU scores
+        df.insert(3, "translation, <unk> replaced", [t.text for t in texts])
     st.dataframe(df, hide_index=True, key="bn_summary", column_config={
         c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if c.startswith("log p") or c in
         ("BLEU", "chrF")})

@@ -29,6 +29,7 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     from ui.views.bottleneck import comparison_row
     from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
     from ui.views.compare import compare_chart, local_note, row_name, summary_frame
+    from ui.views.unknown import Shown, shown
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -72,12 +73,14 @@ def with_typed_pair(found: dict[str, models.CheckpointInfo]) -> Callable[[models
     return value
 
 
-def model_column(row: dict, ckpt: models.CheckpointInfo, own: DecodeTrace, forced: DecodeTrace | None) -> None:
-    """One model: its name in its colour, the translation, log p(reference), BLEU, the α heatmap, downloads."""
+def model_column(row: dict, ckpt: models.CheckpointInfo, own: DecodeTrace, forced: DecodeTrace | None,
+                 text: Shown) -> None:
+    """One model: its name in its colour, the translation (``text``: its ``<unk>`` replaced and marked;
+    BLEU scores the raw one), log p(reference), BLEU, the α heatmap, downloads."""
     st.html(model_heading(row["model"], models.description(ckpt).colour))
     st.caption(md(ckpt.name))
     with st.container(border=True):
-        st.markdown(md(own.translation) or "(empty)")
+        st.markdown(text.markdown or "(empty)")
     m1, m2 = st.columns(2)
     m1.metric("log p(reference)", f"{forced.logprob:.2f}" if forced is not None else "—",
               help="Forced decoding of the reference: how likely this model finds the human translation.")
@@ -133,15 +136,20 @@ def main() -> None:
     if local:
         st.caption(local_note(local))
     rows = []
+    texts = [shown(own, models.load(ckpt).tgt_tok.detokenize) for _, ckpt, own, _ in results]  # as read, not scored
+    if note := next((t.note for t in texts if t.note), ""):
+        st.caption(note)
     # Two models a row: at 1280×720 four columns left each heatmap ~50 px wide, its words overprinted.
     grid = [c for k in range(0, len(results), PER_ROW) for c in st.columns(PER_ROW, gap="large")]
-    for col, (label, ckpt, own, forced) in zip(grid, results):
+    for col, (label, ckpt, own, forced), text in zip(grid, results, texts):
         row = comparison_row(row_name(label, [r[0] for r in results]), own, forced, ref or None)
         rows.append(row)
         with col:
-            model_column(row, ckpt, own, forced)
+            model_column(row, ckpt, own, forced, text)
     st.subheader("Summary")
     df: pd.DataFrame = summary_frame(rows)
+    if any(t.swaps for t in texts):  # beside the raw translation that BLEU scores
+        df.insert(2, "translation, <unk> replaced", [t.text for t in texts])
     st.dataframe(df, hide_index=True, column_config={
         c: st.column_config.NumberColumn(format="%.2f") for c in df.columns if c.startswith("log p")
         or c in ("BLEU", "chrF")})

@@ -38,6 +38,7 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
     from ui.views import explanation as V
     from ui.views import surgery as S
     from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
+    from ui.views.unknown import NOTE, replacements
 
 BIND = W.BIND
 ss = st.session_state
@@ -144,7 +145,10 @@ def step_picker(trace: DecodeTrace, preset: SurgeryPreset | None) -> int:
     step = min(max(int(step), 0), n - 1)
     with c2, st.container(border=True):
         how = "yours, forced" if trace.method == "forced" else "greedy"
-        st.markdown(f"**Translation** ({how}): {V.target_strip(trace.target_tokens, step)}")
+        swaps = replacements(trace)  # none for your own (forced) translation
+        st.markdown(f"**Translation** ({how}): {V.target_strip(trace.target_tokens, step, swaps)}")
+        if swaps:
+            st.caption(md(NOTE + " The attributions explain the <unk> the model wrote."))
     return step
 
 

@@ -29,6 +29,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui import widgets as W
     from ui.lesson_content import FIG2, GROUP, LEVELS, STOPS, Stop
     from ui.views import lesson as L
+    from ui.views import unknown as U
     from ui.views.common import FONT_MAIN, chart_svg, md, readable
     from ui.views.heatmaps import fixed_context_chart
     from ui.views.lesson_handout import handout_html
@@ -105,6 +106,13 @@ def model_pair() -> models.ModelGroup | None:
 def trace_of(ckpt: models.CheckpointInfo, text: str) -> DecodeTrace:
     """The greedy trace of ``text`` (cached for every visitor)."""
     return W.decode(W.job_for(ckpt, "greedy"), [text])[0]
+
+
+def as_read(ckpt: models.CheckpointInfo, trace: DecodeTrace, stop: Stop, revealed: bool) -> U.Shown:
+    """The translation as the class reads it: each ``<unk>`` replaced and marked (:mod:`ui.views.unknown`),
+    except at the row to predict until it is revealed (its replacement would give the answer away)."""
+    hold = () if revealed or stop.predict is None or not trace.steps else (min(stop.predict, len(trace.steps) - 1),)
+    return U.shown(trace, models.load(ckpt).tgt_tok.detokenize, hold)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -199,12 +207,13 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
     t = trace_of(group.search, stop.sentence)
     with left:
         if stop.key in ("reorder", "unknown"):
-            st.markdown(f"The model writes: **{md(t.translation)}**")
+            text = as_read(group.search, t, stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))
+            st.markdown(f"The model writes: **{text.markdown}**")
     step, guess, revealed = guess_controls(t, stop, left, right)
     with left:
         if revealed and stop.key == "unknown":
-            for i, word in L.unk_outputs(t):
-                st.markdown(f"Step {i}: {md('<unk>')} → copy the source word **{md(word)}** (Jean et al. 2015).")
+            for line in U.step_lines(t):
+                st.markdown(f"{line} (Jean et al. 2015).")
     with right:
         # its column's width, even at 150 % zoom; the legend below: beside two rows it lost its "0.0"
         chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="bottom", fit=True)
@@ -223,7 +232,7 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
             col.info(f"No {name} checkpoint in this pair.")
             continue
         t = trace_of(ckpt, stop.sentence)
-        col.markdown(f"**{name}** writes: {md(t.translation)}")
+        col.markdown(f"**{name}** writes: {as_read(ckpt, t, stop, True).markdown}")
         chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
                  else fixed_context_chart(t, title="one fixed c", max_width=340))
         if chart is None:
@@ -293,10 +302,12 @@ def handout(group: models.ModelGroup, level: str) -> str:
     for stop in STOPS:
         chart = stop_figure(stop, group)
         figures[stop.key] = None if chart is None else chart_svg(readable(chart, FONT_MAIN))
-        if stop.sentence and group.search is not None:
-            notes[stop.key] = f"RNNsearch: {trace_of(group.search, stop.sentence).translation}"
+        if stop.sentence and group.search is not None:  # printed with the row to predict hidden
+            search = as_read(group.search, trace_of(group.search, stop.sentence), stop, False)
+            notes[stop.key] = f"RNNsearch: {search.labelled}"
             if stop.key == "bottleneck" and group.encdec is not None:
-                notes[stop.key] += f" · RNNencdec: {trace_of(group.encdec, stop.sentence).translation}"
+                encdec = as_read(group.encdec, trace_of(group.encdec, stop.sentence), stop, False)
+                notes[stop.key] += f" · RNNencdec: {encdec.labelled}"
     return handout_html(STOPS, level, figures, notes)
 
 

@@ -97,11 +97,20 @@ def models(s: dict[str, Any]) -> str:
         rows.append(f"| `{Path(m['checkpoint']).name}` | {name} | Europarl v7, {t['train_seconds'] / 60:.0f} min "
                     f"on {device(t['device'])} | {b5[NEWSTEST]['all']['score']:.2f} on newstest2014, "
                     f"{b5[EP_TEST]['all']['score']:.2f} on Europarl test2000q4 |")
+    for name, m in s["everyday"]["models"].items():
+        t, b5 = m["training"], m["tests_beam5"]
+        rows.append(f"| `{Path(m['checkpoint']).name}` | {name.replace(' 30k', ', 30k words')} | Europarl v7 + "
+                    f"Tatoeba, {t['train_seconds'] / 60:.0f} min on {device(t['device'])} | "
+                    f"{b5['tatoeba-fr-en/test']['all']['score']:.2f} on Tatoeba test, "
+                    f"{b5[NEWSTEST]['all']['score']:.2f} on newstest2014, "
+                    f"{b5[EP_TEST]['all']['score']:.2f} on Europarl test2000q4 |")
     rs = next(iter(s["m30k"]["models"].values()))
     ep = next(iter(shipped_europarl(s["europarl"]).values()))
     return "\n".join([*rows, "", (
         f"Cased BLEU (sacrebleu, 13a) on detokenised output; {M30K_TEST} has "
-        f"{count(rs['scores'][M30K_TEST]['beam5']['sentences'])} sentences, newstest2014 "
+        f"{count(rs['scores'][M30K_TEST]['beam5']['sentences'])} sentences, the Tatoeba test "
+        f"{count(next(iter(s['everyday']['models'].values()))['tests_beam5']['tatoeba-fr-en/test']['sentences'])}, "
+        "newstest2014 "
         f"{count(ep['tests_beam5'][NEWSTEST]['sentences'])} and Europarl test2000q4 "
         f"{count(ep['tests_beam5'][EP_TEST]['sentences'])}.")])
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from scripts import readme_blocks as B
+from scripts import readme_everyday as E
 from scripts import readme_faith as F
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +32,7 @@ SOURCES = {
     "m30k": "checkpoints/m30k-en-fr.results.json",
     "luong": "checkpoints/m30k-en-fr-luong.results.json",
     "europarl": "checkpoints/europarl-en-fr.results.json",
+    "everyday": "checkpoints/europarl-tatoeba-en-fr.results.json",
     "faith_m30k": "bench/faithfulness-m30k.json",
     "faith_europarl": "bench/faithfulness-europarl.json",
     "cpu": "bench/results-cpu.json",
@@ -44,6 +46,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "multi30k": B.multi30k,
     "luong": B.luong,
     "europarl": B.europarl,
+    "everyday": E.everyday,
     "length": B.length_buckets,
     "hansards": B.hansards,
     "faithfulness": F.faithfulness,

@@ -22,6 +22,7 @@ from ui import widgets as W
 from ui.explanation_jobs import EPS, N_PERM, debate, surgery, unedited
 from ui.views import surgery as S
 from ui.views.common import csv_text, md, source_labels
+from ui.views.unknown import Detokenize, replacements, shown
 
 BIND = W.BIND
 ss = st.session_state
@@ -58,7 +59,7 @@ def surgery_tab(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step
     except InputError as err:
         W.input_error(err)
         return
-    surgery_result(trace, step, stem, choice.ref, outcome)
+    surgery_result(trace, step, stem, choice.ref, outcome, models.load(ckpt).tgt_tok.detokenize)
 
 
 def edit_controls(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, step: int,
@@ -108,9 +109,10 @@ def edit_controls(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, st
 
 
 def surgery_result(trace: DecodeTrace, step: int, stem: str, ref: tuple[int, ...],
-                   outcome: tuple[SurgeryResult, list[float], str, list[float] | None]) -> None:
-    """What the edit did (:func:`ui.explanation_jobs.surgery`'s ``outcome``): the summary, both translations,
-    the word-by-word table, both α heatmaps and the downloads."""
+                   outcome: tuple[SurgeryResult, list[float], str, list[float] | None], detok: Detokenize) -> None:
+    """What the edit did (:func:`ui.explanation_jobs.surgery`'s ``outcome``): the summary, both translations
+    (each ``<unk>`` the model chose replaced and marked, :mod:`ui.views.unknown`), the word-by-word table,
+    both α heatmaps and the downloads."""
     res, forced_lp, what, ref_lp = outcome
     src = source_labels(trace)
     orig, edited = res.original.target_tokens, res.trace.target_tokens
@@ -120,11 +122,14 @@ def surgery_result(trace: DecodeTrace, step: int, stem: str, ref: tuple[int, ...
         # the model's own word there differs from yours: say what the edit does to yours too
         st.markdown(S.reference_cost(trace.steps[step].token, step, trace.steps[step].logprob, ref_lp[step]))
     left, right = st.columns(2)
+    original, edited_text = shown(res.original, detok), shown(res.trace, detok)
     with left, st.container(border=True):
         mine = " (your first words, then the model's own)" if ref and step else ""
-        st.markdown(f"**Original{mine}:** {md(res.original.translation) or '(empty)'}")
+        st.markdown(f"**Original{mine}:** {original.markdown or '(empty)'}")
     with right, st.container(border=True):
-        st.markdown(f"**Edited:** {md(res.trace.translation) or '(empty)'}")
+        st.markdown(f"**Edited:** {edited_text.markdown or '(empty)'}")
+    if (original.note or edited_text.note) and not replacements(trace):  # else said under the translation above
+        st.caption(original.note or edited_text.note)
     m1, m2, m3 = st.columns(3)
     m1.metric("Δ log p of the original word", f"{delta:+.3f}" if delta is not None else "—",
               help="log p of the word the model wrote at this step, with the edit minus without (nats)")

@@ -24,8 +24,10 @@ import numpy as np
 import pandas as pd
 
 from nmt.attribution import IG_GAP_TOL, IG_MAX, METHODS, Attributions, agreement
+from nmt.trace import Replacement
 from ui.views.common import FONT, label_expr, md
 from ui.views.heatmaps import _cell_steps, alpha_chart
+from ui.views.unknown import mark_suffix
 
 ALPHA = "alpha"
 METHOD_LABELS: dict[str, str] = {
@@ -241,12 +243,17 @@ def agreement_reading(frame: pd.DataFrame, word: str, alpha_word: str, forced: b
     return head + f"{len(same)} of {n} methods {verb} it first too ({md('; '.join(same))})."
 
 
-def target_strip(tokens: Sequence[str], step: int) -> str:
-    """The translation as Markdown, the word at ``step`` highlighted (every word escaped with :func:`md`)."""
+def target_strip(tokens: Sequence[str], step: int, swaps: Mapping[int, Replacement] | None = None) -> str:
+    """The translation as Markdown, the word at ``step`` highlighted (every word escaped with :func:`md`);
+    a replaced ``<unk>`` (``swaps``, from :func:`ui.views.unknown.replacements`) is shown as its
+    replacement, marked "from the dictionary" or "copied"."""
+    swaps = swaps or {}
     parts = []
     for i, t in enumerate(tokens):
-        w = md(t)
-        parts.append(f":blue-background[**{w}**]" if i == step else w)
+        swap = swaps.get(i)
+        w = md(t if swap is None else swap.word)
+        w = f":blue-background[**{w}**]" if i == step else w
+        parts.append(w if swap is None else w + mark_suffix(swap))
     return " ".join(parts)
 
 
