@@ -106,11 +106,11 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
         m["args"] = {k: lm.meta["args"][k] for k in ("batch_size", "max_len", "sampled_vocab", "lr", "optimizer")}
         m["training"]["segments"] = lm.meta.get("segments")
         m["data"] = {"tatoeba_copies": prep["tatoeba_copies"], "pairs_kept": prep["pairs_kept"],
-                     "rebuilt": "rebuilt on the CPU by scripts/prep_large_vocab.py, the same"}
+                     "rebuilt_sha256": rebuilt}  # scripts/prep_large_vocab.py run again here
         m["hansards_aer"] = {**aer, "argmax": {k: aer[k] for k in ("aer", "precision", "recall")},
                              "tau_from_trial": float(tau), "trial_argmax_aer": trial["aer"]}
     return {"what": "the everyday model (issue 34): nmt.experiment greedy and beam 5, Hansards AER, provenance",
-            "provenance": {**provenance, "checked_against": str(args.readme.name)},
+            "provenance": {**provenance, "checked_against": str(args.readme)},
             "models": models, "sample": sample(lm)}
 
 

@@ -45,7 +45,8 @@ def everyday(s: dict[str, Any]) -> str:
         rows.append(f"| {title} ({count(r['sentences'])}) | {score(m, 'tests', test)} | "
                     f"{score(m, 'tests', test, 'no_unk')} | {score(m, 'tests_beam5', test)} | "
                     f"{score(m, 'tests_beam5', test, 'no_unk')} | "
-                    + (f"{u['dictionary']['bleu']:.2f} | {u['lines_with_unk'] / u['sentences']:.1%} |" if u else "| |"))
+                    + (f"{u['dictionary']['bleu']:.2f} | {100 * u['lines_with_unk'] / u['sentences']:.1f} % |" if u
+                       else "— | — |"))
     ep = shipped_europarl(s["europarl"])["RNNsearch-50"]
     ep_tatoeba = unk_row(s["unknown"], Path(ep["checkpoint"]).name, TATOEBA, "beam5")
     beside = [f"{ep['tests_beam5'][t]['all']['score']:.2f} on {TESTS[t]}" for t in (NEWSTEST, EP_TEST)]
@@ -58,14 +59,17 @@ def everyday(s: dict[str, Any]) -> str:
         f"sentences with no source or reference word outside the model's {count(c['src_vocab_size'])}-word "
         f"vocabularies. The shipped Europarl RNNsearch-50 scores, with beam 5, " + ", ".join(beside) + ".")]
     if aer:
-        lines[-1] += (f" Hansards AER of its argmax α: {aer['argmax']['aer']:.3f} (Europarl RNNsearch-50: "
-                      f"{ep['hansards_aer']['argmax']['aer']:.3f}).")
+        lines[-1] += (f" The everyday model's Hansards AER (argmax α): {aer['argmax']['aer']:.3f} (Europarl "
+                      f"RNNsearch-50: {ep['hansards_aer']['argmax']['aer']:.3f}).")
     lines[-1] += (
         f" `{ckpt}` ({name}) was trained by `train.py` on {device(t['device'])} for "
         f"{t['train_seconds'] / 60:.1f} min ({count(t['updates'])} updates of {m['args']['batch_size']:,} sentences"
-        + (f", {len(seg)} segment" + ("s" if len(seg) != 1 else "") if seg else "")
+        + (", in one segment from scratch" if len(seg) == 1 and seg[0].get("from") is None else
+           f", in {len(seg)} segments" if seg else "")
         + f") on {count(t['train_data']['pairs'])} truecased pairs of at most {m['args']['max_len']} tokens: "
-        f"Europarl v7 and Tatoeba's everyday pairs, the latter {m['data']['tatoeba_copies']} times (the training "
-        f"files' SHA-256, `{t['train_data']['sha256'][:12]}…`, {m['data']['rebuilt']}), with Jean et al.'s partition "
-        f"softmax over {count(m['args']['sampled_vocab'])} words; stored as fp16 with int8 vocabulary matrices.")
+        f"Europarl v7 and Tatoeba's everyday pairs, the latter {m['data']['tatoeba_copies']} times"
+        + (" (rebuilding them here with `scripts/prep_large_vocab.py` gives the same SHA-256, "
+           f"`{t['train_data']['sha256'][:12]}…`)" if m["data"]["rebuilt_sha256"] == t["train_data"]["sha256"] else "")
+        + f", with Jean et al.'s partition softmax over {count(m['args']['sampled_vocab'])} words; stored as fp16 "
+        "with int8 vocabulary matrices.")
     return "\n".join(lines)

@@ -66,3 +66,20 @@ def test_a_pair_with_its_own_twin_keeps_the_rnnencdec_label_and_two_sides() -> N
     click(at, "btn_run")
     assert compare_labels(at) == ["RNNsearch: a fresh context c_i for every target word",
                                   "RNNencdec: one fixed summary c for every target word"]
+
+
+@pytest.mark.parametrize("extra", [{}, {"freeze": "true"}, {"mode": "beam"}, {"cand": "true"}],
+                         ids=["greedy", "frozen", "beam", "candidates"])
+def test_every_stepper_tab_works_with_the_30k_model(extra: dict[str, str]) -> None:
+    """Each tab under the stepper draws for the everyday model, greedy, frozen, beam and with candidate
+    lists (features meet: a view offered for a model works with it)."""
+    from tests.stepper_app import open_tab
+
+    at = start({"text": "I lost my umbrella on the bus this morning.", "model": models.TYPED_GROUP,
+                "step": "4", **extra})
+    for tab in ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "Bottleneck", "Event log",
+                "Share and export"):
+        open_tab(at, tab)
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    if not extra:
+        assert trace(at).target_tokens[:3] == ["j'", "ai", "perdu"]
