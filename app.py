@@ -163,8 +163,10 @@ def controls(done: bool) -> None:
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
 
 
-def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sc.Look, key: str) -> None:
-    """Both sides of the toggle on this sentence: their translations and how far c_i moves."""
+def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sc.Look, key: str,
+                     compact: bool = False) -> None:
+    """Both sides of the toggle on this sentence (and a twinless pair's stand-in): their translations and,
+    unless ``compact`` (a projector), how far c_i moves."""
     pair = ctl.bottleneck_pair(group, text)
     if pair is None:
         st.caption("This model group has no twin on the other side of the toggle to compare with.")
@@ -172,6 +174,11 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
     series, colours = pair
     (la, wa, _), (lb, wb, _), *more = series
     st.html(sh.compare_html(la, wa, lb, wb, big=look.present, colours=colours, more=[(m[0], m[1]) for m in more]))
+    if any("<unk>" in words for _, words, drift in series if not any(drift)):
+        st.caption("A model reading one fixed c attends to no source word, so its <unk> cannot be replaced "
+                   "from the dictionary: it stays as written.")
+    if compact:
+        return
     st.altair_chart(sc.drift_chart(series, look, upto, colours), width="stretch", height=210, key=f"drift_{key}")
     st.caption(("Boxed words appear in one of the first two translations only, or, in the third, are missing "
                 "from the first. " if more else "Boxed words appear in one translation only. ")
@@ -207,6 +214,8 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
         if trace.picture == "summary":
             st.markdown("**What the one summary costs on this sentence:**")
             bottleneck_panel(group, text, latest, look, nonce)
+    elif trace.picture == "summary" and ctl.stand_in_note(group, ctl.frozen_choice(group)):
+        bottleneck_panel(group, text, latest, look, nonce, compact=True)  # what the warning and Watch line promise
     return sc.selected_step(ev)
 
 
@@ -330,6 +339,8 @@ def main() -> None:
         return
     group = sidebar(groups)
     inputs(group)
+    if ctl.typed_note():
+        st.caption(md(ctl.typed_note()))
     choice = ens.resolve(group, models.resolve(group, ss["freeze"], ss["ablation"]))
     if choice.notice:
         st.warning(md(choice.notice + ctl.stand_in_note(group, choice)))

@@ -30,6 +30,8 @@ def test_a_typed_sentence_on_a_fresh_server_is_translated_by_the_30k_model() -> 
     t = trace(at)
     assert t.target_tokens[:4] == ["où", "est", "la", "gare"], t.target_tokens
     assert any("trained for everyday sentences" in e["what"] for e in at.session_state["log"])
+    assert any("Your own sentence: translated by the pair trained for everyday sentences" in c.value.replace("\\", "")
+               for c in at.caption)  # said on the page, not only in the sidebar's picker
     at.selectbox(key="w_preset").set_value("Adjective swap").run()  # a preset keeps its own pair
     assert at.session_state["model"] == "m30k-en-fr"
     at.selectbox(key="w_preset").set_value("Monotonic copy").run()
@@ -54,7 +56,7 @@ def test_the_freeze_view_of_the_30k_pair_labels_the_ablation_and_the_stand_in() 
         "europarl-en-fr-50 pair's twin, not this pair's"]
     assert "RNNencdec" not in labels[1] and "RNNencdec" not in at.toggle(key="freeze").label
     notice = " ".join(w.value for w in at.warning).replace("\\", "")
-    assert "untrained ablation" in notice and "europarl-en-fr-rnnencdec-50.pt RNNencdec" in notice
+    assert "untrained ablation" in notice and "RNNencdec of the europarl-en-fr-50 pair" in notice
     status = next(c.value for c in at.caption if "target words written" in c.value).replace("\\", "")
     assert "untrained ablation" in status and "RNNencdec" not in status
 
@@ -83,3 +85,17 @@ def test_every_stepper_tab_works_with_the_30k_model(extra: dict[str, str]) -> No
     assert not at.exception and not at.error, [e.value for e in at.error]
     if not extra:
         assert trace(at).target_tokens[:3] == ["j'", "ai", "perdu"]
+
+
+def test_presentation_mode_keeps_the_comparison_the_warning_promises() -> None:
+    """On a projector the stepper drops its secondary panels, but for a pair without a twin the warning and
+    the Watch line promise the stand-in's translation under the band: it is drawn there (translations only)."""
+    at = start({"text": "Where is the train station?", "model": models.TYPED_GROUP, "freeze": "true",
+                "present": "true"})
+    click(at, "btn_run")
+    labels = compare_labels(at)
+    assert len(labels) == 3 and labels[2].startswith("RNNencdec (Europarl")
+    at2 = start({"text": "She read the old letter slowly.", "model": "europarl-en-fr-50", "freeze": "true",
+                 "present": "true"})
+    click(at2, "btn_run")
+    assert not any("bottleneck-compare" in b for b in html_bodies(at2))  # a pair with a twin: as before

@@ -150,6 +150,8 @@ def test_word_marks_and_compare_html() -> None:
     assert word_marks(["une", "robe", "noire"], ["une", "veste", "noire"]) == ([False, True, False],
                                                                               [False, True, False])
     assert word_marks([], ["x"]) == ([], [True])
+    assert word_marks(["où", "est", "la", "gare"], ["Où", "est", "l'", "<unk>"]) == ([False, False, True, True],
+                                                                                   [False, False, True, True])
     out = compare_html("RNNsearch", ["un", "chat", "<b>"], "RNNencdec", ["un", "chien", "<b>"])
     assert "<b>" not in out and out.count("&lt;b&gt;") == 2 and "only in this translation" in out
     chips = out.split("<span")[1:]

@@ -192,7 +192,7 @@ def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
         return own(e, f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
     if (ablation or e is None) and s is not None:
         notice = None if ablation else (
-            f"Group “{group.name}” has no RNNencdec checkpoint; showing the RNNsearch weights with "
+            f"The pair “{group.name}” has no RNNencdec twin of its own; showing its RNNsearch weights with "
             "c_i frozen instead (an untrained ablation).")
         return Choice(s, "fixed", description(s, "fixed"), notice)
     if e is None:  # pragma: no cover - a group always has a member
@@ -382,7 +382,7 @@ def data_name(meta: dict[str, Any]) -> str:
     folder = Path(str(td.get("dir", ""))).name
     name = CORPUS_NAMES.get(folder, folder) or "?"
     pairs = td.get("pairs")
-    return f"{name} ({pairs} pairs)" if isinstance(pairs, int) else name
+    return f"{name} ({pairs:,} pairs)" if isinstance(pairs, int) else name
 
 
 TATOEBA_CREDIT = ("Its everyday sentences are Tatoeba's (tatoeba.org, CC-BY 2.0 FR), "

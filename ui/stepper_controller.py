@@ -22,6 +22,7 @@ from nmt.trace import DecodeTrace, Replacement
 from ui import heavy, models
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
+from ui.typed import TYPED_NOTE
 from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
 from ui.views import stepper_state as vs
@@ -106,6 +107,7 @@ def on_text() -> None:
         typed = models.typed_group(models.scan(models.checkpoint_dir()))
         if typed is not None and ss.get("model") != typed:
             ss["model"] = typed
+            ss["_typed_switch"] = typed  # the page says so under the sentence (typed_note) until a pair is picked
             log_event("you", f"switched to the checkpoint pair {typed}, trained for everyday sentences")
 
 
@@ -119,6 +121,7 @@ def on_preset() -> None:
     ss["text"], ss["freeze"], ss["ablation"] = p.text, p.freeze, False
     groups = {g.name for g in models.scan(models.checkpoint_dir())}
     ss["_model_by_hand"] = False  # a preset chooses its pair; the next typed sentence may move on
+    ss.pop("_typed_switch", None)
     if p.group in groups and ss.get("model") != p.group:
         ss["model"] = p.group  # the paper's sentences need the Europarl pair
         log_event("you", f"switched to the checkpoint pair {p.group} for this preset")
@@ -132,6 +135,7 @@ def on_setting(what: str) -> None:
     value = ss.get(what)  # each control's key is its setting's name
     if what == "model":
         ss["_model_by_hand"] = True  # typed sentences stay on it (on_text)
+        ss.pop("_typed_switch", None)
     flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement",
              "cand": "candidate list"}
     if what in flags:
@@ -276,13 +280,25 @@ def bottleneck_sides(group: models.ModelGroup, text: str) -> list[models.Choice]
     return sides if twin is None else [*(models.labelled(c) for c in sides), twin]
 
 
+def typed_note() -> str | None:
+    """The line saying that the sentence just typed moved the stepper to the everyday pair, while it holds."""
+    if ss.get("_typed_switch") != ss.get("model"):
+        return None
+    return TYPED_NOTE.format(pair=ss["model"], what="pair in the sidebar")
+
+
 def stand_in_note(group: models.ModelGroup, choice: models.Choice) -> str:
     """What the frozen view adds for a pair without a twin of its own: where the stand-in RNNencdec is."""
     twin = models.stand_in(group, models.scan(models.checkpoint_dir()))
     if twin is None or choice.kind != "ablation":
         return ""
-    return (f" Under the band, the {twin.ckpt.name} RNNencdec, trained with one fixed c on other data and "
-            "vocabularies, translates the same sentence beside it.")
+    return (f" Under the band, the RNNencdec of the {twin.ckpt.group} pair, trained with one fixed c on other "
+            "data and vocabularies, translates the same sentence beside it.")
+
+
+def frozen_choice(group: models.ModelGroup) -> models.Choice:
+    """What the stepper decodes with c_i frozen, as the toggle and the advanced checkbox now ask."""
+    return models.resolve(group, True, bool(ss.get("ablation")))
 
 
 def bottleneck_pair(

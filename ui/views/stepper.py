@@ -92,9 +92,11 @@ def topk_rows(step: StepRecord) -> list[dict[str, Any]]:
 
 
 def word_marks(a: Sequence[str], b: Sequence[str]) -> tuple[list[bool], list[bool]]:
-    """For two translations, which words of each have no counterpart in the other (a word diff)."""
+    """For two translations, which words of each have no counterpart in the other (a word diff, blind to
+    case: a truecased model writes a sentence's first word « où » where a cased one writes « Où »)."""
     ma, mb = [True] * len(a), [True] * len(b)
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=list(a), b=list(b), autojunk=False).get_opcodes():
+    fold_a, fold_b = [w.casefold() for w in a], [w.casefold() for w in b]
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=fold_a, b=fold_b, autojunk=False).get_opcodes():
         if tag == "equal":
             ma[i1:i2] = [False] * (i2 - i1)
             mb[j1:j2] = [False] * (j2 - j1)
