@@ -21,6 +21,11 @@ def num(x: float, digits: int) -> str:
     return f"{x:.{digits}f}".replace("-", "−")
 
 
+def signed(x: float, digits: int = 2) -> str:
+    """``x`` with its sign always written (+0.03, −0.02)."""
+    return ("+" if x >= 0 else "") + num(x, digits)
+
+
 def count(n: int) -> str:
     """An integer with thousands separators (3,003)."""
     return f"{n:,}"
@@ -228,7 +233,7 @@ def europarl(s: dict[str, Any]) -> str:
         lines[-1] += (" The numbers above are of the fp16 weights; the shipped files store their embedding and "
                       "output matrices as int8 (one scale per row, to make room for the everyday model), which "
                       "moves greedy BLEU on test2000q4 by " + ", ".join(
-                          f"{q['bleu_change']['greedy']:+.2f} for {n} ({q['bleu_fp16']['greedy']:.2f} → "
+                          f"{signed(q['bleu_change']['greedy'])} for {n} ({q['bleu_fp16']['greedy']:.2f} → "
                           f"{q['bleu_int8']['greedy']:.2f}, {count(q['greedy_outputs_changed'])} of "
                           f"{count(q['sentences'])} outputs changed)" for n, q in int8.items()) + ".")
     return "\n".join(lines)
