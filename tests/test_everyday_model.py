@@ -4,17 +4,14 @@ results file recorded: a seeded sample of the built-in Tatoeba test, greedy and 
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from nmt import checkpoint
 from nmt.data import read_parallel
 from nmt.decoding import translate
+from scripts import everyday_results as E
 from tests.conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import everyday_results as E
 
 CKPT = ROOT / "checkpoints" / "europarl-tatoeba-en-fr-rnnsearch-30k.pt"
 RESULTS = ROOT / "checkpoints" / "europarl-tatoeba-en-fr.results.json"

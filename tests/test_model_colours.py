@@ -45,7 +45,8 @@ SHIPPED = {"m30k-en-fr-rnnsearch.pt": "#206fb2", "m30k-en-fr-rnnencdec.pt": "#e6
            "europarl-en-fr-rnnsearch-50.pt": "#08306b", "europarl-en-fr-rnnencdec-50.pt": "#a63603",
            "m30k-en-fr-luong-local-p.pt": "#c51b7d", "m30k-en-fr-luong-global-general.pt": "#01665e",
            "m30k-en-fr-luong-global-dot.pt": "#2a7f78", "m30k-en-fr-luong-global-concat.pt": "#003c30",
-           "m30k-en-fr-luong-local-m.pt": "#8c510a"}
+           "m30k-en-fr-luong-local-m.pt": "#8c510a",
+           "europarl-tatoeba-en-fr-rnnsearch-30k.pt": "#206fb2"}  # neither -30 nor -50 in its name: the middle shade
 
 
 def _scale(chart: object) -> dict[str, str]:

@@ -200,6 +200,7 @@ def test_checkpoint_dir_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> 
 def test_presets_are_complete() -> None:
     names = [p.name for p in PRESETS]
     assert names == ["Monotonic copy", "Reordered phrase", "Fixed-vector bottleneck",  # the explainer's script
+                     "Everyday sentence", "Everyday bottleneck",  # the everyday model's (issue 34)
                      "Diagonal walk", "Adjective swap", "Soft alignment", "Unknown word", "Bottleneck: lost details",
                      "Bottleneck: who wears what", "Bottleneck: short sentence", "Long sentence",
                      "Paper §5.2.2 (2)"]
