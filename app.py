@@ -26,7 +26,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
     from ui import ensemble_panel as ens
-    from ui import fusion_ui, models
+    from ui import fusion_ui, models, twins
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
@@ -77,7 +77,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
         st.caption(md(labels[ss["model"]]))
-        credit = models.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
+        credit = twins.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
         if credit:
             st.caption(md(credit))
         ens.toggle({g.name: g for g in groups}[ss["model"]])

@@ -7,7 +7,7 @@ import pytest
 from nmt import checkpoint
 from nmt.decoding import greedy
 from tests.conftest import ROOT
-from ui import models
+from ui import models, twins
 from ui.presets import BY_NAME, EUROPARL, EVERYDAY, PRESETS
 from ui.views.stepper import output_words
 
@@ -114,7 +114,7 @@ def test_bottleneck_presets_change_the_translation(preset) -> None:
     fixed = greedy(encdec, [preset.text])[0]
     assert with_att.translation != fixed.translation
     frozen = [fixed]
-    if preset.group in models.STAND_IN_TWINS:  # no twin of its own: its frozen ablation is what the stepper shows
+    if preset.group in twins.STAND_IN_TWINS:  # no twin of its own: its frozen ablation is what the stepper shows
         frozen.append(greedy(search, [preset.text], context="fixed")[0])
     for w in preset.lost:
         assert w in with_att.target_tokens, f"{preset.name}: RNNsearch does not write {w!r}: {with_att.translation!r}"
@@ -125,7 +125,7 @@ def test_bottleneck_presets_change_the_translation(preset) -> None:
 def test_everyday_presets_are_on_the_typed_pair_and_say_what_it_writes() -> None:
     """The everyday presets run on the pair typed sentences go to, whose stand-in twin is the Europarl one;
     « Everyday sentence » writes what its Watch line quotes, and the Europarl RNNsearch-50 really has <unk>."""
-    assert EVERYDAY == models.TYPED_GROUP and models.STAND_IN_TWINS[EVERYDAY] == EUROPARL
+    assert EVERYDAY == models.TYPED_GROUP and twins.STAND_IN_TWINS[EVERYDAY] == EUROPARL
     preset = BY_NAME["Everyday sentence"]
     search, _ = pair(EVERYDAY)
     t = greedy(search, [preset.text])[0]

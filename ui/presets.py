@@ -180,7 +180,7 @@ PAPER_PRESETS: tuple[Preset, ...] = (
 
 # Issue 34: sentences people type, on the pair trained for them (Europarl + Tatoeba, 30k words), which has no
 # RNNencdec twin of its own: frozen, the stepper shows its own weights frozen (an untrained ablation) and,
-# under the band, the Europarl RNNencdec-50 (ui.models.STAND_IN_TWINS). ``lost``: words its RNNsearch writes
+# under the band, the Europarl RNNencdec-50 (ui.twins.STAND_IN_TWINS). ``lost``: words its RNNsearch writes
 # and neither of those does.
 EVERYDAY = "europarl-tatoeba-en-fr-30k"  # ui.models.TYPED_GROUP (not imported: presets stay plain data)
 _EVENING = ("When I came home last night, my sister was cooking dinner in the kitchen while our parents were "

@@ -19,7 +19,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
 from nmt.trace import DecodeTrace, Replacement
-from ui import heavy, models
+from ui import heavy, models, twins
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
 from ui.typed import TYPED_NOTE
@@ -271,13 +271,13 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
 def bottleneck_sides(group: models.ModelGroup, text: str) -> list[models.Choice]:
     """The models the bottleneck comparison shows: the fresh-c_i one and the frozen one of the toggle,
     and, for a pair without an RNNencdec twin of its own, a stand-in trained RNNencdec from another pair
-    (:func:`ui.models.stand_in`), every side then labelled with its data and vocabulary. [] when the
+    (:func:`ui.twins.stand_in`), every side then labelled with its data and vocabulary. [] when the
     toggle's two sides are one model (nothing to compare)."""
     sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["ablation"]))]
     if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
         return []
-    twin = models.stand_in(group, models.scan(models.checkpoint_dir()))
-    return sides if twin is None else [*(models.labelled(c) for c in sides), twin]
+    twin = twins.stand_in(group, models.scan(models.checkpoint_dir()))
+    return sides if twin is None else [*(twins.labelled(c) for c in sides), twin]
 
 
 def typed_note() -> str | None:
@@ -289,7 +289,7 @@ def typed_note() -> str | None:
 
 def stand_in_note(group: models.ModelGroup, choice: models.Choice) -> str:
     """What the frozen view adds for a pair without a twin of its own: where the stand-in RNNencdec is."""
-    twin = models.stand_in(group, models.scan(models.checkpoint_dir()))
+    twin = twins.stand_in(group, models.scan(models.checkpoint_dir()))
     if twin is None or choice.kind != "ablation":
         return ""
     return (f" Under the band, the RNNencdec of the {twin.ckpt.group} pair, trained with one fixed c on other "
