@@ -147,11 +147,6 @@ def test_wide_table_keeps_repeated_words_apart() -> None:
     assert w.iloc[0].tolist() == ["α_ij", 0.1, 0.2, 0.7]
 
 
-def test_unk_outputs_point_at_the_source_word_never_eos() -> None:
-    t = make_trace([[0.1, 0.2, 0.3, 0.4], [0.2, 0.5, 0.1, 0.2], [0.1, 0.1, 0.1, 0.7]], tokens=["<unk>", "b", "<unk>"])
-    assert L.unk_outputs(t) == [(0, "s2"), (2, "s0")]  # step 2's </s> (0.7) is skipped; ties take the first
-
-
 # ----------------------------------------------------------------------------------------------
 # Fig. 2
 

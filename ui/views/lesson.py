@@ -231,18 +231,6 @@ def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Ch
     ).properties(width=width, height=230, title=title)
 
 
-def unk_outputs(trace: DecodeTrace) -> list[tuple[int, str]]:
-    """For each ``<unk>`` the model wrote: its target step and the source word of largest α (never ``</s>``)."""
-    real = len(trace.src_tokens) - 1
-    out = []
-    for s in trace.steps:
-        if s.token == "<unk>" and s.alpha is not None and real > 0:
-            a = s.alpha[:real]
-            out.append((s.i, trace.src_tokens[max(range(real), key=a.__getitem__)]))
-    return out
-
-
-
 def wide(frame: pd.DataFrame, label: str = "source word") -> pd.DataFrame:
     """A per-word table turned sideways (a first column naming the quantity, then one column per
     word) to fit under a chart; a word that occurs twice gets its position added (``a (6)``) so columns stay unique."""
