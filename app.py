@@ -171,10 +171,10 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
     if pair is None:
         st.caption("This model group has no twin on the other side of the toggle to compare with.")
         return
-    series, colours = pair
+    series, colours, fixed = pair
     (la, wa, _), (lb, wb, _), *more = series
     st.html(sh.compare_html(la, wa, lb, wb, big=look.present, colours=colours, more=[(m[0], m[1]) for m in more]))
-    if any("<unk>" in words for _, words, drift in series if not any(drift)):
+    if any("<unk>" in words for (_, words, _), frozen in zip(series, fixed, strict=True) if frozen):
         st.caption("A model reading one fixed c attends to no source word, so its <unk> cannot be replaced "
                    "from the dictionary: it stays as written.")
     if compact:

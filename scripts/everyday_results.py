@@ -17,7 +17,6 @@ translations, which ``tests/test_everyday_model.py`` decodes again.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
 import re
@@ -28,9 +27,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nmt import checkpoint, cli
-from nmt.data import read_parallel
+from nmt.data import files_sha256, read_parallel
 from nmt.decoding import translate
 from nmt.training import training_data_sha256
+from scripts.large_vocab_results import merge_experiments
 
 SAMPLE_SEED, SAMPLE_SIZE = 34, 40
 SAMPLE_DATA, SAMPLE_SPLIT = "evalsets/tatoeba-fr-en", "test"  # built in: the test runs on a fresh clone
@@ -40,17 +40,9 @@ class Refused(ValueError):
     """The model file does not match what the README beside it says."""
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def check(path: Path, readme: str) -> dict[str, Any]:
     """What the README states of the file, each checked against it; raises :class:`Refused`."""
-    digest = file_sha256(path)
+    digest = files_sha256([path])
     stated = re.search(r"sha256 `([0-9a-f]{64})`", readme)
     if stated is None or stated[1] != digest:
         raise Refused(f"{path.name}: its SHA-256 {digest[:12]}… is not the one its README states")
@@ -67,18 +59,6 @@ def check(path: Path, readme: str) -> dict[str, Any]:
     if bad:
         raise Refused(f"{path.name} does not match its README: {', '.join(bad)}")
     return {"file_sha256": digest, **{k: v for k, (v, _) in checks.items()}}
-
-
-def merged(experiments: list[Path]) -> dict[str, dict[str, Any]]:
-    """Model name → its entry, the ``tests*`` of several ``nmt.experiment`` files merged."""
-    models: dict[str, dict[str, Any]] = {}
-    for path in experiments:
-        for name, m in json.loads(path.read_text())["models"].items():
-            entry = models.setdefault(name, {k: v for k, v in m.items() if not k.startswith("tests")})
-            for key, tests in m.items():
-                if key.startswith("tests"):
-                    entry.setdefault(key, {}).update(tests)
-    return models
 
 
 def sample(lm: checkpoint.LoadedModel) -> dict[str, Any]:
@@ -98,7 +78,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
                                                       src="en", tgt="fr"))
     if rebuilt != provenance["train_data_sha256"]:
         raise Refused(f"the rebuilt training data's SHA-256 {rebuilt[:12]}… is not the checkpoint's")
-    models = merged(args.experiment)
+    models = merge_experiments(args.experiment)
     aer = {k: v for k, v in json.loads(args.aer.read_text()).items() if k != "links"}
     trial = json.loads(args.aer_trial.read_text())
     tau = max(trial["thresholded"], key=lambda t: -trial["thresholded"][t]["aer"])

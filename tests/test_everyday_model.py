@@ -8,7 +8,7 @@ import json
 import pytest
 
 from nmt import checkpoint
-from nmt.data import read_parallel
+from nmt.data import files_sha256, read_parallel
 from nmt.decoding import translate
 from scripts import everyday_results as E
 from tests.conftest import ROOT
@@ -29,7 +29,7 @@ def results() -> dict:
 def test_the_shipped_file_is_the_one_handed_over(results: dict) -> None:
     """Its SHA-256 and metadata are what was checked against the README beside it on arrival."""
     p = results["provenance"]
-    assert E.file_sha256(CKPT) == p["file_sha256"] == (
+    assert files_sha256([CKPT]) == p["file_sha256"] == (
         "24b03105fcf1b6aa9e81dbf6f7d56e06667f318c2d9bbe5361635b280736279a")
     meta = checkpoint.read_checkpoint(CKPT)["meta"]
     assert (meta["device"], meta["updates"], meta["train_data"]["sha256"]) == (
@@ -38,7 +38,7 @@ def test_the_shipped_file_is_the_one_handed_over(results: dict) -> None:
 
 
 def test_the_check_refuses_a_file_its_readme_does_not_describe() -> None:
-    sha = E.file_sha256(CKPT)
+    sha = files_sha256([CKPT])
     assert E.check(CKPT, README.format(sha=sha, gpu="H200"))["updates"] == 3000
     with pytest.raises(E.Refused, match="its SHA-256"):
         E.check(CKPT, README.format(sha="0" * 64, gpu="H200"))

@@ -303,15 +303,15 @@ def frozen_choice(group: models.ModelGroup) -> models.Choice:
 
 def bottleneck_pair(
     group: models.ModelGroup, text: str
-) -> tuple[list[tuple[str, list[str], list[float]]], list[str]] | None:
+) -> tuple[list[tuple[str, list[str], list[float]]], list[str], list[bool]] | None:
     """The sides of the toggle on this sentence (:func:`bottleneck_sides`): (label, words, c_i distances)
-    for each, and their colours; None when there is nothing to compare."""
+    for each, their colours and whether each reads one fixed c; None when there is nothing to compare."""
     sides = bottleneck_sides(group, text)
     if not sides:
         return None
     series = [(c.label, *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context, bool(ss["unk"])))
               for c in sides]
-    return series, [c.description.colour for c in sides]
+    return series, [c.description.colour for c in sides], [not c.description.has_alpha for c in sides]
 
 
 def replacements(trace: DecodeTrace) -> dict[int, Replacement]:

@@ -62,7 +62,7 @@ def stand_in(group: ModelGroup, groups: Sequence[ModelGroup]) -> Choice | None:
     names none, or the named pair is not in the folder."""
     name = STAND_IN_TWINS.get(group.name)
     other = next((g for g in groups if g.name == name and g.encdec is not None), None)
-    if group.encdec is not None or other is None or other.encdec is None:
+    if group.encdec is not None or other is None:
         return None
     own = labelled(resolve(other, True, False))
     d = own.description
