@@ -117,12 +117,15 @@ def inputs(group: models.ModelGroup) -> None:
                    on_change=ctl.on_text, placeholder="Type a sentence, e.g. A black dog is running on the grass.")
     with c[2]:
         twin = group.encdec is not None
+        frozen_ok = twin or group.search is None or "fixed" in models.capabilities(group.search).context_modes
         st.toggle("Freeze c_i (RNNencdec)" if twin else "Freeze c_i (untrained ablation)", key="freeze",
-                  **url.BOUND, on_change=ctl.on_setting, args=("freeze",),
+                  **url.BOUND, on_change=ctl.on_setting, args=("freeze",), disabled=not frozen_ok,
                   help="Off: RNNsearch computes a fresh context c_i = Σ_j α_ij h_j for every target word. "
                        + ("On: the RNNencdec twin, whose every target word reads one fixed summary c = [→h_Tx; ←h_1]."
                           if twin else "On: this pair has no RNNencdec twin of its own, so its RNNsearch weights "
-                          "read one fixed summary c = [→h_Tx; ←h_1] at every word, as they were never trained to."))
+                          "read one fixed summary c = [→h_Tx; ←h_1] at every word, as they were never trained to."
+                          if frozen_ok else "Not for this model: it attends after its recurrent step (Luong et al. "
+                          "2015) and has no fixed-context mode to freeze c_t to."))
         with st.popover("Advanced", icon=":material/tune:"):
             st.checkbox("Apply the freeze to the RNNsearch weights themselves (untrained ablation)",
                         key="ablation", **url.BOUND, on_change=ctl.on_setting, args=("ablation",),
@@ -219,28 +222,28 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
     return sc.selected_step(ev)
 
 
-def secondary(trace: DecodeTrace, step: StepRecord | None, choice: models.Choice, group: models.ModelGroup,
-              text: str, look: sc.Look, nonce: str) -> None:
-    """The tabs under the stepper; only the open one is built."""
+def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choice: models.Choice,
+              group: models.ModelGroup, text: str, look: sc.Look, nonce: str) -> None:
+    """The tabs under the stepper; only the open one is built. ``lm`` is the session's model (one
+    checkpoint, an ensemble or a fusion): every tab asks it, none loads another."""
     tabs = st.tabs(list(TABS), key="w_tab", on_change="rerun")
     if tabs[0].open:
         with tabs[0]:
             if step is not None:
-                context_panel(trace, step, choice, models.gaussian_half_width(choice.ckpt))
+                context_panel(trace, step, choice, lm.model.capabilities.gaussian_half_width())
             else:
                 st.caption("Nothing decoded yet.")
     if tabs[1].open:
         with tabs[1]:
-            phases_panel(trace, None if step is None else step.i, choice, text)
+            phases_panel(lm, trace, None if step is None else step.i)
     if tabs[2].open:
         with tabs[2]:
             chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
             if chart is not None:
                 st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
-                st.caption("e_ij = v_aᵀ tanh(W_a s_(i-1) + U_a h_j): the score before the softmax that turns each "
-                           "row into α_i·. Same colours as α: darker = higher score = more attention.")
+                st.caption(choice.description.look.energies)  # the model's own score (nmt.equations)
             else:
-                st.info(sv.no_energies_note(trace))
+                st.info(sv.no_energies_note(trace, choice.description.look))
     if tabs[3].open:
         with tabs[3]:
             if trace.picture != "summary":
@@ -296,7 +299,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     swap = swaps.get(cur) if cur is not None else None
     copied = swap.word if swap else None
     if ss.pop("_show_table", False) and step is not None:
-        table_dialog(trace, step, choice)
+        table_dialog(trace, step, choice, lm.model.capabilities.gaussian_half_width())
     note = sr.first_word_note(trace, step, copied)
     line.html(sr.readout_html(trace, step, copied, big=look.present)
               + (sh.note_html(note, look.present) if note else "")
@@ -320,7 +323,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     if not look.present:
         with fusion_slot:
             fusion_ui.panel(lm, trace, cur)
-        secondary(trace, step, choice, group, text, look, nonce)
+        secondary(lm, trace, step, choice, group, text, look, nonce)
     url.write_position()
 
 

@@ -49,7 +49,6 @@ from nmt.metrics import corpus_bleu
 from nmt.model import CONTEXT_MODES, RNNSearch, sequence_loss
 from nmt.sampled_softmax import epoch_batches, positions
 from nmt.training import Run, build_run, configure, load_data, load_training_data
-from ui.presets import PRESETS
 
 __all__ = ["DEFAULTS", "load_training_data", "main", "parse_args"]  # load_training_data: nmt.training's
 
@@ -69,7 +68,8 @@ DEFAULTS: dict[str, Any] = {
     # issue 20: truecase models (PREFIX.{src,tgt}.json, scripts/prep_large_vocab.py) and Jean et al.'s
     # softmax over each data partition's τ target words (nmt/sampled_softmax.py; 0 = full softmax)
     "truecase": "", "sampled_vocab": 0,
-    # issue 23: a training timeline (nmt/timeline.py) in OUT/timeline.npz; presets: a ui/presets.py group,
+    # issue 23: a training timeline (nmt/timeline.py) in OUT/timeline.npz; presets: a group of the stepper's
+    # presets (configs/timeline_sentences.json, the sentences of ui/presets.py),
     # "auto" (from the --out folder's name) or "none"; note: a line the "Watch it learn" page shows
     "timeline": False, "timeline_presets": "auto", "timeline_note": "",
     # issue 20: a new segment of a model's training (nmt/segments.py): start from this checkpoint's
@@ -336,10 +336,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Train as the options say, phase by phase; returns the final summary (also written to ``summary.json``)."""
     env = configure(parse_args(argv))
     run = build_run(env, load_data(env))
-    presets: dict[str, list[str]] = {}
-    for p in PRESETS:
-        presets.setdefault(p.group, []).append(p.text)
-    run.timeline = timeline_record.start(run, presets)  # None without --timeline
+    run.timeline = timeline_record.start(run, timeline_record.preset_sentences())  # None without --timeline
     if env.is_main:
         (env.out / "args.json").write_text(json.dumps(run.meta_base["args"], indent=2))
 

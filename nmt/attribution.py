@@ -39,8 +39,8 @@ from scipy.stats import kendalltau
 
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import MAX_SOURCE_TOKENS, forced, greedy
-from nmt.model import Forced, RNNSearch, context_of
-from nmt.surgery import require_rnnsearch
+from nmt.model import DecoderState, Forced, RNNSearch, context_of
+from nmt.surgery import require_surgery
 from nmt.trace import DecodeTrace
 from nmt.vocab import BOS_ID, UNK_ID
 
@@ -64,27 +64,26 @@ def target_log_prob(
 ) -> torch.Tensor:
     """F(x) (B,): row b's log p(tgt_out[b, steps[b]] | tgt_in[b, ≤ steps[b]], x_b), the Captum forward.
 
-    Rows are decoded in order of their step, longest first, and leave the batch once read out, so
-    a batch of one row per target position costs about half a full teacher-forced pass per row."""
+    Every step is the model's own :meth:`~nmt.model.RNNSearch.step`, in the context mode it was trained
+    in. Rows are decoded in order of their step, longest first, read out only at their own step
+    (``step(rows=…)``) and leave the batch then, so a batch of one row per target position costs about
+    half a full teacher-forced pass per row."""
     order = torch.argsort(steps, descending=True, stable=True)
     st = steps[order]
     enc = model.encode_embeddings(x[order], src_len[order])
-    dec = model.decoder
-    y_emb = dec.embed(tgt_in[order])  # (B, Ty, m)
-    tgt = tgt_out[order]
-    s = enc.s0
+    y_in, tgt = tgt_in[order], tgt_out[order]  # (B, Ty)
+    state = model.initial_state(enc, y_in[:, 0])
     outs: list[torch.Tensor] = []
     for t in range(int(st[0]) + 1):
         n = int((st >= t).sum())  # rows still decoding: a prefix, as st is sorted descending
-        if n < enc.keys.shape[0]:  # slice the previous slice: backward pads less than from full size
-            enc, s, y_emb, tgt = enc.head(n), s[:n], y_emb[:n], tgt[:n]
-        att = dec.attend(s, enc, "attention")  # the model's c_i, eqs. (5)-(6)
+        if n < y_in.shape[0]:  # slice the previous slice: backward pads less than from full size
+            enc, y_in, tgt = enc.head(n), y_in[:n], tgt[:n]
+            state = DecoderState(state.s[:n], state.y_prev[:n])
         done = int((st[:n] > t).sum())  # rows [done, n) are read out at this step
+        out = model.step(enc, DecoderState(state.s, y_in[:, t]), rows=slice(done, n))  # the model's step i
         if done < n:
-            lp = model.log_probs(s[done:], y_emb[done:, t], att.context[done:])
-            outs.append(lp.gather(-1, tgt[done:, t : t + 1]).squeeze(-1))
-        if done:
-            s = dec.recur(s[:done], dec.W(y_emb[:done, t]), att.context[:done])  # the model's s_t
+            outs.append(out.log_probs.gather(-1, tgt[done:, t : t + 1]).squeeze(-1))
+        state = out.state
     sorted_out = torch.cat(outs[::-1])  # rows in `order`
     return sorted_out[torch.argsort(order)]
 
@@ -139,7 +138,7 @@ def attribute(
     step, so each Captum call explains many steps at once (rows never mix), in chunks of at most
     ``grad_units`` (:data:`GRAD_UNITS`). ``ig_steps`` None chooses IG's points per step by the
     completeness gap (:func:`_refine_ig`); an int fixes them."""
-    model = require_rnnsearch(lm)
+    model = require_surgery(lm)
     if baseline not in BASELINES:
         raise ValueError(f"baseline must be one of {BASELINES}")
     unknown = set(methods) - set(METHODS)
@@ -326,7 +325,7 @@ def explain(
 ) -> tuple[DecodeTrace, Attributions]:
     """Decode ``source`` greedily, or force-decode ``reference`` (so a reference can be explained),
     and attribute every target word."""
-    require_rnnsearch(lm)
+    require_surgery(lm)
     if reference is None:
         trace = greedy(lm, [source], topk=1, max_src_tokens=max_src_tokens)[0]
     else:

@@ -39,6 +39,8 @@ import torch
 from torch.torch_version import TorchVersion
 
 from nmt import lexicon, quantize
+from nmt.contract import DecodableModel
+from nmt.kinds import ModelDescription, describe_model
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
@@ -226,9 +228,10 @@ def check_weights(ckpt: dict[str, Any], path: str | Path) -> bool:
 
 @dataclass
 class LoadedModel:
-    """A ready-to-decode model with its vocabularies, tokenisers and provenance."""
+    """A ready-to-decode model with its vocabularies, tokenisers and provenance: the one object a session
+    holds and every view asks (its model answers :class:`nmt.contract.DecodableModel`)."""
 
-    model: RNNSearch
+    model: DecodableModel  # RNNSearch, LuongNMT, Ensemble or FusedModel
     src_vocab: Vocab
     tgt_vocab: Vocab
     src_tok: Tokenizer
@@ -248,6 +251,11 @@ class LoadedModel:
     @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
+
+    @property
+    def description(self) -> ModelDescription:
+        """What it is, in words and colour (:func:`nmt.kinds.describe_model`), as decoded in its trained mode."""
+        return describe_model(self.config.to_dict(), name=Path(self.path).stem)
 
 
 def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:

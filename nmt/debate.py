@@ -19,7 +19,7 @@ import torch
 
 from nmt.checkpoint import LoadedModel
 from nmt.model import Forced, RNNSearch, context_of
-from nmt.surgery import require_rnnsearch
+from nmt.surgery import require_surgery
 from nmt.vocab import BOS_ID
 
 LN2 = math.log(2.0)  # the largest JSD, in nats
@@ -144,7 +144,7 @@ def debate_tests(
     """The permutation test and the adversarial α at every step of one translation, teacher-forced on
     ``target_ids`` (ending in ``</s>``) from ``src_tokens`` (ending in ``</s>``); also the model's own α
     (Ty, Tx), which both tests start from."""
-    model = require_rnnsearch(lm)
+    model = require_surgery(lm)
     dev = lm.device
     src = torch.tensor([lm.src_vocab.encode(list(src_tokens[:-1]))], device=dev)
     ids = list(target_ids)

@@ -43,6 +43,7 @@ from torch import nn
 
 from nmt import checkpoint
 from nmt.checkpoint import CheckpointError, LoadedModel
+from nmt.contract import Capabilities
 from nmt.model import Attended, DecoderState, StepOutput
 from nmt.trace import MemberStep
 
@@ -82,8 +83,7 @@ class EnsembleEncoderState:
 
     def head(self, n: int) -> EnsembleEncoderState:
         """The first ``n`` rows of every member's batch."""
-        rows = torch.arange(n, device=self.members[0].mask.device)
-        return EnsembleEncoderState(tuple(e.head(n) if hasattr(e, "head") else e.select(rows) for e in self.members))
+        return EnsembleEncoderState(tuple(e.head(n) for e in self.members))
 
 
 @dataclass
@@ -140,6 +140,12 @@ class Ensemble(nn.Module):
         self.members = nn.ModuleList(members)
         self.itos = list(itos)
         self.cfg = EnsembleConfig([m.cfg.to_dict() for m in members], list(names))
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Attention only (each member reads its own trained mode); no single step to split into phases,
+        no surgery (an α would replace every member's), no deep-fusion input."""
+        return Capabilities("ensemble", ("attention",))
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> EnsembleEncoderState:
         """Every member's encoder state of a source batch (B, Tx)."""

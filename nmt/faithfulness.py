@@ -54,7 +54,7 @@ from nmt.debate import (
 )
 from nmt.decoding import InputError, forced, greedy
 from nmt.parallel import map_chunks
-from nmt.surgery import require_rnnsearch
+from nmt.surgery import require_surgery
 from nmt.trace import DecodeTrace
 from nmt.vocab import EOS
 
@@ -87,7 +87,7 @@ def analyse(
 ) -> tuple[SentenceReport, Attributions]:
     """Attributions (``methods``), agreement with α, and (``tests``) the permutation and adversarial
     tests of one trace; ``ig_steps`` None chooses IG's points by the completeness gap."""
-    require_rnnsearch(lm)  # a clear error for a model without α, before any work
+    require_surgery(lm)  # a clear error for a model without α, before any work
     att = explain_trace(lm, trace, ig_steps=ig_steps, baseline=baseline, methods=methods)
     report = SentenceReport(att.agreement(), ig_delta=att.ig_delta.tolist(),
                             ig_points=[int(p) for p in att.ig_points])
@@ -257,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         raise InputError(f"--device {args.device}: no CUDA device is available here")
     lm = checkpoint.load(args.checkpoint, device=args.device)
-    require_rnnsearch(lm)
+    require_surgery(lm)
     src, _ = read_parallel(args.data, args.split, lm.src_tok.lang, lm.tgt_tok.lang, args.limit)
     t0, c0 = time.perf_counter(), _cpu_seconds()
     explain = partial(explain_sentences, ig_steps=args.ig_steps, baseline=args.baseline, n_perm=args.permutations,

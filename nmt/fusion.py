@@ -37,9 +37,9 @@ from torch import nn
 
 from nmt import checkpoint, quantize
 from nmt.checkpoint import LoadedModel
+from nmt.contract import Capabilities
 from nmt.data import pad_ids
 from nmt.lm import GRULanguageModel, LMConfig, LMState, is_lm_checkpoint
-from nmt.model import RNNSearch
 from nmt.state import DecoderState, StepOutput
 from nmt.vocab import BOS_ID, Vocab
 
@@ -98,8 +98,9 @@ class FusedModel(nn.Module):
         super().__init__()
         if mode not in ("shallow", "deep"):
             raise ValueError(f"fusion mode must be 'shallow' or 'deep', not {mode!r}")
-        if mode == "deep" and (controller is None or not isinstance(tm, RNNSearch)):
-            raise ValueError("deep fusion needs an RNNsearch translation model and a trained controller")
+        if mode == "deep" and (controller is None or not tm.capabilities.deep_fusion):
+            raise ValueError("deep fusion needs a translation model with a deep output (RNNsearch) and a "
+                             "trained controller")
         self.tm, self.lm, self.mode, self.beta, self.gate_value = tm, lm, mode, float(beta), gate
         self.controller = controller
 
@@ -107,6 +108,13 @@ class FusedModel(nn.Module):
     def cfg(self) -> Any:
         """The translation model's config (context mode, sizes): what the decoders read."""
         return self.tm.cfg
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """The translation model's context modes and attention window (its α is the TM's); no phases,
+        surgery, deep-fusion input or compilation of its own: its step is two models' steps."""
+        return dataclasses.replace(self.tm.capabilities, arch="fused", phases=None, alpha_editable=False,
+                                   deep_fusion=False, compilable=False, embeddings_input=False)
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> Any:
         return self.tm.encode(src, src_len)
@@ -204,7 +212,7 @@ def find_fusion_files(folder: Path, tm: LoadedModel) -> FusionFiles:
                and ck.get("tgt_vocab") == tm.tgt_vocab.itos), None)
     if lm is None:
         return FusionFiles()
-    ctl = next((p for p, ck in heads.items() if isinstance(tm.model, RNNSearch)
+    ctl = next((p for p, ck in heads.items() if tm.model.capabilities.deep_fusion
                 and (ck.get("config") or {}).get("arch") == CONTROLLER_ARCH
                 and ck["meta"].get("tm", {}).get("file") == Path(tm.path).name
                 and ck["meta"].get("lm", {}).get("file") == lm.name), None)
@@ -262,7 +270,7 @@ def explain(fused: LoadedModel, trace: Any, topk: int = 5) -> list[FusionStep]:
     """Replay a fused model's trace word by word through its own :meth:`FusedModel.step` and record
     what the TM, the LM and the fusion each said (nothing is recomputed outside the model's step)."""
     model = fused.model
-    if not isinstance(model, FusedModel):
+    if model.capabilities.arch != "fused":
         raise ValueError("explain needs a fused model (nmt.fusion.fuse)")
     src, src_len = pad_ids([fused.src_vocab.encode(trace.src_tokens[:-1])])
     dev = fused.device

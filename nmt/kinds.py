@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nmt.equations import CONTEXTS, ENSEMBLE, LookText, look_text
+
 # One colour per model on every page (issue 21). The hue says what c_i is (blues: attention, a fresh
 # c_i; oranges: one fixed summary c trained so; red: the untrained frozen ablation; green: the mean;
 # teal, magenta, brown: Luong's global, local-p and local-m attention, global's score in its shade: dot
@@ -78,6 +80,7 @@ class ModelDescription:
     note: str
     colour: str
     paper: str = ""  # added to the name where models of two papers meet (the comparison page)
+    look: LookText = CONTEXTS["attention"]  # how it forms c_i, in equations and words (nmt.equations)
 
     @property
     def has_alpha(self) -> bool:
@@ -111,7 +114,7 @@ def describe_ensemble(members: list[Mapping[str, Any]]) -> ModelDescription:
     name = f"Ensemble ({len(members)}): " + " + ".join(short_name(m) for m in members)
     return ModelDescription("ensemble", "attention", name,
                             f"{name}: the members' log p averaged per step; α is the mean of their α",
-                            "the members' log p averaged per step", ENSEMBLE_COLOUR)
+                            "the members' log p averaged per step", ENSEMBLE_COLOUR, look=ENSEMBLE)
 
 
 def describe_model(config: Mapping[str, Any], context: str | None = None, name: str = "") -> ModelDescription:
@@ -121,7 +124,8 @@ def describe_model(config: Mapping[str, Any], context: str | None = None, name: 
         return describe_ensemble(list(config.get("members") or []))
     d = _describe(config, context)
     return dataclasses.replace(d, colour=model_colour(d.kind, name, str(config.get("attention", "global")),
-                                                      str(config.get("score", "general"))))
+                                                      str(config.get("score", "general"))),
+                               look=look_text(config, d.context))
 
 
 def _describe(config: Mapping[str, Any], context: str | None) -> ModelDescription:

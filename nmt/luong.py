@@ -52,6 +52,7 @@ from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from nmt.candidates import output_logits
+from nmt.contract import Capabilities
 from nmt.luong_attention import LuongAttended, LuongAttention
 from nmt.model import DecoderState, ModelConfig, RNNSearch, StepOutput
 from nmt.vocab import PAD_ID
@@ -112,6 +113,17 @@ def build_model(cfg: dict[str, Any], init: bool = True) -> RNNSearch | LuongNMT:
     raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
 
 
+def capabilities_of(cfg: dict[str, Any]) -> Capabilities:
+    """What the model a config dict describes can do, answered by its class without building it (a
+    checkpoint's config is enough: the pages ask before loading weights)."""
+    arch = cfg.get("arch", "rnnsearch")
+    if arch == "rnnsearch":
+        return RNNSearch.capabilities_for(ModelConfig.from_dict(cfg))
+    if arch == "luong":
+        return LuongNMT.capabilities_for(LuongConfig.from_dict(cfg))
+    raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
+
+
 # ----------------------------------------------------------------------------------------------
 # Per-sentence state objects (never stored on a module)
 # ----------------------------------------------------------------------------------------------
@@ -150,6 +162,10 @@ class LuongEncoderState:
     def restrict(self, allowed: torch.Tensor | None) -> LuongEncoderState:
         """This state with each sentence's candidate words ``allowed`` (B, K_y) (:mod:`nmt.candidates`)."""
         return replace(self, allowed=allowed)
+
+    def head(self, n: int) -> LuongEncoderState:
+        """The first ``n`` rows, as views (a batch that sheds rows from its end)."""
+        return type(self)(*(None if (v := getattr(self, f.name)) is None else v[:n] for f in fields(self)))
 
 
 @dataclass
@@ -220,6 +236,20 @@ class LuongNMT(nn.Module):
             for emb in (self.src_embed, self.tgt_embed):
                 emb.weight.data[PAD_ID] = 0.0
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """What it can do (:meth:`capabilities_for` its config)."""
+        return self.capabilities_for(self.cfg)
+
+    @staticmethod
+    def capabilities_for(cfg: LuongConfig) -> Capabilities:
+        """Attention only; Update, Look, Generate in that order (h_t first, then eqs. 7-8 and 5-6); a local
+        window for local-m / local-p (local-p with eq. 11's Gaussian); re-encodable from embeddings. Its
+        step accepts an α, but attention surgery is not offered for it (its views are RNNsearch's)."""
+        return Capabilities("luong", ("attention",), ("update", "look", "generate"),
+                            local_window=cfg.attention != "global", half_width=cfg.window,
+                            gaussian=cfg.attention == "local-p", embeddings_input=True)
+
     # -- inference API: explicit states in, states out ---------------------------------------
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> LuongEncoderState:
@@ -279,12 +309,13 @@ class LuongNMT(nn.Module):
 
     def step(
         self, enc: LuongEncoderState, state: DecoderState, context: str | None = None,
-        alpha: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None,
+        alpha: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None, rows: slice | None = None,
     ) -> StepOutput:
         """One target position t: h_t, a_t, c_t, h̃_t, log p(y_t | y_<t, x) and the next state.
 
         A given ``alpha`` (N, S) replaces a_t(s) in c_t, so h̃_t, p(y_t) and the fed-back h̃_t read it.
-        A given ``parts`` dict receives the logits W_s h̃_t (:mod:`nmt.phases`; the rest is in the output)."""
+        A given ``parts`` dict receives the logits W_s h̃_t (:mod:`nmt.phases`; the rest is in the output).
+        ``rows`` reads out only those rows' log p (N', K_y)."""
         _check_context(context)
         prev: LuongState = state.s
         h, c = self._recur(prev, self.tgt_embed(state.y_prev))  # (N, L, n)
@@ -292,7 +323,9 @@ class LuongNMT(nn.Module):
         att, h_tilde = self._attend(h[:, -1:], enc, prev.t.unsqueeze(1), given)  # T = 1
         att = LuongAttended(*(None if (v := getattr(att, f.name)) is None else v.squeeze(1) for f in fields(att)))
         nxt = DecoderState(LuongState(h, c, h_tilde.squeeze(1), prev.t + 1), state.y_prev)
-        return StepOutput(self.log_probs(h_tilde.squeeze(1), parts, enc.allowed), att, nxt)
+        r = slice(None) if rows is None else rows
+        allowed = None if enc.allowed is None else enc.allowed[r]
+        return StepOutput(self.log_probs(h_tilde.squeeze(1)[r], parts, allowed), att, nxt)  # (N', K_y)
 
     def log_probs(self, h_tilde: torch.Tensor, parts: dict[str, torch.Tensor] | None = None,
                   allowed: torch.Tensor | None = None) -> torch.Tensor:

@@ -27,11 +27,7 @@ from nmt.model import Attended
 
 @dataclass
 class LuongAttended(Attended):
-    """Attended plus local attention's p_t (N,) and window (N, 2): the first and last source
-    position inside both [p_t − D, p_t + D] and the sentence. Both None for global attention."""
-
-    position: torch.Tensor | None = None
-    window: torch.Tensor | None = None
+    """A Luong step's attention: local attention fills p_t and the window; both None for global attention."""
 
 
 # ----------------------------------------------------------------------------------------------

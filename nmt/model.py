@@ -40,6 +40,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from nmt.candidates import output_logits
+from nmt.contract import Capabilities
 from nmt.state import Attended, DecoderState, EncoderState, Forced, StepOutput  # also imported from here
 from nmt.vocab import PAD_ID
 
@@ -295,6 +296,19 @@ class RNNSearch(nn.Module):
         self.encoder = Encoder(cfg.src_vocab_size, cfg.emb_dim, cfg.hidden_dim, cfg.dropout, init)
         self.decoder = Decoder(cfg, init)
 
+    @property
+    def capabilities(self) -> Capabilities:
+        """What it can do (:meth:`capabilities_for` its config)."""
+        return self.capabilities_for(self.cfg)
+
+    @staticmethod
+    def capabilities_for(cfg: ModelConfig) -> Capabilities:
+        """Any context mode (the trained one first); Look, Generate, Update in that order (eqs. 5-6, A.2.2);
+        α editable, a deep output a fusion can feed, compilable steps, re-encodable from embeddings."""
+        modes = (cfg.context, *(m for m in CONTEXT_MODES if m != cfg.context))
+        return Capabilities("rnnsearch", modes, ("look", "generate", "update"), alpha_editable=True,
+                            deep_fusion=True, compilable=True, embeddings_input=True)
+
     # -- inference API: explicit states in, states out ---------------------------------------
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> EncoderState:
@@ -340,7 +354,7 @@ class RNNSearch(nn.Module):
 
     def step(
         self, enc: EncoderState, state: DecoderState, context: str | None = None, alpha: torch.Tensor | None = None,
-        extra: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None,
+        extra: torch.Tensor | None = None, parts: dict[str, torch.Tensor] | None = None, rows: slice | None = None,
     ) -> StepOutput:
         """One target position: c_i, log p(y_i | y_<i, x) and the state s_i for the next step.
 
@@ -350,12 +364,16 @@ class RNNSearch(nn.Module):
         (N, 2l) is added to the deep output t̃_i (deep fusion, :mod:`nmt.fusion`); the encoder state's
         candidate lists, if any, restrict the softmax (:mod:`nmt.candidates`). A given ``parts`` dict
         receives this step's intermediate tensors by name (the GRU's z, r, candidate; the deep output's
-        t_tilde, t, logits), for :mod:`nmt.phases`' Look / Generate / Update view.
+        t_tilde, t, logits), for :mod:`nmt.phases`' Look / Generate / Update view. ``rows`` reads out only
+        those rows' log p (N', K_y) (attribution reads each row once, at its own target position).
         """
         mode = context or self.cfg.context
         y_emb = self.decoder.embed(state.y_prev)  # (N, m)
         att, s_next = self.transition(enc, state.s, self.decoder.W(y_emb), mode, alpha, parts)
-        log_probs = self.log_probs(state.s, y_emb, att.context, extra, parts, enc.allowed)
+        r = slice(None) if rows is None else rows
+        allowed = None if enc.allowed is None else enc.allowed[r]
+        extra = None if extra is None else extra[r]
+        log_probs = self.log_probs(state.s[r], y_emb[r], att.context[r], extra, parts, allowed)  # (N', K_y)
         return StepOutput(log_probs, att, DecoderState(s_next, state.y_prev))
 
     # -- training: teacher forcing ---------------------------------------------------------------

@@ -25,13 +25,10 @@ from dataclasses import dataclass, field
 import torch
 
 from nmt.checkpoint import LoadedModel
+from nmt.contract import capabilities
 from nmt.decoding import Stepper
-from nmt.luong import LuongNMT
-from nmt.model import RNNSearch
 from nmt.trace import DecodeTrace, StepRecord
 from nmt.vocab import EOS
-
-ORDERS = {"rnnsearch": ("look", "generate", "update"), "luong": ("update", "look", "generate")}
 
 
 @dataclass
@@ -93,10 +90,7 @@ class StepPhases:
     update: Update
     shapes: dict[str, list[int]] = field(default_factory=dict)  # tensor name → shape, read from the tensors
     trace_gap: float = 0.0  # largest |difference| from the trace's α, top-k p and written log p
-
-    @property
-    def order(self) -> tuple[str, ...]:
-        return ORDERS[self.arch]
+    order: tuple[str, ...] = field(kw_only=True)  # the phases in the model's order (Capabilities.phases)
 
 
 def _row(t: torch.Tensor | None) -> list[float] | None:
@@ -131,8 +125,9 @@ def trace_gap(ph: StepPhases, rec: StepRecord) -> float:
 
 
 def supported(model: object) -> bool:
-    """Whether :func:`explain` can split this model's step (an RNNsearch / RNNencdec or a Luong model)."""
-    return isinstance(model, RNNSearch | LuongNMT)
+    """Whether :func:`explain` can split this model's step: its capabilities name its phases (one
+    RNNsearch / RNNencdec or Luong model; not an ensemble's or a fusion's two-model step)."""
+    return capabilities(model).phases is not None
 
 
 @torch.no_grad()
@@ -142,7 +137,8 @@ def explain(stepper: Stepper, i: int, record: StepRecord | None = None) -> StepP
     (``record``: another trace's record of the same step, e.g. the beam search's, instead)."""
     lm, rec = stepper.lm, record or stepper.trace.steps[i]
     model = lm.model
-    if not supported(model):
+    caps = capabilities(model)
+    if caps.phases is None:
         raise TypeError(f"no Look / Generate / Update view for {type(model).__name__}")
     state = stepper.state_before(i)
     parts: dict[str, torch.Tensor] = {}
@@ -150,12 +146,12 @@ def explain(stepper: Stepper, i: int, record: StepRecord | None = None) -> StepP
     att = out.attended
     topk, written = _candidates(lm, parts["logits"], out.log_probs, max(len(rec.topk), 1), rec.token_id)
     look = Look(_row(att.energies), _row(att.alpha), _row(att.context),
-                None if getattr(att, "position", None) is None else float(att.position[0]),
-                None if getattr(att, "window", None) is None else att.window[0].tolist())
+                None if att.position is None else float(att.position[0]),
+                None if att.window is None else att.window[0].tolist())
     shapes = {"context": _shape(att.context), "logits": _shape(parts["logits"])}
     if att.alpha is not None:
         shapes["alpha"] = _shape(att.alpha)
-    if isinstance(model, RNNSearch):
+    if caps.arch == "rnnsearch":
         arch, variant = "rnnsearch", {}
         gen = Generate(_row(parts["t_tilde"]), _row(parts["t"]), topk, written)
         upd = Update(_row(state.s), _row(out.state.s), _row(parts["z"]), _row(parts["r"]), _row(parts["candidate"]))
@@ -172,7 +168,7 @@ def explain(stepper: Stepper, i: int, record: StepRecord | None = None) -> StepP
                      memory=None if new.c is None else _row(new.c[:, -1]))
         shapes |= {"memory": list(stepper.enc.memory.shape[1:]), "state": _shape(new.top),
                    "y_emb": [cfg.emb_dim], "h_tilde": _shape(new.feed)}
-    ph = StepPhases(i, arch, stepper.context, variant, look, gen, upd, shapes)
+    ph = StepPhases(i, arch, stepper.context, variant, look, gen, upd, shapes, order=caps.phases)
     ph.trace_gap = trace_gap(ph, rec)
     return ph
 

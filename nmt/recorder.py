@@ -53,10 +53,9 @@ class StepView:
         self.energies = None if att.energies is None else att.energies.tolist()
         self.state_norm = s_prev.norm(dim=-1).tolist()
         self.context_norm = att.context.norm(dim=-1).tolist()
-        position, window = getattr(att, "position", None), getattr(att, "window", None)  # local attention
-        self.position = None if position is None else position.tolist()
-        self.window = None if window is None else window.tolist()
-        self.members = getattr(att, "member_steps", None)  # an ensemble's members (nmt.ensemble)
+        self.position = None if att.position is None else att.position.tolist()  # local attention
+        self.window = None if att.window is None else att.window.tolist()
+        self.attended = att  # an ensemble's members answer att.member_steps (nmt.ensemble)
 
     def record(self, lm: LoadedModel, row: int, i: int, token_id: int, forced: bool, n_src: int) -> StepRecord:
         itos = lm.tgt_vocab.itos
@@ -69,7 +68,7 @@ class StepView:
             state_norm=self.state_norm[row], context_norm=self.context_norm[row],
             position=None if self.position is None else self.position[row],
             window=None if self.window is None else self.window[row],
-            members=None if self.members is None else self.members(row, token_id, n_src),
+            members=self.attended.member_steps(row, token_id, n_src),
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import torch
 
@@ -33,6 +34,11 @@ class EncoderState:
     s0: torch.Tensor
     src_len: torch.Tensor
     allowed: torch.Tensor | None = None
+
+    @property
+    def memory(self) -> torch.Tensor:
+        """The vectors α weighs into c_i, by the name every encoder state answers: here h_j (B, Tx, 2n)."""
+        return self.annotations
 
     def select(self, rows: torch.Tensor) -> EncoderState:
         """Rows ``rows`` of the batch (used to expand sentences into beams)."""
@@ -63,11 +69,20 @@ class DecoderState:
 
 @dataclass
 class Attended:
-    """One decoder step's context: c_i (N, 2n), energies e_ij and weights α_ij (N, Tx) or None."""
+    """One decoder step's context: c_i (N, 2n), energies e_ij and weights α_ij (N, Tx) or None (a fixed c);
+    a local attention's p_t (N,) and window (N, 2) (first and last source position inside both
+    [p_t − D, p_t + D] and the sentence), None otherwise."""
 
     context: torch.Tensor
     energies: torch.Tensor | None
     alpha: torch.Tensor | None
+    position: torch.Tensor | None = None
+    window: torch.Tensor | None = None
+
+    def member_steps(self, row: int, token_id: int, n_src: int) -> list[Any] | None:
+        """Each ensemble member's share of this step at batch row ``row`` (:class:`nmt.trace.MemberStep`);
+        None for a single model (:class:`nmt.ensemble.EnsembleAttended` answers)."""
+        return None
 
 
 @dataclass

@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from nmt.checkpoint import LoadedModel
+from nmt.contract import capabilities
 from nmt.decoding import MAX_SOURCE_TOKENS, InputError, Stepper
 from nmt.model import RNNSearch
 from nmt.trace import DecodeTrace
@@ -33,10 +34,11 @@ from nmt.vocab import EOS_ID, UNK_ID
 EDIT_KINDS = ("own", "zero", "onehot", "uniform", "shuffle", "copy", "alpha", "energies")
 
 
-def require_rnnsearch(lm: LoadedModel, context: str | None = None) -> RNNSearch:
-    """The model, if it is an RNNsearch decoding with attention; else a one-line InputError."""
+def require_surgery(lm: LoadedModel, context: str | None = None) -> RNNSearch:
+    """The model, if its α can be edited in ``context`` (its capabilities say so: an RNNsearch decoding with
+    attention); else a one-line InputError. Attribution and the debate tests ask the same."""
     model = lm.model
-    if not isinstance(model, RNNSearch) or (context or model.cfg.context) != "attention":
+    if not capabilities(model).editable(context):
         raise InputError("attention surgery needs an RNNsearch checkpoint decoding with attention (α exists)")
     return model
 
@@ -240,7 +242,7 @@ def decode_with_surgery(
     """Decode ``text`` greedily (after a forced ``prefix``), or force ``target`` (a token list, no
     ``</s>`` needed), with α edited at the steps in ``edits`` and, from ``freeze_from`` on, α held
     at that step's (possibly edited) α. Steps are 0-based target positions."""
-    require_rnnsearch(lm)
+    require_surgery(lm)
     stepper = Stepper(lm, text, context="attention", topk=topk, max_src_tokens=max_src_tokens,
                       unk_replace=unk_replace, pretokenized=pretokenized)
     tgt = None
@@ -259,7 +261,7 @@ def surgery_at_stepper(
 
     The stepper is not changed: the surgery runs on forks re-synced to its steps so far (``topk``
     applies to the new steps)."""
-    require_rnnsearch(stepper.lm, stepper.context)
+    require_surgery(stepper.lm, stepper.context)
     i = stepper.position
     if stepper.done:
         raise InputError("Decoding has already ended; go back to edit a step.")

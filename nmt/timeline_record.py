@@ -13,6 +13,7 @@ the training it watches; its time is not counted as training time.
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -152,6 +153,15 @@ def new_header(lm: LoadedModel, args: Any, probes: list[Probe], n_bleu: int, n_l
         "bleu_sentences": n_bleu, "bleu_split": getattr(args, "valid_split", "val"),
         "loss_pairs": n_loss, "aer_gold": gold.label if gold else None,
     }
+
+
+SENTENCES = PROJECT / "configs" / "timeline_sentences.json"
+
+
+def preset_sentences(path: Path = SENTENCES) -> dict[str, list[str]]:
+    """The stepper's preset sentences by checkpoint group, as written to ``configs/timeline_sentences.json``
+    (a test keeps it equal to ``ui/presets.py``, so training never imports the app)."""
+    return {str(k): [str(t) for t in v] for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
 def start(run: Any, presets: Mapping[str, Sequence[str]]) -> Recorder | None:

@@ -23,10 +23,11 @@ from torch.nn.parallel import DistributedDataParallel
 
 from nmt import segments
 from nmt.checkpoint import CheckpointError, LoadedModel, read_checkpoint
+from nmt.contract import capabilities
 from nmt.data import Example, corpus_file, files_sha256, filter_by_length, read_parallel, tokenize_pairs
 from nmt.device import CpuInfo, Precision, choose_precision, cpu_info, pick_device
 from nmt.luong import LuongConfig, build_model
-from nmt.model import ModelConfig, RNNSearch
+from nmt.model import ModelConfig
 from nmt.resume import refusal, remove_stale_temporaries, resume_problems, rewind_metrics
 from nmt.sampled_softmax import RestrictedLinear, install
 from nmt.tokenize import Tokenizer
@@ -240,7 +241,7 @@ def compile_step(model: torch.nn.Module) -> bool:
     target position) and the encoder's (both directions' GRU; once per source position), forward and
     backward. Weights and state dict are unchanged, and training and decoding both go through the
     compiled steps. False, and nothing done, for a model without them (Luong's)."""
-    if not isinstance(model, RNNSearch):
+    if not capabilities(model).compilable:
         return False
     model.transition = torch.compile(model.transition, dynamic=True)  # type: ignore[method-assign]
     model.encoder.transition = torch.compile(model.encoder.transition, dynamic=True)  # type: ignore[method-assign]
@@ -250,11 +251,13 @@ def compile_step(model: torch.nn.Module) -> bool:
 def model_config(args: argparse.Namespace, data: Data) -> ModelConfig | LuongConfig:
     """The model the options describe, sized by the vocabularies."""
     if args.arch == "luong":
-        return LuongConfig(len(data.src_vocab), len(data.tgt_vocab), args.emb_dim, args.hidden_dim, args.score,
-                           args.attention, args.window, args.input_feeding, args.cell, args.layers, args.encoder,
-                           args.dropout)
-    return ModelConfig(len(data.src_vocab), len(data.tgt_vocab), args.emb_dim, args.hidden_dim, args.attn_dim,
-                       args.maxout_dim, args.dropout, args.context)
+        return LuongConfig(src_vocab_size=len(data.src_vocab), tgt_vocab_size=len(data.tgt_vocab),
+                           emb_dim=args.emb_dim, hidden_dim=args.hidden_dim, score=args.score,
+                           attention=args.attention, window=args.window, input_feeding=args.input_feeding,
+                           cell=args.cell, layers=args.layers, encoder=args.encoder, dropout=args.dropout)
+    return ModelConfig(src_vocab_size=len(data.src_vocab), tgt_vocab_size=len(data.tgt_vocab),
+                       emb_dim=args.emb_dim, hidden_dim=args.hidden_dim, attn_dim=args.attn_dim,
+                       maxout_dim=args.maxout_dim, dropout=args.dropout, context=args.context)
 
 
 def build_run(env: Env, data: Data) -> Run:

@@ -131,7 +131,7 @@ def main() -> None:
     except InputError as err:
         W.input_error(err)
         return
-    local = [models.gaussian_half_width(ckpt) is not None for _, ckpt, own, _ in results
+    local = [models.load(ckpt).model.capabilities.gaussian_half_width() is not None for _, ckpt, own, _ in results
              if own.steps and own.steps[0].window is not None]
     if local:
         st.caption(local_note(local))

@@ -87,8 +87,9 @@ class Update:
     """The update of ``train.py`` (forward, loss, backward, clipping, Adam) on one model."""
 
     def __init__(self, cfg: dict[str, Any], device: torch.device) -> None:
-        mc = ModelConfig(cfg["src_vocab"], cfg["tgt_vocab"], cfg["emb_dim"], cfg["hidden_dim"], cfg["attn_dim"],
-                         cfg["maxout_dim"], cfg["dropout"], cfg["context"])
+        mc = ModelConfig(src_vocab_size=cfg["src_vocab"], tgt_vocab_size=cfg["tgt_vocab"], emb_dim=cfg["emb_dim"],
+                         hidden_dim=cfg["hidden_dim"], attn_dim=cfg["attn_dim"], maxout_dim=cfg["maxout_dim"],
+                         dropout=cfg["dropout"], context=cfg["context"])
         self.model = build_model(mc.to_dict()).to(device)
         self.restricted = install(self.model)
         self.opt = torch.optim.Adam(self.model.parameters(), lr=1e-4)

@@ -150,8 +150,8 @@ def test_stepper_builders_show_the_window_and_p_t() -> None:
 def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(mixed_checkpoints))
     luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
-    assert models.gaussian_half_width(luong.search) == 2
-    assert models.gaussian_half_width(models.scan(mixed_checkpoints)[0].search) is None
+    assert models.load(luong.search).model.capabilities.gaussian_half_width() == 2  # the fixture's local-p, D = 2
+    assert models.load(models.scan(mixed_checkpoints)[0].search).model.capabilities.gaussian_half_width() is None
     choice = models.resolve(luong, freeze=False, ablation=False)
     assert choice.label.startswith("Luong 2015, local-p, general, input feeding") and choice.context == "attention"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)

@@ -246,8 +246,9 @@ def _phases(arch: str = "rnnsearch", context: str = "attention") -> StepPhases:
               "t_tilde": [6], "t": [3], "h_tilde": [3]}
     variant = {"score": "general", "attention": "global", "input_feeding": True, "cell": "lstm", "layers": 1}
     look = Look(energies, alpha, [3.0, 4.0, 0.0, 0.0, 0.0, 0.0])
+    order = ("update", "look", "generate") if arch == "luong" else ("look", "generate", "update")
     return StepPhases(2, arch, context, variant if arch == "luong" else {}, look, Generate(pre, hidden, cands, written),
-                      upd, shapes)
+                      upd, shapes, order=order)
 
 
 def test_maxout_table_pairs_and_picks_the_larger() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from nmt import checkpoint
@@ -234,3 +236,23 @@ def test_fixed_vector_bottleneck_unfrozen_rows_read_different_words() -> None:
     t = greedy(pair(EUROPARL)[0], [BY_NAME["Fixed-vector bottleneck"].text])[0]
     peaks = {max(range(len(s.alpha)), key=s.alpha.__getitem__) for s in t.steps[:20]}
     assert len(peaks) >= 12, peaks
+
+
+def test_training_timelines_record_the_presets_sentences() -> None:
+    """train.py --timeline reads configs/timeline_sentences.json (it never imports the app): the same
+    sentences, group by group and in order, as the stepper's presets."""
+    from nmt.timeline_record import preset_sentences
+
+    want: dict[str, list[str]] = {}
+    for p in PRESETS:
+        want.setdefault(p.group, []).append(p.text)
+    assert preset_sentences() == want, "regenerate configs/timeline_sentences.json from ui/presets.py"
+    assert "ui" not in {m.split(".")[0] for m in _imports(Path(__file__).resolve().parent.parent / "train.py")}
+
+
+def _imports(path: Path) -> set[str]:
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

@@ -15,7 +15,7 @@ from pathlib import Path
 import streamlit as st
 
 from nmt.checkpoint import CheckpointError, LoadedModel
-from nmt.fusion import FusedModel, FusionFiles, explain, find_fusion_files, fuse, load_controller, load_lm
+from nmt.fusion import FusionFiles, explain, find_fusion_files, fuse, load_controller, load_lm
 from nmt.trace import DecodeTrace
 from ui import models
 from ui import stepper_controller as ctl
@@ -86,7 +86,7 @@ def sidebar(tm: LoadedModel, ckpt: models.CheckpointInfo) -> LoadedModel:
 
 def panel(lm: LoadedModel, trace: DecodeTrace, shown: int | None) -> None:
     """The LM's top-k beside the TM's at the shown step, and g_i per step (deep fusion)."""
-    if not isinstance(lm.model, FusedModel) or shown is None or not trace.steps:
+    if lm.model.capabilities.arch != "fused" or shown is None or not trace.steps:
         return
     key = (str(lm.meta.get("fusion")), trace.source, tuple(s.token_id for s in trace.steps))
     cached = ss.get("_fusion_steps")

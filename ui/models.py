@@ -35,7 +35,9 @@ import torch
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
 from nmt.cli import threads_from_env
+from nmt.contract import Capabilities
 from nmt.kinds import ModelDescription, describe_model
+from nmt.luong import capabilities_of
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -187,6 +189,8 @@ def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
         assert e is not None
         return own(e, f"Group “{group.name}” has only an RNNencdec checkpoint, so c_i stays frozen.")
     if (ablation or e is None) and s is not None:
+        if "fixed" not in capabilities(s).context_modes:  # Luong's: attention only, nothing to freeze
+            return own(s, f"{description(s).name} has no fixed-context mode, so c_i cannot be frozen.")
         notice = None if ablation else (
             f"The pair “{group.name}” has no RNNencdec twin of its own; showing its RNNsearch weights with "
             "c_i frozen instead (an untrained ablation).")
@@ -242,6 +246,11 @@ def trained_context(path: str, mtime: float) -> str:
 def _config(path: str, mtime: float) -> dict[str, Any]:
     """A checkpoint's config with its trained context filled in (older files kept it in ``args``)."""
     return {**read_meta(path, mtime).get("config", {}), "context": trained_context(path, mtime)}
+
+
+def capabilities(ckpt: CheckpointInfo) -> Capabilities:
+    """What ``ckpt``'s model can do (:class:`nmt.contract.Capabilities`), from its config, weights unread."""
+    return capabilities_of(_config(str(ckpt.path), ckpt.mtime))
 
 
 def description(ckpt: CheckpointInfo, context: str | None = None) -> ModelDescription:
@@ -345,12 +354,6 @@ def same_corpus_first(meta: dict[str, Any], labels: Sequence[str]) -> list[str]:
     td = meta.get("train_data")
     corpus = Path(str(td.get("dir", ""))).name if isinstance(td, dict) else ""
     return sorted(labels, key=lambda label: not (corpus and label.split("/")[0] == corpus))
-
-
-def gaussian_half_width(ckpt: CheckpointInfo) -> int | None:
-    """D of a local-p model (its α carries a Gaussian of σ = D/2 around p_t); None for any other model."""
-    config = read_meta(str(ckpt.path), ckpt.mtime).get("config", {})
-    return int(config.get("window", 10)) if config.get("attention") == "local-p" else None
 
 
 def describe(ckpt: CheckpointInfo) -> dict[str, Any]:

@@ -12,41 +12,44 @@ import streamlit as st
 
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import Stepper
-from nmt.phases import StepPhases, explain, replay, supported
+from nmt.phases import explain, replay, supported
 from nmt.trace import DecodeTrace
-from ui import models
 from ui import stepper_controller as ctl
 from ui.views import phases as pv
 from ui.views.common import md
 
 ss = st.session_state
+SEVERAL = {"ensemble": "averages several models' steps, so it has no single step to split",
+           "fused": "is fused with a language model: each step is two models' steps"}
 
 
-def _stepper(lm: LoadedModel, choice: models.Choice, text: str, trace: DecodeTrace, i: int) -> Stepper:
-    """A stepper that has taken step i of ``trace``: the session's own, or (beam) a forced replay."""
+def _stepper(lm: LoadedModel, trace: DecodeTrace, i: int) -> Stepper | None:
+    """A stepper that has taken step i of ``trace``: the session's own (read, never built here), or
+    (beam) a forced replay of the beam's best hypothesis on the session's model ``lm``."""
     if trace.method != "beam":
-        return ctl.get_stepper(lm, choice, text)[0]
+        stepper = ctl.current_stepper()
+        return stepper if stepper is not None and stepper.lm is lm and stepper.position > i else None
     stepper = replay(lm, trace, i + 1, start=ss.get("_phases_replay"), topk=ctl.TOPK)
     ss["_phases_replay"] = stepper
     return stepper
 
 
-def step_phases(choice: models.Choice, text: str, trace: DecodeTrace, i: int) -> StepPhases:
-    """The phases of step i of the shown trace, compared with its record there."""
-    lm = models.load(choice.ckpt)
-    return explain(_stepper(lm, choice, text, trace, i), i, record=trace.steps[i])
-
-
-def phases_panel(trace: DecodeTrace, i: int | None, choice: models.Choice, text: str) -> None:
-    """The tab's content for step i (the one shown above), or a line saying there is none yet."""
+def phases_panel(lm: LoadedModel, trace: DecodeTrace, i: int | None) -> None:
+    """The tab's content for step i (the one shown above) of the session's model ``lm``, or a line
+    saying there is none yet, or that this model's step has no such split (an ensemble, a fusion)."""
     if i is None or not 0 <= i < len(trace.steps):
         st.caption("Nothing decoded yet: press Step.")
         return
-    if not supported(models.load(choice.ckpt).model):
-        st.info("The Look / Generate / Update view splits one RNNsearch, RNNencdec or Luong model's step; "
-                "this model has no such single step.")
+    if not supported(lm.model):
+        st.info("The Look / Generate / Update view splits one model's step (RNNsearch, RNNencdec or Luong); "
+                f"{md(lm.description.name)} {SEVERAL.get(lm.model.capabilities.arch, 'has no such single step')}. "
+                "Turn the ensemble or the fusion off in the sidebar to see one model's phases.")
         return
-    ph = step_phases(choice, text, trace, i)
+    stepper = _stepper(lm, trace, i)
+    if stepper is None:
+        st.caption("This step is not decoded yet: press Step.")
+        return
+    ph = explain(stepper, i, record=trace.steps[i])
     st.markdown(pv.intro(ph, md(trace.steps[i].token)))
     if note := pv.gap_note(ph):
         st.warning(note)

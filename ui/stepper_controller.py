@@ -223,6 +223,12 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
     return stepper, True
 
 
+def current_stepper() -> Stepper | None:
+    """This session's stepper as :func:`get_stepper` last built it (read only: views never build one)."""
+    cached = ss.get("_stepper")
+    return None if cached is None else cached[1]
+
+
 @heavy.cached("stepper")
 def beam_trace(
     _lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None",
@@ -250,13 +256,15 @@ def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: st
 
 
 @heavy.cached("stepper")
-def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) -> tuple[list[str], list[float]]:
+def greedy_summary(_lm: LoadedModel, path: str, mtime: float, text: str, context: str, unk: bool
+                   ) -> tuple[list[str], list[float]]:
     """A whole greedy translation (words, ``</s>`` left out) and how far each c_i is from c_0.
 
     With attention, c_i = Σ_j α_ij h_j is summed from the trace's α and the encoder's annotations;
     with a fixed context every c_i is the one summary c, so the distances are 0 by construction.
+    ``_lm`` is the checkpoint at ``path`` (the cache key), loaded by the caller.
     """
-    lm = models.load_model(path, mtime)
+    lm = _lm
     t = greedy(lm, [text], context=context, topk=1, max_src_tokens=MAX_SRC_TOKENS)[0]
     words = sv.output_words(t, t.unk_replacements() if unk else None)
     if not t.has_alignment:
@@ -264,7 +272,7 @@ def greedy_summary(path: str, mtime: float, text: str, context: str, unk: bool) 
     src = prepare_source(lm, text, MAX_SRC_TOKENS)
     ids, lengths = pad_ids([src.ids])
     with torch.no_grad():
-        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0].float().cpu().numpy()
+        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).memory[0].float().cpu().numpy()  # h_j / h̄_s
     return words, sc.context_drift(t.alpha_matrix()[: len(words)], h)
 
 
@@ -309,8 +317,8 @@ def bottleneck_pair(
     sides = bottleneck_sides(group, text)
     if not sides:
         return None
-    series = [(c.label, *greedy_summary(str(c.ckpt.path), c.ckpt.mtime, text, c.context, bool(ss["unk"])))
-              for c in sides]
+    series = [(c.label, *greedy_summary(models.load(c.ckpt), str(c.ckpt.path), c.ckpt.mtime, text, c.context,
+                                        bool(ss["unk"]))) for c in sides]
     return series, [c.description.colour for c in sides], [not c.description.has_alpha for c in sides]
 
 

@@ -52,10 +52,11 @@ def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, h
 
 
 @st.dialog("This step's energies and weights", width="large")
-def table_dialog(trace: DecodeTrace, step: StepRecord, choice: models.Choice) -> None:
-    """The α / e table of the shown step over the page (presentation mode's one key away: T)."""
+def table_dialog(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
+    """The α / e table of the shown step over the page (presentation mode's one key away: T); ``half_width``:
+    a local-p model's D (its capabilities' ``gaussian_half_width``), else None."""
     st.markdown(f"**i = {step.i}: writing « {md(step.token)} »**")
-    context_panel(trace, step, choice, models.gaussian_half_width(choice.ckpt))
+    context_panel(trace, step, choice, half_width)
 
 
 def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from nmt.equations import LookText, look_text
 from nmt.phases import StepPhases, norm
 
 COORDS = 4  # coordinates of a vector shown in the tables
@@ -99,30 +100,12 @@ def rest_weight(ph: StepPhases, top: int = TOP_SOURCE) -> tuple[int, float]:
 
 
 def look_equations(ph: StepPhases) -> list[str]:
-    """The Look phase's equations for this model and context mode."""
-    if ph.arch == "luong":
-        score = {
-            "dot": r"\mathrm{score}(h_t, \bar h_s) = h_t^\top \bar h_s",
-            "general": r"\mathrm{score}(h_t, \bar h_s) = h_t^\top W_a \bar h_s",
-            "concat": r"\mathrm{score}(h_t, \bar h_s) = v_a^\top \tanh(W_a [h_t; \bar h_s])",
-            "location": r"\mathrm{score}(h_t, \bar h_s) = (W_a h_t)_s",
-        }[str(ph.variant.get("score"))]
-        local_p = ph.variant.get("attention") == "local-p"
-        eqs = [score, (r"\mathrm{align}(h_t, \bar h_s)" if local_p else "a_t(s)")
-               + r" = \frac{\exp \mathrm{score}(h_t, \bar h_s)}{\sum_{s'} \exp \mathrm{score}(h_t, \bar h_{s'})}"]
-        if ph.variant.get("attention") == "local-m":
-            eqs.append(r"p_t = t,\quad s \in [p_t - D, p_t + D]")
-        elif ph.variant.get("attention") == "local-p":
-            eqs += [r"p_t = S \cdot \mathrm{sigmoid}(v_p^\top \tanh(W_p h_t))",
-                    r"a_t(s) = \mathrm{align}(h_t, \bar h_s) \exp\!\left(-\frac{(s - p_t)^2}{2\sigma^2}\right)"]
-        return [*eqs, r"c_t = \sum_s a_t(s)\, \bar h_s"]
-    if ph.context == "fixed":
-        return [r"c_i = c = [\overrightarrow{h}_{T_x}; \overleftarrow{h}_1]\quad\text{for every } i"]
-    if ph.context == "mean":
-        return [r"\alpha_{ij} = 1 / T_x", r"c_i = \frac{1}{T_x} \sum_{j=1}^{T_x} h_j"]
-    return [r"e_{ij} = v_a^\top \tanh(W_a s_{i-1} + U_a h_j)",
-            r"\alpha_{ij} = \frac{\exp(e_{ij})}{\sum_{k=1}^{T_x} \exp(e_{ik})}",
-            r"c_i = \sum_{j=1}^{T_x} \alpha_{ij}\, h_j"]
+    """The Look phase's equations for this model and context mode (:mod:`nmt.equations`)."""
+    return list(_look(ph).equations)
+
+
+def _look(ph: StepPhases) -> LookText:
+    return look_text({"arch": ph.arch, **ph.variant}, ph.context)
 
 
 def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
@@ -166,16 +149,7 @@ def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
 
 def look_source(ph: StepPhases) -> str:
     """Where the Look equations come from."""
-    if ph.arch == "luong":
-        eqs = "(7), (9)" if ph.variant.get("score") == "location" else "(7)-(8)"
-        local = {"local-m": ", local-m §3.2", "local-p": ", local-p eqs. (10)-(11) with σ = D/2"}.get(
-            str(ph.variant.get("attention")), "")
-        return f"Luong et al. (2015), eqs. {eqs}{local}"
-    if ph.context == "fixed":
-        return "RNNencdec: the encoder's fixed summary (Bahdanau et al. 2015, §3 and App. A.2)"
-    if ph.context == "mean":
-        return "An ablation of Bahdanau et al. (2015): eq. (5) with uniform weights"
-    return "Bahdanau et al. (2015), eqs. (5)-(6); the alignment model of App. A.1.2"
+    return _look(ph).source
 
 
 # ----------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from nmt.equations import CONTEXTS, LookText
 from nmt.trace import DecodeTrace, Replacement, StepRecord
 from ui.views.common import csv_text, md
 from ui.views.stepper_charts import alignment_frame
@@ -137,13 +138,12 @@ def context_note(context: str, step: StepRecord, ablation: bool) -> str | None:
     return None
 
 
-def no_energies_note(trace: DecodeTrace) -> str:
-    """Why the energy tab has no heatmap."""
+def no_energies_note(trace: DecodeTrace, look: LookText | None = None) -> str:
+    """Why the energy tab has no heatmap: nothing decoded yet, or what the model's ``look`` says
+    (:mod:`nmt.equations`; default: the trace's context mode's)."""
     if not trace.steps:
         return "No energies: nothing decoded yet."
-    if trace.context == "fixed":
-        return "No energies: c_i is a fixed summary, so no alignment model runs."
-    return "No energies: the mean context uses uniform weights, with no alignment model."
+    return (look or CONTEXTS.get(trace.context, CONTEXTS["fixed"])).energies
 
 
 def no_checkpoints_markdown(env_var: str) -> str:

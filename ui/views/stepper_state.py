@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nmt.decoding import LENGTH_NORMS, InputError, Stepper
+from nmt.equations import CONTEXTS
 from nmt.trace import DecodeTrace, StepRecord
 from nmt.vocab import UNK_ID
 
@@ -266,13 +267,12 @@ MAX_LOG = 500
 def describe_step(rec: StepRecord, trace: DecodeTrace) -> str:
     """One event-log line for what the model did at a step of ``trace`` (plain text, never HTML)."""
     what = f"step {rec.i}: wrote “{rec.token}” (p={rec.prob:.2f})"
-    if trace.context == "fixed":
-        what += f", read the fixed summary c (‖c‖={rec.context_norm:.2f})"
-    elif trace.context == "mean":
-        what += ", read the uniform mean of the annotations"
+    look = CONTEXTS.get(trace.context, CONTEXTS["attention"])  # the mode's phrase (nmt.equations)
+    if not look.has_energies:
+        what += ", " + look.log.format(norm=rec.context_norm)
     elif rec.alpha is not None:
         j = max(range(len(rec.alpha)), key=rec.alpha.__getitem__)
-        what += f", most weight on “{trace.src_tokens[j]}” (α={rec.alpha[j]:.2f})"
+        what += ", " + look.log.format(word=trace.src_tokens[j], weight=rec.alpha[j])
     if rec.forced:
         best, p = rec.topk[0] if rec.topk else ("?", 0.0)
         what += f"; forced by you (the model preferred “{best}”, p={p:.2f})"

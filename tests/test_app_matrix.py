@@ -1,0 +1,97 @@
+"""Every stepper tab with every model kind the stepper offers, on the shipped checkpoints (AppTest).
+
+A kind is a URL (the way a shared link opens it): RNNsearch, its RNNencdec twin, the frozen-c_i
+ablation, Luong global and local-p, the ensemble of the Multi30k group, candidate lists, and shallow
+and deep fusion with the shipped language model (Europarl pair). For each, three Steps, then each tab
+under the stepper is opened: no exception, no error box, and the tab shows what it promises for that
+kind (the Look / Generate / Update cards in the model's own order, or the line saying why an
+ensemble or a fusion has none) while the session's own stepper stays the one it decoded with.
+Before the contract, opening the phases tab of the ensemble replaced the session's stepper by a
+single RNNsearch at step 0 and ended in an IndexError.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.stepper_app import click, open_tab, start
+from ui import models
+
+SENTENCE = "A man in a red shirt is riding a bike."
+EUROPARL = "The committee will vote on the report tomorrow."
+TABS = ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "Bottleneck", "Event log",
+        "Share and export")
+
+# kind: (URL, the phases tab's first card, or None where the tab says the model has no single step,
+#        the decoded model's arch and context mode, as its capabilities and the trace say)
+KINDS: dict[str, tuple[dict[str, str], str | None, str, str]] = {
+    "rnnsearch": ({"model": "m30k-en-fr"}, "1 · Look", "rnnsearch", "attention"),
+    "rnnencdec": ({"model": "m30k-en-fr", "freeze": "true"}, "1 · Look", "rnnsearch", "fixed"),
+    "freeze-ablation": ({"model": "m30k-en-fr", "freeze": "true", "ablation": "true"}, "1 · Look", "rnnsearch",
+                        "fixed"),
+    "luong-global": ({"model": "m30k-en-fr-luong-global-general"}, "1 · Update", "luong", "attention"),
+    "luong-local-p": ({"model": "m30k-en-fr-luong-local-p"}, "1 · Update", "luong", "attention"),
+    "luong-frozen": ({"model": "m30k-en-fr-luong-local-p", "freeze": "true"}, "1 · Update", "luong", "attention"),
+    "ensemble": ({"model": "m30k-en-fr", "ens": "true"}, None, "ensemble", "attention"),
+    "candidates": ({"model": "m30k-en-fr", "cand": "true", "cand_k": "1000"}, "1 · Look", "rnnsearch", "attention"),
+    "shallow-fusion": ({"model": "europarl-en-fr-50", "fusion": "shallow", "beta": "0.3", "text": EUROPARL}, None,
+                       "fused", "attention"),
+    "deep-fusion": ({"model": "europarl-en-fr-50", "fusion": "deep", "text": EUROPARL}, None, "fused", "attention"),
+}
+
+
+# what the Energies tab says for each kind: the model's own score equation, or why there are no energies
+BAHDANAU = "v_aᵀ tanh(W_a s_(i-1) + U_a h_j)"
+ENERGIES = {"rnnsearch": BAHDANAU, "candidates": BAHDANAU, "shallow-fusion": BAHDANAU, "deep-fusion": BAHDANAU,
+            "rnnencdec": "c_i is a fixed summary", "freeze-ablation": "c_i is a fixed summary",
+            "luong-global": "h_tᵀ W_a h̄_s (general", "luong-local-p": "inside the window [p_t − D, p_t + D]",
+            "luong-frozen": "inside the window [p_t − D, p_t + D]", "ensemble": "the mean of its members' α"}
+
+
+@pytest.fixture(autouse=True)
+def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(models.ENV_VAR, raising=False)
+    for name in ("m30k-en-fr-rnnsearch.pt", "europarl-en-fr-rnnsearch-50.pt", "fusion/europarl-en-fr-deep-fusion.pt"):
+        if not (models.ROOT / "checkpoints" / name).exists():
+            pytest.skip(f"the shipped checkpoint {name} is not in checkpoints/")
+
+
+def _stepper_id(at) -> int:
+    return id(at.session_state["_stepper"][1])
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_tab_draws_for_every_model_kind(kind: str) -> None:
+    query, first_card, arch, context = KINDS[kind]
+    at = start({"text": SENTENCE, **query})
+    for _ in range(3):
+        click(at, "btn_step")
+    own, stepper = _stepper_id(at), at.session_state["_stepper"][1]
+    decoded = stepper.trace
+    assert len(decoded.steps) == 3
+    assert (stepper.lm.model.capabilities.arch, decoded.context) == (arch, context)  # the kind the URL asked for
+    assert (decoded.steps[0].members is not None) == (kind == "ensemble")
+    assert (decoded.candidates is not None) == (kind == "candidates")
+    assert any("cannot be frozen" in w.value for w in at.warning) == (kind == "luong-frozen")  # said, not crashed
+    assert (stepper.lm.meta.get("fusion") or {}).get("mode") == (kind.removesuffix("-fusion") if arch == "fused"
+                                                                 else None)
+    for tab in TABS:
+        open_tab(at, tab)
+        assert not at.error, (kind, tab, [e.value for e in at.error])
+        assert _stepper_id(at) == own, f"{tab} replaced the session's stepper ({kind})"
+        assert at.session_state["pos"] == 3
+        if tab == "Energies e_ij":
+            said = [c.value for c in at.caption] + [i.value for i in at.info]
+            assert any(ENERGIES[kind] in t for t in said), (kind, said)
+            assert (kind in ENERGIES and ENERGIES[kind] != BAHDANAU) or all("h_tᵀ" not in t for t in said)
+            if "luong" in kind:
+                assert all(BAHDANAU not in t for t in said)  # not Bahdanau's equation for a Luong model
+        if tab == "Look · Generate · Update":
+            heads = [m.value for m in at.markdown if m.value.startswith("#### ")]
+            if first_card is None:
+                assert not heads and any("no single step" in i.value or "two models' steps" in i.value
+                                         for i in at.info), (kind, [i.value for i in at.info])
+            else:
+                assert heads and heads[0] == f"#### {first_card}" and len(heads) == 3, (kind, heads)
+                gaps = [w.value for w in at.warning if "cannot be frozen" not in w.value]
+                assert not gaps, gaps  # the replay matches the trace
