@@ -91,7 +91,7 @@ def alignment_error(
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True)
+    cli.checkpoint_option(p)
     p.add_argument("--aer", required=True, help="gold set prefix, e.g. DIR/test")
     p.add_argument("--json", help="write results and predicted links here")
     p.add_argument("--thresholds", type=float, nargs="*", default=[],

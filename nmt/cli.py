@@ -14,6 +14,7 @@ variable.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
@@ -23,7 +24,8 @@ import torch
 
 from nmt.checkpoint import CheckpointError
 from nmt.data import CorpusError
-from nmt.decoding import InputError
+from nmt.decoding import LENGTH_NORMS, InputError
+from nmt.model import CONTEXT_MODES
 
 USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsADirectoryError, PermissionError)
 
@@ -46,3 +48,39 @@ def threads_from_env(default: int = 1) -> int:
     except ValueError:
         return default
     return max(1, n)
+
+
+# ----------------------------------------------------------------------------------------------
+# The options several tools share, written once (python -m nmt SUBCOMMAND --help shows them alike)
+# ----------------------------------------------------------------------------------------------
+
+
+def checkpoint_option(p: argparse.ArgumentParser) -> None:
+    """``--checkpoint FILE``: the model a tool decodes with."""
+    p.add_argument("--checkpoint", required=True, help="a checkpoint file (.pt) written by train.py")
+
+
+def corpus_options(p: argparse.ArgumentParser) -> None:
+    """``--data DIR --split NAME``: one corpus split, SPLIT.SRC and SPLIT.TGT."""
+    p.add_argument("--data", required=True, help="directory with SPLIT.SRC[.gz] and SPLIT.TGT[.gz]")
+    p.add_argument("--split", required=True)
+
+
+def search_options(p: argparse.ArgumentParser, context: bool = True) -> None:
+    """``--beam K --length-norm RULE`` and (with ``context``) ``--context MODE``: how to decode."""
+    p.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
+    p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length",
+                   help="beam score normalisation (default: length)")
+    if context:
+        p.add_argument("--context", choices=CONTEXT_MODES, default=None,
+                       help="override the model's context mode (an untrained ablation)")
+
+
+def device_option(p: argparse.ArgumentParser, default: str = "auto") -> None:
+    """``--device``: where to decode."""
+    p.add_argument("--device", default=default, help="decode on: auto (the GPU if there is one), cpu, cuda or cuda:N")
+
+
+def threads_option(p: argparse.ArgumentParser) -> None:
+    """``--threads N``: torch threads for this tool (0: ``$RNNSEARCH_THREADS``, see the module docstring)."""
+    p.add_argument("--threads", type=int, default=0, help="torch threads (0: $RNNSEARCH_THREADS, default 1)")

@@ -21,9 +21,8 @@ import torch
 from nmt import checkpoint, cli
 from nmt.checkpoint import LoadedModel
 from nmt.data import read_parallel
-from nmt.decoding import LENGTH_NORMS, translate
+from nmt.decoding import translate
 from nmt.metrics import all_bleu, bleu_by_length
-from nmt.model import CONTEXT_MODES
 
 
 def evaluate(
@@ -49,17 +48,14 @@ def evaluate(
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True)
-    p.add_argument("--data", required=True, help="directory with SPLIT.SRC[.gz] and SPLIT.TGT[.gz]")
-    p.add_argument("--split", required=True)
-    p.add_argument("--beam", type=int, default=1)
-    p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length")
-    p.add_argument("--context", choices=CONTEXT_MODES, default=None)
+    cli.checkpoint_option(p)
+    cli.corpus_options(p)
+    cli.search_options(p)
     p.add_argument("--unk-replace", action="store_true")
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
     p.add_argument("--bootstrap", type=int, default=1, help="bootstrap resamples for 95%% CIs per bucket")
     p.add_argument("--json", help="write the full result (with hypotheses) here")
-    p.add_argument("--threads", type=int, default=0)
+    cli.threads_option(p)
     args = p.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True)
     p.add_argument("--results", required=True)
     p.add_argument("--force", action="store_true", help="replace even if the old checkpoint scores better")
-    p.add_argument("--device", default="auto", help="decode on: auto (the GPU if there is one), cpu, cuda")
+    cli.device_option(p)
     p.add_argument("--int8", action="store_true",
                    help="store the embedding and output matrices as int8 (nmt.quantize), scored as stored; the "
                         "fp16 weights are scored on the first split too and the change is recorded")

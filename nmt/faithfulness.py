@@ -226,14 +226,13 @@ def _cpu_seconds() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True)
-    p.add_argument("--data", required=True, help="directory with SPLIT.SRC[.gz] and SPLIT.TGT[.gz]")
-    p.add_argument("--split", required=True)
+    cli.checkpoint_option(p)
+    cli.corpus_options(p)
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
     p.add_argument("--json", required=True, help="write the summary (and per-sentence results) here")
     p.add_argument("--aer", help="gold alignments: a prefix DIR/test or a folder holding test.*")
     p.add_argument("--aer-limit", type=int, default=None, help="first N gold sentences only")
-    p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
+    cli.device_option(p, default="cpu")
     p.add_argument("--workers", type=int, default=1,
                    help="processes, each with its own model on --device and $RNNSEARCH_THREADS threads (default 1)")
     p.add_argument("--ig-steps", type=int, default=None,

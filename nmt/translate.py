@@ -21,8 +21,7 @@ import torch
 
 from nmt import checkpoint, cli
 from nmt.candidates import CandidateError, CandidateSpec
-from nmt.decoding import LENGTH_NORMS, MAX_SOURCE_TOKENS, translate_traces
-from nmt.model import CONTEXT_MODES
+from nmt.decoding import MAX_SOURCE_TOKENS, translate_traces
 from nmt.trace import DICTIONARY, DecodeTrace
 
 CHUNK = 1000  # lines translated, then written, at a time
@@ -38,12 +37,8 @@ def chunks(lines: Iterable[str], size: int) -> Iterator[list[str]]:
 def parser() -> argparse.ArgumentParser:
     """The command line; every option named in the description above is one of these."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--checkpoint", required=True, help="a checkpoint file (.pt) written by train.py")
-    p.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
-    p.add_argument("--length-norm", choices=LENGTH_NORMS, default="length",
-                   help="beam score normalisation (default: length)")
-    p.add_argument("--context", choices=CONTEXT_MODES, default=None,
-                   help="override the model's context mode (an untrained ablation)")
+    cli.checkpoint_option(p)
+    cli.search_options(p)
     p.add_argument("--unk-replace", nargs="?", const="dictionary", choices=("dictionary", "copy"),
                    help="replace each <unk> by the most-attended source word's translation in the model's "
                         "dictionary (PREFIX.lexicon.tsv.xz beside the checkpoint), else by that word itself "
@@ -59,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
                    help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
     p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
     p.add_argument("--chunk", type=int, default=CHUNK, help=f"lines read and written at a time (default: {CHUNK})")
-    p.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
+    cli.threads_option(p)
     return p
 
 

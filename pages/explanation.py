@@ -53,10 +53,11 @@ LANGUAGES = {"en": "English", "fr": "French", "de": "German"}
 
 
 def unusable(ckpt: models.CheckpointInfo) -> str | None:
-    """Why a checkpoint cannot be explained here (plain words), or None for an RNNsearch with attention."""
-    described = models.description(ckpt)
-    if described.kind == "rnnsearch":
+    """Why a checkpoint cannot be explained here (plain words), or None where its model's α can be edited
+    (its capabilities: an RNNsearch with attention), as the attribution and surgery library requires."""
+    if models.capabilities(ckpt).editable():
         return None
+    described = models.description(ckpt)
     others = [c.name for c in W.all_checkpoints() if models.description(c).kind == "rnnsearch"]
     hint = (f" Pick an RNNsearch checkpoint in the sidebar ({', '.join(others)})." if others else
             " There is no RNNsearch checkpoint in the checkpoint folder.")

@@ -100,3 +100,27 @@ def test_translate_truncates_at_max_src_tokens_and_streams(tiny_lm: object) -> N
     assert err.getvalue() == "line 2: source longer than 3 tokens, truncated\n"
     short = decoding.translate(tiny_lm, ["two dogs run"])[0]  # the same three tokens, given whole
     assert lines[1] == short
+
+
+def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ckpt: Path) -> None:
+    """``python -m nmt`` names every subcommand; ``python -m nmt translate`` writes what ``python -m
+    nmt.translate`` writes (the same main); an unknown subcommand is one line and exit status 2."""
+    import nmt.__main__ as tool
+
+    helped = subprocess.run([sys.executable, "-m", "nmt", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert helped.returncode == 0
+    listed = re.findall(r"^  (\w+)  ", helped.stdout, flags=re.M)
+    assert listed == ["translate", "evaluate", "experiment", "align", "faithfulness", "export", "timeline"]
+    for name, (module, _) in tool.SUBCOMMANDS.items():
+        assert module == f"nmt.{name}" and callable(__import__(module, fromlist=["main"]).main)
+    text = "A man rides a bike.\n\nTwo dogs play in the snow.\n"
+    runs = [subprocess.run([sys.executable, "-m", *how, "--checkpoint", str(tiny_ckpt), "--beam", "2"],
+                           input=text, capture_output=True, text=True, cwd=ROOT) for how in (["nmt", "translate"],
+                                                                                          ["nmt.translate"])]
+    assert runs[0].returncode == runs[1].returncode == 0
+    assert runs[0].stdout == runs[1].stdout and len(runs[0].stdout.splitlines()) == 3
+    bad = subprocess.run([sys.executable, "-m", "nmt", "transalte"], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown subcommand 'transalte'" in bad.stderr
+    damaged = subprocess.run([sys.executable, "-m", "nmt", "translate", "--checkpoint", str(ROOT / "README.md")],
+                             input="", capture_output=True, text=True, cwd=ROOT)
+    assert damaged.returncode == 2 and damaged.stderr.startswith("error: ") and damaged.stderr.count("\n") == 1
