@@ -82,9 +82,12 @@ class GRULanguageModel(nn.Module):
         self.out_bias = nn.Parameter(torch.zeros(cfg.vocab_size))  # b (K_y)
         self.dropout = nn.Dropout(cfg.dropout)
 
-    def logits(self, h: torch.Tensor) -> torch.Tensor:
-        """E (P h) + b (…, K_y) from GRU states h (…, n)."""
-        return self.dropout(self.proj(h)) @ self.embed.weight.T + self.out_bias
+    def logits(self, h: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
+        """E (P h) + b (…, K_y) from GRU states h (…, n); with ``rows``, over those words only (…, |rows|)
+        (training's exact softmax over the words a text holds, :func:`scripts.train_lm.restricted_loss`)."""
+        if rows is None:
+            return self.dropout(self.proj(h)) @ self.embed.weight.T + self.out_bias
+        return self.dropout(self.proj(h)) @ self.embed.weight[rows].T + self.out_bias[rows]
 
     def initial_state(self, bos: torch.Tensor) -> LMState:
         """h_{-1} = 0 and y_0 = ``<s>`` for each of the N rows of ``bos`` (N,)."""
@@ -98,10 +101,12 @@ class GRULanguageModel(nn.Module):
         log_probs = torch.log_softmax(self.logits(h).float(), dim=-1)
         return LMStep(log_probs, h, LMState(h, state.y_prev))
 
-    def teacher_force(self, tgt_in: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """GRU states (B, T, n) and logits (B, T, K_y) over ``tgt_in`` = <s> y_1 … y_{T-1} (B, T)."""
+    def teacher_force(self, tgt_in: torch.Tensor, rows: torch.Tensor | None = None
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+        """GRU states (B, T, n) and logits (B, T, K_y) over ``tgt_in`` = <s> y_1 … y_{T-1} (B, T); with
+        ``rows``, the logits of those words only (B, T, |rows|)."""
         hs, _ = self.gru(self.dropout(self.embed(tgt_in)))  # (B, T, n)
-        return hs, self.logits(hs)
+        return hs, self.logits(hs, rows)
 
 
 def lm_loss(model: GRULanguageModel, tgt_in: torch.Tensor, tgt_out: torch.Tensor) -> torch.Tensor:

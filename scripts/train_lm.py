@@ -69,8 +69,7 @@ def restricted_loss(model: GRULanguageModel, rows: torch.Tensor, pos: torch.Tens
     Exact, not sampled: V' is every word of the training text, so no target falls outside it and the
     loss equals the full softmax's with the other words' logits at −∞ (Jean et al. 2015 §3 with one
     partition); it saves the output layer's cost for the ~40 % of the vocabulary the text never uses."""
-    hs, _ = model.gru(model.dropout(model.embed(tgt_in)))  # (B, T, n)
-    logits = model.dropout(model.proj(hs)) @ model.embed.weight[rows].T + model.out_bias[rows]  # (B, T, |V'|)
+    logits = model.teacher_force(tgt_in, rows)[1]  # (B, T, |V'|): the model's own forward
     return torch.nn.functional.cross_entropy(logits.flatten(0, 1), pos[tgt_out].flatten(), ignore_index=PAD_ID,
                                              reduction="sum")
 
