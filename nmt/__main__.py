@@ -19,6 +19,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {  # name: (module, one line for --hel
     "translate": ("nmt.translate", "translate sentences from stdin to stdout (greedy or beam, <unk> replacement)"),
     "evaluate": ("nmt.evaluate", "BLEU of a checkpoint on a corpus split, with bootstrap confidence intervals"),
     "experiment": ("nmt.experiment", "several checkpoints on several test sets into one results file"),
+    "paired": ("nmt.paired", "is model A really better than B? paired bootstrap of BLEU and chrF, by length"),
     "align": ("nmt.align", "alignment error rate (AER) of α against gold Sure / Possible links"),
     "faithfulness": ("nmt.faithfulness", "attributions beside α on a split, and the attention-debate tests"),
     "export": ("nmt.export", "ship a training run: scored, verified checkpoints (fp16, int8) and results"),

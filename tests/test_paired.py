@@ -1,0 +1,54 @@
+"""The paired comparison of two systems (nmt/paired.py), against values known without the code under test.
+
+Two systems that wrote the same translations are flagged as such: sacrebleu's bootstrap gives them the
+smallest p it can, 1 / (resamples + 1) (it counts resampled differences strictly above the observed one,
+none when both are 0), so its p alone would call them different. A
+system that writes the reference on every sentence while the baseline writes nothing shared scores BLEU
+100 against 0, and every resample favours it: p = 1 / (resamples + 1), the smallest the test can give.
+Length buckets are tested from exactly MIN_BUCKET sentences on; the largest chrF differences come in
+order, a verbatim reference scoring chrF 100.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from nmt import paired
+
+REFS = [f"le chat numéro {k} dort sur le tapis rouge" for k in range(40)]
+JUNK = ["xyz qqq" for _ in REFS]
+
+
+def test_identical_systems_are_flagged_whatever_the_p_value() -> None:
+    res = paired.paired_test([("A", REFS), ("B", list(REFS))], REFS, resamples=200)
+    assert res["BLEU"]["A"]["score"] == res["BLEU"]["B"]["score"] == 100.0
+    assert res["BLEU"]["A"]["p_value"] is None  # the baseline
+    assert res["BLEU"]["B"]["p_value"] == pytest.approx(1 / 201, abs=1e-4)  # sacrebleu's, as it computes it
+    assert "bs:200" in res["signatures"]["BLEU"]
+    same = paired.compare(("A", "B"), REFS, REFS, (REFS, list(REFS)), [5] * len(REFS), resamples=20)
+    assert same["identical_outputs"] is True and same["largest_differences"][0]["delta_chrf"] == 0.0
+    other = paired.compare(("A", "B"), REFS, REFS, (JUNK, REFS), [5] * len(REFS), resamples=20)
+    assert other["identical_outputs"] is False
+
+
+def test_a_system_better_on_every_sentence_gets_the_smallest_p() -> None:
+    res = paired.paired_test([("base", JUNK), ("good", REFS)], REFS, resamples=999)
+    assert (res["BLEU"]["base"]["score"], res["BLEU"]["good"]["score"]) == (0.0, 100.0)
+    assert res["BLEU"]["good"]["p_value"] == pytest.approx(1 / 1000, abs=1e-4)
+    assert res["chrF"]["good"]["p_value"] == pytest.approx(1 / 1000, abs=1e-4)
+
+
+def test_buckets_are_tested_from_the_minimum_size_and_differences_come_largest_first() -> None:
+    n = paired.MIN_BUCKET
+    lengths = [3] * n + [15] * (n - 1)  # bucket [0, 10) has exactly MIN_BUCKET sentences, [10, 20) one fewer
+    refs = (REFS * 2)[: 2 * n - 1]
+    a = [r if k % 2 else "xyz" for k, r in enumerate(refs)]
+    res = paired.compare(("A", "B"), [f"src {k}" for k in range(len(refs))], refs, (a, refs), lengths, resamples=50)
+    first, second = res["by_length"]
+    assert (first["lo"], first["hi"], first["n"], second["n"]) == (0, 10, n, n - 1)
+    assert "BLEU" in first and "chrF" in first and "BLEU" not in second
+    top = res["largest_differences"]
+    assert len(top) == paired.TOP and top[0]["k"] == 0 and top[0]["chrf_b"] == 100.0
+    assert all(row["k"] % 2 == 0 and row["delta_chrf"] > 0 for row in top)  # only the "xyz" lines differ
+    assert [abs(r["delta_chrf"]) for r in top] == sorted((abs(r["delta_chrf"]) for r in top), reverse=True)
+    assert res["baseline"] == "A" and res["resamples"] == 50
