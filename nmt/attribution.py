@@ -60,9 +60,11 @@ MEASURES = ("kendall_tau", "top1", "jsd")
 
 def target_log_prob(
     model: RNNSearch, x: torch.Tensor, src_len: torch.Tensor, tgt_in: torch.Tensor, tgt_out: torch.Tensor,
-    steps: torch.Tensor,
+    steps: torch.Tensor, alt_out: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """F(x) (B,): row b's log p(tgt_out[b, steps[b]] | tgt_in[b, ≤ steps[b]], x_b), the Captum forward.
+    """F(x) (B,): row b's log p(tgt_out[b, steps[b]] | tgt_in[b, ≤ steps[b]], x_b), the Captum forward;
+    with ``alt_out`` (B, Ty), the contrast log p(tgt_out) − log p(alt_out) at that step (why this word
+    and not that one, :mod:`nmt.contrastive`).
 
     Every step is the model's own :meth:`~nmt.model.RNNSearch.step`, in the context mode it was trained
     in. Rows are decoded in order of their step, longest first, read out only at their own step
@@ -72,17 +74,22 @@ def target_log_prob(
     st = steps[order]
     enc = model.encode_embeddings(x[order], src_len[order])
     y_in, tgt = tgt_in[order], tgt_out[order]  # (B, Ty)
+    alt = None if alt_out is None else alt_out[order]
     state = model.initial_state(enc, y_in[:, 0])
     outs: list[torch.Tensor] = []
     for t in range(int(st[0]) + 1):
         n = int((st >= t).sum())  # rows still decoding: a prefix, as st is sorted descending
         if n < y_in.shape[0]:  # slice the previous slice: backward pads less than from full size
             enc, y_in, tgt = enc.head(n), y_in[:n], tgt[:n]
+            alt = None if alt is None else alt[:n]
             state = DecoderState(state.s[:n], state.y_prev[:n])
         done = int((st[:n] > t).sum())  # rows [done, n) are read out at this step
         out = model.step(enc, DecoderState(state.s, y_in[:, t]), rows=slice(done, n))  # the model's step i
         if done < n:
-            outs.append(out.log_probs.gather(-1, tgt[done:, t : t + 1]).squeeze(-1))
+            f = out.log_probs.gather(-1, tgt[done:, t : t + 1]).squeeze(-1)  # log p(y_i)
+            if alt is not None:
+                f = f - out.log_probs.gather(-1, alt[done:, t : t + 1]).squeeze(-1)  # − log p(alternative)
+            outs.append(f)
         state = out.state
     sorted_out = torch.cat(outs[::-1])  # rows in `order`
     return sorted_out[torch.argsort(order)]
