@@ -25,8 +25,8 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
+    from ui import contrast_panel, fusion_ui, models, twins
     from ui import ensemble_panel as ens
-    from ui import fusion_ui, models, twins
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
@@ -49,8 +49,8 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
 MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
-TABS = ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "Bottleneck", "Event log",
-        "Share and export")
+TABS = ("This step's numbers", "Look · Generate · Update", "Why this word?", "Energies e_ij", "Bottleneck",
+        "Event log", "Share and export")
 HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
 # (not in presentation mode: there every row stays in view of the page, issue 21)
 SPEED_WIDTH = {False: 190, True: 265}  # px of the Play speed slider (presentation: its label beside it)
@@ -238,27 +238,30 @@ def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choi
             phases_panel(lm, trace, None if step is None else step.i)
     if tabs[2].open:
         with tabs[2]:
+            contrast_panel.panel(lm, trace, step, trace.context)
+    if tabs[3].open:
+        with tabs[3]:
             chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
             if chart is not None:
                 st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
                 st.caption(choice.description.look.energies)  # the model's own score (nmt.equations)
             else:
                 st.info(sv.no_energies_note(trace, choice.description.look))
-    if tabs[3].open:
-        with tabs[3]:
+    if tabs[4].open:
+        with tabs[4]:
             if trace.picture != "summary":
                 bottleneck_panel(group, text, len(trace.steps) - 1 if trace.steps else None, look, "tab" + nonce)
             else:
                 st.caption("Shown above, under the summary band.")
-    if tabs[4].open:
-        with tabs[4]:
+    if tabs[5].open:
+        with tabs[5]:
             log = list(reversed(ss["log"]))
             st.dataframe(log, hide_index=True, width="stretch", height=min(38 + 35 * len(log), 320), column_config={
                 "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
                 "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
                 "what": st.column_config.TextColumn(width=900)})
-    if tabs[5].open:
-        with tabs[5]:
+    if tabs[6].open:
+        with tabs[6]:
             export_section(trace, look, group)
 
 

@@ -113,14 +113,19 @@ def readout_shares(model: Any, run: Any, step: int, chosen: int, alternative: in
 
 
 def verdict(c: Contrast, top: int = 2) -> str:
-    """One line in plain words: the words that pushed most toward the chosen word, or only the ranking
-    when no word stands out (its IG share under a quarter of the contrast's)."""
-    scores = np.asarray(c.ig[: len(c.src_tokens)])
-    order = [int(j) for j in np.argsort(-scores)]
+    """One line in plain words: the words that pushed most toward the preferred word (the written one, or
+    the alternative where a forced word was less likely), or only the ranking when no word stands out
+    (none with an IG score over a quarter of the contrast)."""
+    sign = 1.0 if c.delta >= 0 else -1.0
+    win, lose = (c.chosen, c.alternative) if sign > 0 else (c.alternative, c.chosen)
+    scores = sign * np.asarray(c.ig[: len(c.src_tokens)])
+    order = [int(j) for j in np.argsort(-scores, kind="stable")]
     strong = [j for j in order[:top] if scores[j] > 0.25 * max(abs(c.delta), 1e-9)]
-    head = f"« {c.chosen} » over « {c.alternative} » by {c.delta:.2f} nats"
+    head = f"« {win} » over « {lose} » by {abs(c.delta):.2f} nats"
+    if sign < 0:
+        head = f"The model preferred « {win} » to the forced « {lose} » by {abs(c.delta):.2f} nats"
     if not strong:
         return head + ": no single source word carries it (the scores are spread)."
-    words = " and ".join(f"“{c.src_tokens[j]}” ({scores[j]:+.2f})" for j in strong)
+    words = " and ".join(f"“{c.src_tokens[j]}” ({sign * scores[j]:+.2f})" for j in strong)
     through = c.shares.get("context", 0.0) / max(sum(abs(v) for v in c.shares.values()), 1e-9)
     return f"{head}, mostly because of {words}; {abs(through):.0%} of the readout's difference came through c_i."

@@ -1,10 +1,11 @@
 """Is model A really better than model B on this test set, or is it noise? A paired comparison.
 
     python -m nmt paired --data evalsets --test wmt/newstest2014-fren \
-        --model RNNsearch-50=checkpoints/europarl-en-fr-rnnsearch-50.pt \
-        --model RNNencdec-50=checkpoints/europarl-en-fr-rnnencdec-50.pt --out bench/paired.json
+        --model RNNencdec-50=checkpoints/europarl-en-fr-rnnencdec-50.pt \
+        --model RNNsearch-50=checkpoints/europarl-en-fr-rnnsearch-50.pt --out bench/paired.json
 
-Both systems translate the same sentences; sacrebleu's paired bootstrap resampling (Koehn 2004,
+The first ``--model`` is the baseline; each other is compared with it. All translate the same
+sentences; sacrebleu's paired bootstrap resampling (Koehn 2004,
 ``sacrebleu.significance.PairedTest``, ``test_type="bs"``) draws the same resampled test sets for both
 and gives, for BLEU and chrF, each system's score, the bootstrap mean and 95 % interval, and the
 p-value of the second system's difference from the first (the baseline) under the null hypothesis
@@ -73,9 +74,10 @@ def sentence_differences(src: Sequence[str], refs: Sequence[str], hyp_a: Sequenc
     return rows[:top]
 
 
-def compare(names: tuple[str, str], src: Sequence[str], refs: Sequence[str], hyps: tuple[Sequence[str], Sequence[str]],
+def compare(names: Sequence[str], src: Sequence[str], refs: Sequence[str], hyps: Sequence[Sequence[str]],
             src_lengths: Sequence[int], resamples: int = RESAMPLES) -> dict[str, Any]:
-    """The whole comparison of two systems' translations ``hyps`` of ``src`` (see the module docstring)."""
+    """The whole comparison of each system's translations ``hyps`` of ``src`` with the first's, the
+    baseline (see the module docstring): sacrebleu tests every other system against it in one run."""
     systems = list(zip(names, hyps, strict=True))
     buckets = []
     for lo, hi in length_buckets(src_lengths):
@@ -86,13 +88,14 @@ def compare(names: tuple[str, str], src: Sequence[str], refs: Sequence[str], hyp
         if len(idx) >= MIN_BUCKET:
             row |= paired_test([(n, [h[k] for k in idx]) for n, h in systems], [refs[k] for k in idx], resamples)
         buckets.append(row)
-    return {"baseline": names[0], "system": names[1], "sentences": len(src), "resamples": resamples,
+    base = hyps[0]
+    return {"baseline": names[0], "systems": list(names[1:]), "sentences": len(src), "resamples": resamples,
             "method": "paired bootstrap resampling (Koehn 2004), sacrebleu.significance.PairedTest",
             "overall": paired_test(systems, refs, resamples), "by_length": buckets,
             "min_bucket": MIN_BUCKET,
             # sacrebleu's p for two identical outputs is its smallest, 1 / (resamples + 1): say it plainly
-            "identical_outputs": list(hyps[0]) == list(hyps[1]),
-            "largest_differences": sentence_differences(src, refs, hyps[0], hyps[1]),
+            "identical_outputs": {n: list(h) == list(base) for n, h in systems[1:]},
+            "largest_differences": {n: sentence_differences(src, refs, base, h) for n, h in systems[1:]},
             "hypotheses_sha256": {n: hashlib.sha256("\n".join(h).encode()).hexdigest() for n, h in systems}}
 
 
@@ -107,24 +110,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", required=True, help="the comparison as JSON")
     cli.device_option(p)
     args = p.parse_args(argv)
-    if len(args.model) != 2:
-        p.error("give exactly two --model NAME=CHECKPOINT (the baseline first)")
+    if len(args.model) < 2:
+        p.error("give two or more --model NAME=CHECKPOINT (the baseline first)")
     specs = [m.partition("=") for m in args.model]
     sub, _, split = args.test.rpartition("/")
     lms = [checkpoint.load(path, pick_device(args.device)) for _, _, path in specs]
     src, refs = read_parallel(Path(args.data) / sub, split, lms[0].src_tok.lang, lms[0].tgt_tok.lang, args.limit)
     t0 = time.time()
-    hyps = tuple(translate(lm, src, beam=args.beam) for lm in lms)
+    hyps = [translate(lm, src, beam=args.beam) for lm in lms]
     seconds = round(time.time() - t0, 1)
-    res = compare((specs[0][0], specs[1][0]), src, refs, hyps, [len(lms[0].src_tok.tokenize(s)) for s in src],
+    res = compare([name for name, _, _ in specs], src, refs, hyps, [len(lms[0].src_tok.tokenize(s)) for s in src],
                   args.resamples)
     res |= {"test": args.test, "beam": args.beam, "checkpoints": {n: Path(path).name for n, _, path in specs},
             "decode_seconds": seconds}
     Path(args.out).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    base = specs[0][0]
     for metric in ("BLEU", "chrF"):
-        a, b = (res["overall"][metric][n] for n, _, _ in specs)
-        print(f"{metric}: {specs[0][0]} {a['score']} vs {specs[1][0]} {b['score']} (p = {b['p_value']}, "
-              f"{args.resamples} resamples)", file=sys.stderr)
+        for name, _, _ in specs[1:]:
+            a, b = res["overall"][metric][base], res["overall"][metric][name]
+            print(f"{metric}: {base} {a['score']} vs {name} {b['score']} (p = {b['p_value']}, "
+                  f"{args.resamples} resamples)", file=sys.stderr)
     return 0
 
 

@@ -19,8 +19,8 @@ from ui import models
 
 SENTENCE = "A man in a red shirt is riding a bike."
 EUROPARL = "The committee will vote on the report tomorrow."
-TABS = ("This step's numbers", "Look · Generate · Update", "Energies e_ij", "Bottleneck", "Event log",
-        "Share and export")
+TABS = ("This step's numbers", "Look · Generate · Update", "Why this word?", "Energies e_ij", "Bottleneck",
+        "Event log", "Share and export")
 
 # kind: (URL, the phases tab's first card, or None where the tab says the model has no single step,
 #        the decoded model's arch and context mode, as its capabilities and the trace say)
@@ -86,6 +86,10 @@ def test_every_tab_draws_for_every_model_kind(kind: str) -> None:
             assert (kind in ENERGIES and ENERGIES[kind] != BAHDANAU) or all("h_tᵀ" not in t for t in said)
             if "luong" in kind:
                 assert all(BAHDANAU not in t for t in said)  # not Bahdanau's equation for a Luong model
+        if tab == "Why this word?":  # offered where α can be edited (RNNsearch with attention), else said why not
+            offered = [b for b in at.selectbox if b.key == "why_alt"]
+            assert bool(offered) == (kind in ("rnnsearch", "candidates")), (kind, [i.value for i in at.info])
+            assert offered or any("explains an RNNsearch decoding with attention" in i.value for i in at.info)
         if tab == "Look · Generate · Update":
             heads = [m.value for m in at.markdown if m.value.startswith("#### ")]
             if first_card is None:
@@ -95,3 +99,27 @@ def test_every_tab_draws_for_every_model_kind(kind: str) -> None:
                 assert heads and heads[0] == f"#### {first_card}" and len(heads) == 3, (kind, heads)
                 gaps = [w.value for w in at.warning if "cannot be frozen" not in w.value]
                 assert not gaps, gaps  # the replay matches the trace
+
+
+def test_why_this_word_explains_a_step_with_a_small_completeness_gap() -> None:
+    """The stepper's "why not" on a top-k alternative: the verdict, the source words' scores beside α,
+    and integrated gradients whose completeness gap is under 0.05 nats (shown in the summary line)."""
+    import re
+
+    from tests.conftest import plain
+
+    at = start({"text": "A woman is holding a red umbrella.", "model": "m30k-en-fr"})
+    for _ in range(2):
+        click(at, "btn_step")
+    open_tab(at, "Why this word?")
+    step = at.session_state["_stepper"][1].trace.steps[1]
+    alt = at.selectbox(key="why_alt")
+    assert alt.options == [w for w, _ in step.topk if w != step.token]
+    click(at, "why_run")
+    said = " ".join(plain(m.value) for m in at.markdown) + " ".join(plain(c.value) for c in at.caption)
+    assert f"« {step.token} » over « {alt.value} »" in said
+    gap = float(re.search(r"completeness gap ([0-9.]+) nats", said).group(1))
+    assert gap < 0.05
+    words = at.dataframe[0].value
+    assert list(words.columns) == ["j", "source word", "α_ij", "integrated gradients", "gradient × input"]
+    assert sorted(words["α_ij"]) == pytest.approx(sorted(step.alpha), abs=1e-5)  # the step's own α

@@ -86,3 +86,6 @@ def test_the_verdict_names_words_only_when_they_carry_the_contrast() -> None:
         "75% of the readout's difference came through c_i.")
     assert verdict(_contrast([0.3, 0.2, 0.4, 0.1])) == (
         "« rouge » over « bleu » by 2.00 nats: no single source word carries it (the scores are spread).")
+    forced = _contrast([0.1, -1.5, 0.2, 0.0], delta=-2.0)  # a forced word the model found less likely
+    assert verdict(forced) == ("The model preferred « bleu » to the forced « rouge » by 2.00 nats, mostly because "
+                               "of “red” (-1.50); 75% of the readout's difference came through c_i.")

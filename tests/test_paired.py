@@ -26,9 +26,9 @@ def test_identical_systems_are_flagged_whatever_the_p_value() -> None:
     assert res["BLEU"]["B"]["p_value"] == pytest.approx(1 / 201, abs=1e-4)  # sacrebleu's, as it computes it
     assert "bs:200" in res["signatures"]["BLEU"]
     same = paired.compare(("A", "B"), REFS, REFS, (REFS, list(REFS)), [5] * len(REFS), resamples=20)
-    assert same["identical_outputs"] is True and same["largest_differences"][0]["delta_chrf"] == 0.0
+    assert same["identical_outputs"] == {"B": True} and same["largest_differences"]["B"][0]["delta_chrf"] == 0.0
     other = paired.compare(("A", "B"), REFS, REFS, (JUNK, REFS), [5] * len(REFS), resamples=20)
-    assert other["identical_outputs"] is False
+    assert other["identical_outputs"] == {"B": False}
 
 
 def test_a_system_better_on_every_sentence_gets_the_smallest_p() -> None:
@@ -47,8 +47,8 @@ def test_buckets_are_tested_from_the_minimum_size_and_differences_come_largest_f
     first, second = res["by_length"]
     assert (first["lo"], first["hi"], first["n"], second["n"]) == (0, 10, n, n - 1)
     assert "BLEU" in first and "chrF" in first and "BLEU" not in second
-    top = res["largest_differences"]
+    top = res["largest_differences"]["B"]
     assert len(top) == paired.TOP and top[0]["k"] == 0 and top[0]["chrf_b"] == 100.0
     assert all(row["k"] % 2 == 0 and row["delta_chrf"] > 0 for row in top)  # only the "xyz" lines differ
     assert [abs(r["delta_chrf"]) for r in top] == sorted((abs(r["delta_chrf"]) for r in top), reverse=True)
-    assert res["baseline"] == "A" and res["resamples"] == 50
+    assert res["baseline"] == "A" and res["systems"] == ["B"] and res["resamples"] == 50
