@@ -24,6 +24,7 @@ from typing import Any
 from scripts import readme_blocks as B
 from scripts import readme_everyday as E
 from scripts import readme_faith as F
+from scripts import readme_paired as P
 
 ROOT = Path(__file__).resolve().parents[1]
 README = "README.md"
@@ -40,6 +41,8 @@ SOURCES = {
     "load": "bench/load-cpu.json",
     "unknown": "bench/unk-dictionary.json",
     "candidates": "bench/candidates.json",
+    "paired_europarl": "bench/paired-europarl-newstest2014.json",
+    "paired_m30k": "bench/paired-m30k-test2016.json",
 }
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "models": B.models,
@@ -54,6 +57,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "classroom": B.classroom,
     "unknown": B.unknown,
     "candidates": B.candidates,
+    "paired": P.paired,
 }
 WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
 MARKUP_START = re.compile(r"(\d+[.)]|[-+*>#]|#+) ")
