@@ -29,7 +29,6 @@ import lzma
 import os
 import pickle
 import tempfile
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +37,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import lexicon, quantize
+from nmt import lexicon, quantize, seal
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
@@ -70,7 +69,11 @@ def identity_digest(ckpt: dict[str, Any]) -> str:
     """SHA-256 of everything in a checkpoint but its weights and training state (config, vocabularies,
     languages, meta, truecasers): the same for every copy of a file, whatever its name or place."""
     rest = {k: v for k, v in ckpt.items() if k not in NOT_IDENTITY}
-    return hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
+    try:
+        text = json.dumps(rest, sort_keys=True, default=str)
+    except (TypeError, ValueError, RecursionError):  # keys of mixed types: no shipped file has them
+        return ""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def shipped_digest(ckpt: dict[str, Any], registry: Path = SHIPPED) -> str | None:
@@ -108,7 +111,7 @@ def atomic_save(obj: Any, path: str | Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
     try:
-        torch.save(obj, tmp)
+        torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal (nmt.seal); other dicts as given
         os.chmod(tmp, 0o644)  # mkstemp's 0600 would make shipped files private
         os.replace(tmp, path)
     finally:
@@ -153,7 +156,7 @@ def make_checkpoint(
     if truecase:
         ckpt["truecase"] = {side: tc.to_dict() for side, tc in truecase.items()}
     if not int8:
-        return ckpt
+        return seal.sealed(ckpt)
     return int8_storage(ckpt, sorted(set(quantize.vocabulary_matrices(weights, ckpt["config"])) | set(int8_also)))
 
 
@@ -167,7 +170,7 @@ def int8_storage(ckpt: dict[str, Any], names: list[str] | None = None) -> dict[s
     stored = quantize.quantized(weights, names)
     meta = {**ckpt.get("meta", {}), "storage": {"int8": sorted(names), "scheme": quantize.SCHEME,
                                                 "weights_sha256": "over the int8 matrices and their scales"}}
-    return {**ckpt, "model": stored, "weights_sha256": weights_digest(stored), "meta": meta}
+    return seal.sealed({**ckpt, "model": stored, "weights_sha256": weights_digest(stored), "meta": meta})
 
 
 def truecasers(ckpt: dict[str, Any]) -> dict[str, Truecaser | None]:
@@ -176,38 +179,80 @@ def truecasers(ckpt: dict[str, Any]) -> dict[str, Truecaser | None]:
     return {side: Truecaser.from_dict(stored[side]) if side in stored else None for side in ("src", "tgt")}
 
 
-def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None) -> dict[str, Any]:
+def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None,
+                    allow_unsealed: bool | None = None) -> dict[str, Any]:
     """The raw checkpoint dict, loaded without unpickling arbitrary objects.
 
     With ``mmap`` the weights stay on disk until touched (cheap when only ``meta`` is wanted).
-    ``verify`` (default: not ``mmap``) checks the weights against their recorded digest.
+    ``verify`` (default: not ``mmap``) checks the weights against their recorded digest; the seal
+    of everything else (:mod:`nmt.seal`) is checked on every read. ``allow_unsealed`` (default:
+    ``$RNNSEARCH_ALLOW_UNSEALED``) lets a file without a seal through.
     Raises :class:`CheckpointError` for anything that is not an intact checkpoint of ours.
     """
     name = Path(path).name
+    ckpt = _unpickled(path, name, mmap)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
+        raise CheckpointError(f"{name} is not an RNNsearch Explorer checkpoint")
+    try:
+        seal.check_structure(ckpt)
+        content = seal.content_digest(ckpt)  # also refuses any value of a type no writer of ours stores
+    except (ValueError, RecursionError) as err:
+        raise CheckpointError(f"{name} is not a usable checkpoint: {str(err)[:200]}") from None
+    check_seal(ckpt, name, content, seal.unsealed_allowed(allow_unsealed))
+    if verify if verify is not None else not mmap:
+        check_weights(ckpt, path)
+    return ckpt
+
+
+def _unpickled(path: str | Path, name: str, mmap: bool) -> Any:
+    """Whatever ``torch.load`` makes of the file with pickled code refused; any failure is one line."""
     try:
         size = os.path.getsize(path)
     except OSError as err:
         raise CheckpointError(f"{name} cannot be read ({err.strerror or err})") from None
     if size == 0:
         raise CheckpointError(f"{name} is empty (0 bytes), not a checkpoint")
+    damaged = f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch file"
     try:
         # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
         with torch.serialization.safe_globals([TorchVersion]):
-            ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
+            return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as err:
         if "GLOBAL" in str(err):  # an object whose loading would run code named by the file
             raise CheckpointError(f"{name} holds objects that can only be loaded by running code from the file; "
                                   "it is not a valid checkpoint and will not be loaded unsafely") from None
-        raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
-                              "file") from None
-    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError, KeyError):
-        raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
-                              "file") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
-        raise CheckpointError(f"{name} is not an RNNsearch Explorer checkpoint")
-    if verify if verify is not None else not mmap:
-        check_weights(ckpt, path)
-    return ckpt
+        raise CheckpointError(damaged) from None
+    except Exception:  # any byte pattern: IndexError, struct.error, zip errors, MemoryError…
+        raise CheckpointError(damaged) from None
+
+
+def seal_of(ckpt: dict[str, Any]) -> str:
+    """What seals a checkpoint: its own ``content_sha256``, the shipped registry, or "none"."""
+    if seal.SEAL in ckpt:
+        return seal.SEAL
+    return "nmt/shipped.sha256" if shipped_digest(ckpt) is not None else "none"
+
+
+def check_seal(ckpt: dict[str, Any], name: str, content: str | None = None, allow_unsealed: bool = False) -> None:
+    """Refuse a checkpoint whose contents (all but the tensors, which ``weights_sha256`` covers) differ
+    from its seal, or that has no seal unless ``allow_unsealed``. A shipped file is sealed by
+    ``nmt/shipped.sha256``: its identity is registered there and its own weights digest, if it records
+    one, must be the registered one (a training state is not part of any shipped file)."""
+    if seal.SEAL in ckpt:
+        if ckpt[seal.SEAL] != (content or seal.content_digest(ckpt)):
+            raise CheckpointError(f"{name} has been changed since it was written: its contents do not match "
+                                  "the seal (SHA-256) recorded in it, so it will not be used")
+        return
+    registered = shipped_digest(ckpt)
+    if registered is not None and "train_state" not in ckpt and ckpt.get("weights_sha256", registered) == registered:
+        return
+    if registered is not None:
+        raise CheckpointError(f"{name} has been changed: it does not match the shipped checkpoint registered in "
+                              "nmt/shipped.sha256, so it will not be used")
+    if not allow_unsealed:
+        raise CheckpointError(f"{name} is not sealed (no SHA-256 of its contents): seal it once with "
+                              f"`python -m nmt.seal {name}` if you trust it, or allow unsealed files with "
+                              f"--allow-unsealed ({seal.UNSEALED_ENV}=1)")
 
 
 def check_weights(ckpt: dict[str, Any], path: str | Path) -> bool:
@@ -252,18 +297,29 @@ class LoadedModel:
 
 def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:
     """An fp32 model in eval mode with the checkpoint's weights."""
-    model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
     try:
         weights = quantize.dequantized(ckpt["model"])  # int8 storage → fp32; other dicts unchanged
     except ValueError as err:
         raise CheckpointError(f"the checkpoint's weights are not usable: {err}") from None
+    with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
+        shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
+    stored = {k: tuple(v.shape) for k, v in weights.items()}
+    if shapes != stored:
+        missing = sorted(set(shapes) ^ set(stored))
+        if missing:
+            raise ValueError(f"its config does not fit its weights: {missing[0]} is in only one of them")
+        k = min(k for k in shapes if shapes[k] != stored[k])
+        raise ValueError(f"its config does not fit its weights: {k} is {list(stored[k])} in the file but "
+                         f"{list(shapes[k])} by its config")
+    model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
     return model.to(device).eval()
 
 
-def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
-    """Load a checkpoint file for decoding (refused when damaged; ``verified`` false when no digest is known)."""
-    ckpt = read_checkpoint(path, verify=False)
+def load(path: str | Path, device: str | torch.device = "cpu", allow_unsealed: bool | None = None) -> LoadedModel:
+    """Load a checkpoint file for decoding (refused when damaged or unsealed, see :func:`read_checkpoint`;
+    ``verified`` false when no digest of its weights is known)."""
+    ckpt = read_checkpoint(path, verify=False, allow_unsealed=allow_unsealed)
     lm = loaded_from(ckpt, device, str(path))
     lm.verified = check_weights(ckpt, path)
     use_dictionary(lm, lexicon.beside(path))

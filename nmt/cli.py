@@ -14,16 +14,19 @@ variable.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
 from nmt.checkpoint import CheckpointError
 from nmt.data import CorpusError
 from nmt.decoding import InputError
+from nmt.seal import UNSEALED_ENV
 
 USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsADirectoryError, PermissionError)
 
@@ -46,3 +49,19 @@ def threads_from_env(default: int = 1) -> int:
     except ValueError:
         return default
     return max(1, n)
+
+
+class _AllowUnsealed(argparse.Action):
+    """``--allow-unsealed``: this process (and its workers) may load checkpoints without a seal."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        os.environ[UNSEALED_ENV] = "1"
+        setattr(namespace, self.dest, True)
+
+
+def add_unsealed_flag(p: argparse.ArgumentParser) -> None:
+    """Give a tool the ``--allow-unsealed`` flag (see :mod:`nmt.seal`)."""
+    p.add_argument("--allow-unsealed", action=_AllowUnsealed, nargs=0, default=False,
+                   help="load a checkpoint that records no seal of its contents (written before seals existed; "
+                   "`python -m nmt.seal FILE` seals it once)")

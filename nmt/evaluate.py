@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--context", choices=CONTEXT_MODES, default=None)
     p.add_argument("--unk-replace", action="store_true")
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    cli.add_unsealed_flag(p)
     p.add_argument("--bootstrap", type=int, default=1, help="bootstrap resamples for 95%% CIs per bucket")
     p.add_argument("--json", help="write the full result (with hypotheses) here")
     p.add_argument("--threads", type=int, default=0)
