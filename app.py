@@ -25,8 +25,8 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
+    from ui import checkpoint_files, fusion_ui, models, twins
     from ui import ensemble_panel as ens
-    from ui import fusion_ui, models, twins
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
@@ -84,6 +84,8 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         with st.expander("Checkpoints in the folder"):
             st.dataframe(rows, hide_index=True)
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
+            for line in checkpoint_files.notes(models.checkpoint_dir()):  # each file left out, once
+                st.caption(md(line))
         st.header("Decoding")
         st.radio("Mode", list(MODE_LABELS), key="mode", **url.BOUND, captions=list(MODE_LABELS.values()),
                  on_change=ctl.on_setting, args=("mode",),

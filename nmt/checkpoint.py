@@ -22,13 +22,12 @@ one-line, plain message.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import lzma
 import os
 import pickle
 import tempfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +37,12 @@ import torch
 from torch.torch_version import TorchVersion
 
 from nmt import lexicon, quantize, seal
+from nmt.digests import (  # re-exported: the digests a checkpoint is checked against
+    manifest_digest,
+    registered_weights,
+    shipped_digest,
+    weights_digest,
+)
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
@@ -45,63 +50,11 @@ from nmt.truecase import Truecaser
 from nmt.vocab import Vocab
 
 FORMAT = "rnnsearch-explorer/1"
-MANIFEST = "weights.sha256"  # digests of shipped checkpoints that predate ``weights_sha256``
-SHIPPED = Path(__file__).resolve().parent / "shipped.sha256"  # <weights digest>  <identity digest>  <name>
-NOT_IDENTITY = ("model", "weights_sha256", "train_state")  # what identity_digest leaves out
 LOG = logging.getLogger("nmt.checkpoint")
 
 
 class CheckpointError(ValueError):
     """A file that is not a usable checkpoint; the message is one plain line naming the file."""
-
-
-def weights_digest(weights: dict[str, torch.Tensor]) -> str:
-    """SHA-256 over every tensor's name, dtype, shape and bytes, in name order."""
-    h = hashlib.sha256()
-    for name in sorted(weights):
-        t = weights[name].detach().cpu().contiguous()
-        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
-    return h.hexdigest()
-
-
-def identity_digest(ckpt: dict[str, Any]) -> str:
-    """SHA-256 of everything in a checkpoint but its weights and training state (config, vocabularies,
-    languages, meta, truecasers): the same for every copy of a file, whatever its name or place."""
-    rest = {k: v for k, v in ckpt.items() if k not in NOT_IDENTITY}
-    try:
-        text = json.dumps(rest, sort_keys=True, default=str)
-    except (TypeError, ValueError, RecursionError):  # keys of mixed types: no shipped file has them
-        return ""
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def shipped_digest(ckpt: dict[str, Any], registry: Path = SHIPPED) -> str | None:
-    """The weights digest registered for a shipped checkpoint with ``ckpt``'s identity, if it is one."""
-    try:
-        lines = registry.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    identity = identity_digest(ckpt)
-    for line in lines:
-        weights, _, rest = line.strip().partition("  ")
-        if rest.partition("  ")[0] == identity:
-            return weights
-    return None
-
-
-def manifest_digest(path: str | Path) -> str | None:
-    """The digest recorded for ``path`` in the ``weights.sha256`` file beside it, if any."""
-    path = Path(path)
-    try:
-        lines = (path.parent / MANIFEST).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        digest, _, name = line.strip().partition("  ")
-        if name == path.name:
-            return digest
-    return None
 
 
 def atomic_save(obj: Any, path: str | Path) -> None:
@@ -215,7 +168,8 @@ def _unpickled(path: str | Path, name: str, mmap: bool) -> Any:
     damaged = f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch file"
     try:
         # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
-        with torch.serialization.safe_globals([TorchVersion]):
+        with torch.serialization.safe_globals([TorchVersion]), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. "Detected pickle protocol 114": the line below says it all
             return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as err:
         if "GLOBAL" in str(err):  # an object whose loading would run code named by the file
@@ -249,6 +203,9 @@ def check_seal(ckpt: dict[str, Any], name: str, content: str | None = None, allo
     if registered is not None:
         raise CheckpointError(f"{name} has been changed: it does not match the shipped checkpoint registered in "
                               "nmt/shipped.sha256, so it will not be used")
+    if registered_weights(ckpt):
+        raise CheckpointError(f"{name} has been changed: its weights are a shipped checkpoint's but the rest of it "
+                              "does not match the one registered in nmt/shipped.sha256, so it will not be used")
     if not allow_unsealed:
         raise CheckpointError(f"{name} is not sealed (no SHA-256 of its contents): seal it once with "
                               f"`python -m nmt.seal {name}` if you trust it, or allow unsealed files with "
@@ -301,16 +258,6 @@ def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cp
         weights = quantize.dequantized(ckpt["model"])  # int8 storage → fp32; other dicts unchanged
     except ValueError as err:
         raise CheckpointError(f"the checkpoint's weights are not usable: {err}") from None
-    with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
-        shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
-    stored = {k: tuple(v.shape) for k, v in weights.items()}
-    if shapes != stored:
-        missing = sorted(set(shapes) ^ set(stored))
-        if missing:
-            raise ValueError(f"its config does not fit its weights: {missing[0]} is in only one of them")
-        k = min(k for k in shapes if shapes[k] != stored[k])
-        raise ValueError(f"its config does not fit its weights: {k} is {list(stored[k])} in the file but "
-                         f"{list(shapes[k])} by its config")
     model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
     return model.to(device).eval()
@@ -346,23 +293,57 @@ def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: 
     A dict whose parts do not fit together (an edited config, vocabulary, language or architecture)
     is a :class:`CheckpointError` naming the file and what does not fit, not a traceback."""
     try:
+        check_fits(ckpt)
         return _loaded_from(ckpt, device, path)
     except CheckpointError:
         raise
-    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as err:
-        name = Path(path).name or "the checkpoint"
-        lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
-        reason = " ".join(lines[:2]) or type(err).__name__  # torch's state-dict error: its first mismatch
-        if isinstance(err, KeyError):
-            reason = f"it has no {err}"
-        raise CheckpointError(f"{name} does not hold a model this program can build: {reason[:300]}") from None
+    except BUILD_ERRORS as err:
+        raise _cannot_build(path, err) from None
 
 
-def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:
+def buildable(ckpt: dict[str, Any], path: str = "") -> None:
+    """Raise the :class:`CheckpointError` that loading ``ckpt`` would, as far as it can be told without
+    reading its weights (:func:`check_fits`): what a folder listing checks."""
+    try:
+        check_fits(ckpt)
+    except BUILD_ERRORS as err:
+        raise _cannot_build(path, err) from None
+
+
+BUILD_ERRORS = (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError)
+
+
+def _cannot_build(path: str, err: Exception) -> CheckpointError:
+    name = Path(path).name or "the checkpoint"
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    reason = " ".join(lines[:2]) or type(err).__name__  # torch's state-dict error: its first mismatch
+    if isinstance(err, KeyError):
+        reason = f"it has no {err}"
+    return CheckpointError(f"{name} does not hold a model this program can build: {reason[:300]}")
+
+
+def check_fits(ckpt: dict[str, Any]) -> None:
+    """Raise ValueError unless ``ckpt``'s vocabularies have its config's sizes, its languages are known
+    and its config builds a model with exactly the stored weights' names and shapes. Nothing is
+    allocated (the model is built on the meta device) and no weight is read."""
     for side in ("src", "tgt"):
         words, size = len(ckpt[f"{side}_vocab"]), ckpt["config"][f"{side}_vocab_size"]
         if words != size:
             raise ValueError(f"its {side} vocabulary has {words} words but its model {size}")
+        Tokenizer(ckpt[f"{side}_lang"])  # an unsupported language: ValueError
+    with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
+        shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
+    stored = {k: tuple(v.shape) for k, v in ckpt["model"].items() if not k.endswith(quantize.SCALE_SUFFIX)}
+    if shapes != stored:
+        missing = sorted(set(shapes) ^ set(stored))
+        if missing:
+            raise ValueError(f"its config does not fit its weights: {missing[0]} is in only one of them")
+        k = min(k for k in shapes if shapes[k] != stored[k])
+        raise ValueError(f"its config does not fit its weights: {k} is {list(stored[k])} in the file but "
+                         f"{list(shapes[k])} by its config")
+
+
+def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:
     tc = truecasers(ckpt)
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),

@@ -9,7 +9,7 @@ config or of ``meta`` is refused on loading, wherever the file lies and under an
 
 The shipped checkpoints predate the seal and stay as committed; they are sealed by
 ``nmt/shipped.sha256``, which records each one's identity (everything but the weights) and its weights'
-digest (:func:`nmt.checkpoint.shipped_digest`). Any other file without a seal is refused unless the
+digest (:func:`nmt.digests.shipped_digest`). Any other file without a seal is refused unless the
 caller asks for unsealed files explicitly (``--allow-unsealed``, or ``RNNSEARCH_ALLOW_UNSEALED=1``);
 ``python -m nmt.seal FILE…`` seals such files once, after checking their weights.
 
@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from nmt.digests import weights_digest
 
 SEAL = "content_sha256"
 UNSEALED_ENV = "RNNSEARCH_ALLOW_UNSEALED"
@@ -84,7 +86,7 @@ def content_digest(ckpt: dict[str, Any]) -> str:
 
 def sealed(ckpt: dict[str, Any]) -> dict[str, Any]:
     """``ckpt`` with its weights digest (when missing) and its seal set; other dicts unchanged."""
-    from nmt.checkpoint import FORMAT, weights_digest
+    from nmt.checkpoint import FORMAT  # it builds on this module
 
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
         return ckpt
@@ -121,6 +123,10 @@ def _check_config(config: Any) -> None:
             raise ValueError(f"its config's {key} is not a finite number")
 
 
+def _is_digest(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
 def _check_words(ckpt: dict[str, Any]) -> None:
     for key in ("src_vocab", "tgt_vocab"):
         if key not in ckpt:
@@ -130,10 +136,13 @@ def _check_words(ckpt: dict[str, Any]) -> None:
             raise ValueError(f"its {key} is a {type(words).__name__}, not a list of words")
         bad = next((w for w in words if not isinstance(w, str)), None)
         if bad is not None:
-            raise ValueError(f"its {key} holds a {type(bad).__name__} ({str(bad)[:20]}), not only words")
-    for key in ("src_lang", "tgt_lang", "weights_sha256", SEAL):
+            raise ValueError(f"its {key} holds {repr(bad)[:20]} ({type(bad).__name__}), not only words")
+    for key in ("src_lang", "tgt_lang"):
         if key in ckpt and not isinstance(ckpt[key], str):
             raise ValueError(f"its {key} is a {type(ckpt[key]).__name__}, not text")
+    for key in ("weights_sha256", SEAL):
+        if key in ckpt and not _is_digest(ckpt[key]):
+            raise ValueError(f"its {key} is not a SHA-256 digest (64 hexadecimal digits)")
     for key in ("meta", "truecase", "train_state"):
         if key in ckpt and not isinstance(ckpt[key], dict):
             raise ValueError(f"its {key} is a {type(ckpt[key]).__name__}, not a table")

@@ -25,7 +25,7 @@ from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
-from ui import heavy, models
+from ui import checkpoint_files, heavy, models
 from ui.typed import hand_picked
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
@@ -112,7 +112,14 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
                          help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec).")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(kind_label(chosen))
+    left_out_note(box)
     return chosen
+
+
+def left_out_note(box: Any) -> None:
+    """Under a picker: each file of the checkpoint folder left out of it, and why (one line each)."""
+    for line in checkpoint_files.notes(models.checkpoint_dir()):
+        box.caption(md(line))
 
 
 def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
@@ -131,6 +138,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
                               "<name>-rnnsearch.pt / <name>-rnnencdec.pt.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
+    left_out_note(box)
     return chosen
 
 
