@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 from nmt import checkpoint, seal
 from nmt.checkpoint import CheckpointError
@@ -152,3 +153,30 @@ def test_a_damaged_unsealed_file_is_not_sealed(tmp_path: Path) -> None:
     assert res.returncode == 2 and res.stderr.startswith("error: broken.pt is damaged: its weights do not match")
     with pytest.raises(CheckpointError, match="is not sealed"):
         checkpoint.load(path)
+
+
+def test_every_writer_seals() -> None:
+    """make_checkpoint, int8_storage (the int8 script, the language model) and atomic_save (train.py,
+    nmt.export, the fusion script: every checkpoint written) give sealed dicts; nothing else calls torch.save
+    but for the language model's cache of token ids, which is no checkpoint."""
+    good = hc.tiny_checkpoint()
+    assert good[seal.SEAL] == seal.content_digest(good)
+    int8 = checkpoint.int8_storage(good)
+    assert int8[seal.SEAL] == seal.content_digest(int8) != good[seal.SEAL]
+    saved = []
+    for folder in ("nmt", "scripts", "bench", "ui"):
+        saved += [(p.relative_to(ROOT).as_posix(), line.strip()) for p in sorted((ROOT / folder).rglob("*.py"))
+                  for line in p.read_text(encoding="utf-8").splitlines() if "torch.save(" in line]
+    saved += [("train.py", ln.strip()) for ln in (ROOT / "train.py").read_text().splitlines() if "torch.save(" in ln]
+    assert saved == [("nmt/checkpoint.py", "torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal "
+                      "(nmt.seal); other dicts as given"), ("scripts/train_lm.py", "torch.save(ids, cache)")]
+
+
+def test_atomic_save_seals_a_checkpoint_and_nothing_else(tmp_path: Path) -> None:
+    unsealed = {k: v for k, v in hc.tiny_checkpoint().items() if k not in (seal.SEAL, "weights_sha256")}
+    checkpoint.atomic_save(unsealed, tmp_path / "a.pt")
+    raw = checkpoint.read_checkpoint(tmp_path / "a.pt")
+    assert raw[seal.SEAL] == seal.content_digest(raw) and raw["weights_sha256"] == checkpoint.weights_digest(
+        raw["model"])
+    checkpoint.atomic_save({"format": "other", "model": {}}, tmp_path / "b.pt")
+    assert torch.load(tmp_path / "b.pt") == {"format": "other", "model": {}}
