@@ -37,7 +37,10 @@ import torch
 from torch.torch_version import TorchVersion
 
 from nmt import lexicon, quantize, seal
-from nmt.digests import (  # re-exported: the digests a checkpoint is checked against
+from nmt.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
+from nmt.digests import SHIPPED as SHIPPED
+from nmt.digests import identity_digest as identity_digest
+from nmt.digests import (
     manifest_digest,
     registered_weights,
     shipped_digest,
