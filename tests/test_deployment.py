@@ -1,0 +1,42 @@
+"""The classroom defaults: the server answers only to local host names, and the README says how to
+add the one a class uses, how to start the server on a shared machine, and what to do about metrics."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from streamlit import config
+from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCAL = ["localhost", "127.0.0.1", "::1"]
+
+
+def test_only_local_host_names_are_allowed() -> None:
+    cfg = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert cfg["server"]["allowedHosts"] == LOCAL
+
+
+@pytest.mark.parametrize("host,allowed", [
+    ("localhost:8501", True), ("127.0.0.1:8501", True), ("[::1]:8501", True), ("LOCALHOST", True),
+    ("attacker.example.com:8501", False), ("localhost.attacker.example.com", False), ("192.168.1.20:8501", False),
+    (None, False),
+])
+def test_streamlit_applies_the_list_to_the_host_header(host: str | None, allowed: bool) -> None:
+    """Streamlit's own check of a connection's Host header under the shipped list (DNS rebinding)."""
+    before = config.get_option("server.allowedHosts")
+    config.set_option("server.allowedHosts", LOCAL)
+    try:
+        assert is_host_allowed(host) is allowed
+    finally:
+        config.set_option("server.allowedHosts", before)
+
+
+def test_the_readme_says_how_to_run_it_for_a_class() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Running it for a class on a shared machine\n", 1)[1].split("\n## ", 1)[0]
+    for needed in ("--server.headless true", "--server.fileWatcherType none", "--server.port",
+                   "--server.address", "allowedHosts", "/_stcore/metrics", "<!-- begin: classroom -->"):
+        assert needed in section, needed
