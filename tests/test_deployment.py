@@ -3,12 +3,15 @@ add the one a class uses, how to start the server on a shared machine, and what 
 
 from __future__ import annotations
 
+import socket
 import tomllib
 from pathlib import Path
 
 import pytest
 from streamlit import config
 from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
+
+from scripts.app_server import running_app
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL = ["localhost", "127.0.0.1", "::1"]
@@ -40,3 +43,19 @@ def test_the_readme_says_how_to_run_it_for_a_class() -> None:
     for needed in ("--server.headless true", "--server.fileWatcherType none", "--server.port",
                    "--server.address", "allowedHosts", "/_stcore/metrics", "<!-- begin: classroom -->"):
         assert needed in section, needed
+
+
+def _upgrade_status(port: int, host: str) -> str:
+    """The status line a WebSocket upgrade to the app's stream gets when sent with ``host`` as Host."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall((f"GET /_stcore/stream HTTP/1.1\r\nHost: {host}\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n"
+                   "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n").encode())
+        return s.recv(200).decode("latin-1").split("\r\n", 1)[0]
+
+
+def test_the_running_server_refuses_another_host_name() -> None:
+    """The real server started from this folder reads the list: a foreign Host gets no connection."""
+    with running_app() as app:
+        assert _upgrade_status(app.port, f"127.0.0.1:{app.port}") == "HTTP/1.1 101 Switching Protocols"
+        assert _upgrade_status(app.port, f"localhost:{app.port}") == "HTTP/1.1 101 Switching Protocols"
+        assert _upgrade_status(app.port, "rebound.example.com") == "HTTP/1.1 403 Forbidden"
