@@ -338,6 +338,8 @@ def main() -> None:
         st.title("Step through decoding")
         st.error(f"No checkpoints found in {md(shown(directory))}.")
         st.markdown(sv.no_checkpoints_markdown(models.ENV_VAR))
+        for line in checkpoint_files.notes(directory):  # a folder of bad files only: why each was left out
+            st.caption(md(line))
         return
     group = sidebar(groups)
     inputs(group)

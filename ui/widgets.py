@@ -83,6 +83,7 @@ def no_checkpoints() -> None:
         "Copy a trained model there, e.g. `cp runs/m30k-en-fr-rnnsearch/best.pt "
         "checkpoints/m30k-en-fr-rnnsearch.pt`, or point the environment variable "
         f"`{models.ENV_VAR}` at a folder of `.pt` checkpoints.")
+    left_out_note(st)  # a folder of bad files only: why each was left out
 
 
 def all_checkpoints() -> list[models.CheckpointInfo]:
