@@ -231,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", required=True)
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
     p.add_argument("--json", required=True, help="write the summary (and per-sentence results) here")
+    cli.add_unsealed_flag(p)
     p.add_argument("--aer", help="gold alignments: a prefix DIR/test or a folder holding test.*")
     p.add_argument("--aer-limit", type=int, default=None, help="first N gold sentences only")
     p.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")

@@ -181,17 +181,23 @@ def reseal(path: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Seal each named checkpoint once; a file that cannot be sealed is one ``error:`` line."""
+    from nmt.checkpoint import CheckpointError
     from nmt.cli import run
 
-    p = argparse.ArgumentParser(description="Seal checkpoints written before the seal existed (once; "
-                                "sealed and shipped files are left as they are).")
+    p = argparse.ArgumentParser(prog="python -m nmt.seal", description="Seal checkpoints written before the "
+                                "seal existed (once; sealed and shipped files are left as they are).")
     p.add_argument("files", nargs="+", type=Path, help="checkpoint files to seal in place")
     args = p.parse_args(argv)
 
     def go() -> int:
-        for f in args.files:
-            print(reseal(f))
-        return 0
+        status = 0
+        for f in args.files:  # each file on its own: one that cannot be sealed does not stop the rest
+            try:
+                print(reseal(f))
+            except CheckpointError as err:
+                print(f"error: {err}", file=sys.stderr)
+                status = 2
+        return status
 
     return run(go)
 
