@@ -60,6 +60,10 @@ def _feed(h: Any, obj: Any, where: str, depth: int = 0) -> None:
         h.update(b"s" + struct.pack("<Q", len(data)) + data)
     elif isinstance(obj, (list, tuple)):
         h.update((b"l" if isinstance(obj, list) else b"t") + struct.pack("<Q", len(obj)))
+        if all(type(item) is str for item in obj):  # a vocabulary: the same bytes as item by item, faster
+            data = [item.encode("utf-8", "surrogatepass") for item in obj]
+            h.update(b"".join(b"s" + struct.pack("<Q", len(d)) + d for d in data))
+            return
         for i, item in enumerate(obj):
             _feed(h, item, f"{where}[{i}]", depth + 1)
     elif isinstance(obj, dict):
