@@ -15,9 +15,14 @@ file whose weights changed. Checkpoints shipped before the digest existed are li
 shipped checkpoints are also registered in ``nmt/shipped.sha256`` by their *identity* (a digest of
 everything but the weights: config, vocabularies, languages, meta), so a damaged copy of one is
 refused wherever it is copied, under any name, and also when its own ``weights_sha256`` was deleted.
-A checkpoint with no digest at all still loads, with :attr:`LoadedModel.verified` false and a
-warning on the ``nmt.checkpoint`` logger. Every failure is a :class:`CheckpointError` with a
-one-line, plain message.
+Everything else is sealed too (:mod:`nmt.seal`): every writer saves through :func:`atomic_save`,
+which records ``content_sha256`` over all but the tensors, and every read checks it (a shipped file
+is sealed by its registered identity). A file without a seal is refused unless unsealed files are
+allowed (``--allow-unsealed``); then, with no weights digest either, it loads with
+:attr:`LoadedModel.verified` false and a warning on the ``nmt.checkpoint`` logger. Before anything
+reads a file's parts, their types are checked (:func:`nmt.seal.check_structure`), and before a
+model is built, that its config fits its weights (:func:`check_fits`). Every failure is a
+:class:`CheckpointError` with a one-line, plain message.
 """
 
 from __future__ import annotations
