@@ -34,6 +34,12 @@ USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsAD
 def run(main: Callable[[], int | None]) -> int:
     """Run a tool's ``main``; user errors become ``error: …`` on stderr and exit status 2."""
     torch.set_num_threads(threads_from_env())
+    return refusing(main)
+
+
+def refusing(main: Callable[[], int | None]) -> int:
+    """Run a script's ``main`` as it is (its own thread settings kept); user errors become ``error: …``
+    on stderr and exit status 2. For the training, export and benchmark scripts that take checkpoints."""
     logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stderr)
     try:
         return int(main() or 0)
