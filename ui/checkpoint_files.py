@@ -9,6 +9,7 @@ ones never takes a page down.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from nmt import corpora
@@ -42,7 +43,14 @@ def listed(directory: Path) -> list[tuple[Path, float]]:
 
 def problem(path: Path, mtime: float) -> str | None:
     """Why the checkpoint at ``path`` cannot be listed (one line naming it), or None when it can."""
+    return _problem(str(path), mtime)
+
+
+@functools.lru_cache(maxsize=1024)  # every page run lists the folder several times: each file is judged once
+def _problem(name: str, mtime: float) -> str | None:
     from ui import models  # it builds on this module
+
+    path = Path(name)
 
     reason = models.read_meta(str(path), mtime).get(UNREADABLE)
     if reason:
