@@ -25,7 +25,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import contrast_panel, fusion_ui, models, twins
+    from ui import checkpoint_files, contrast_panel, fusion_ui, models, twins
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
@@ -84,6 +84,8 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         with st.expander("Checkpoints in the folder"):
             st.dataframe(rows, hide_index=True)
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
+            for line in checkpoint_files.notes(models.checkpoint_dir()):  # each file left out, once
+                st.caption(md(line))
         st.header("Decoding")
         st.radio("Mode", list(MODE_LABELS), key="mode", **url.BOUND, captions=list(MODE_LABELS.values()),
                  on_change=ctl.on_setting, args=("mode",),
@@ -342,6 +344,8 @@ def main() -> None:
         st.title("Step through decoding")
         st.error(f"No checkpoints found in {md(shown(directory))}.")
         st.markdown(sv.no_checkpoints_markdown(models.ENV_VAR))
+        for line in checkpoint_files.notes(directory):  # a folder of bad files only: why each was left out
+            st.caption(md(line))
         return
     group = sidebar(groups)
     inputs(group)

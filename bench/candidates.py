@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.entries import upsert  # noqa: E402
-from nmt import checkpoint  # noqa: E402
+from nmt import checkpoint, cli  # noqa: E402
 from nmt.candidates import CandidateSpec, build  # noqa: E402
 from nmt.data import read_parallel  # noqa: E402
 from nmt.decoding import translate_traces  # noqa: E402
@@ -99,4 +99,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

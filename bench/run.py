@@ -30,7 +30,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nmt import checkpoint, decoding  # noqa: E402
+from nmt import checkpoint, cli, decoding  # noqa: E402
 from nmt.data import read_parallel  # noqa: E402
 from nmt.device import cpu_info  # noqa: E402
 from nmt.model import ModelConfig, RNNSearch, sequence_loss  # noqa: E402
@@ -164,4 +164,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {  # name: (module, one line for --hel
     "faithfulness": ("nmt.faithfulness", "attributions beside α on a split, and the attention-debate tests"),
     "export": ("nmt.export", "ship a training run: scored, verified checkpoints (fp16, int8) and results"),
     "timeline": ("nmt.timeline", "print or ship a training timeline (the Watch it learn page)"),
+    "seal": ("nmt.seal", "seal a checkpoint written before checkpoints recorded a digest of their contents"),
 }
 
 

@@ -94,6 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     cli.checkpoint_option(p)
     p.add_argument("--aer", required=True, help="gold set prefix, e.g. DIR/test")
     p.add_argument("--json", help="write results and predicted links here")
+    cli.add_unsealed_flag(p)
     p.add_argument("--thresholds", type=float, nargs="*", default=[],
                    help="also score the links α_ij ≥ τ for each τ (e.g. 0.1 0.2 0.3 0.5)")
     args = p.parse_args(argv)

@@ -15,21 +15,24 @@ file whose weights changed. Checkpoints shipped before the digest existed are li
 shipped checkpoints are also registered in ``nmt/shipped.sha256`` by their *identity* (a digest of
 everything but the weights: config, vocabularies, languages, meta), so a damaged copy of one is
 refused wherever it is copied, under any name, and also when its own ``weights_sha256`` was deleted.
-A checkpoint with no digest at all still loads, with :attr:`LoadedModel.verified` false and a
-warning on the ``nmt.checkpoint`` logger. Every failure is a :class:`CheckpointError` with a
-one-line, plain message.
+Everything else is sealed too (:mod:`nmt.seal`): every writer saves through :func:`atomic_save`,
+which records ``content_sha256`` over all but the tensors, and every read checks it (a shipped file
+is sealed by its registered identity). A file without a seal is refused unless unsealed files are
+allowed (``--allow-unsealed``); then, with no weights digest either, it loads with
+:attr:`LoadedModel.verified` false and a warning on the ``nmt.checkpoint`` logger. Before anything
+reads a file's parts, their types are checked (:func:`nmt.seal.check_structure`), and before a
+model is built, that its config fits its weights (:func:`check_fits`). Every failure is a
+:class:`CheckpointError` with a one-line, plain message.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import lzma
 import os
 import pickle
 import tempfile
-import zipfile
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +41,17 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import lexicon, quantize
+from nmt import lexicon, quantize, seal
 from nmt.contract import DecodableModel
+from nmt.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
+from nmt.digests import SHIPPED as SHIPPED
+from nmt.digests import identity_digest as identity_digest
+from nmt.digests import (
+    manifest_digest,
+    registered_weights,
+    shipped_digest,
+    weights_digest,
+)
 from nmt.kinds import ModelDescription, describe_model
 from nmt.luong import build_model
 from nmt.model import ModelConfig, RNNSearch
@@ -48,59 +60,11 @@ from nmt.truecase import Truecaser
 from nmt.vocab import Vocab
 
 FORMAT = "rnnsearch-explorer/1"
-MANIFEST = "weights.sha256"  # digests of shipped checkpoints that predate ``weights_sha256``
-SHIPPED = Path(__file__).resolve().parent / "shipped.sha256"  # <weights digest>  <identity digest>  <name>
-NOT_IDENTITY = ("model", "weights_sha256", "train_state")  # what identity_digest leaves out
 LOG = logging.getLogger("nmt.checkpoint")
 
 
 class CheckpointError(ValueError):
     """A file that is not a usable checkpoint; the message is one plain line naming the file."""
-
-
-def weights_digest(weights: dict[str, torch.Tensor]) -> str:
-    """SHA-256 over every tensor's name, dtype, shape and bytes, in name order."""
-    h = hashlib.sha256()
-    for name in sorted(weights):
-        t = weights[name].detach().cpu().contiguous()
-        h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
-    return h.hexdigest()
-
-
-def identity_digest(ckpt: dict[str, Any]) -> str:
-    """SHA-256 of everything in a checkpoint but its weights and training state (config, vocabularies,
-    languages, meta, truecasers): the same for every copy of a file, whatever its name or place."""
-    rest = {k: v for k, v in ckpt.items() if k not in NOT_IDENTITY}
-    return hashlib.sha256(json.dumps(rest, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def shipped_digest(ckpt: dict[str, Any], registry: Path = SHIPPED) -> str | None:
-    """The weights digest registered for a shipped checkpoint with ``ckpt``'s identity, if it is one."""
-    try:
-        lines = registry.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    identity = identity_digest(ckpt)
-    for line in lines:
-        weights, _, rest = line.strip().partition("  ")
-        if rest.partition("  ")[0] == identity:
-            return weights
-    return None
-
-
-def manifest_digest(path: str | Path) -> str | None:
-    """The digest recorded for ``path`` in the ``weights.sha256`` file beside it, if any."""
-    path = Path(path)
-    try:
-        lines = (path.parent / MANIFEST).read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        digest, _, name = line.strip().partition("  ")
-        if name == path.name:
-            return digest
-    return None
 
 
 def atomic_save(obj: Any, path: str | Path) -> None:
@@ -110,7 +74,7 @@ def atomic_save(obj: Any, path: str | Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
     try:
-        torch.save(obj, tmp)
+        torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal (nmt.seal); other dicts as given
         os.chmod(tmp, 0o644)  # mkstemp's 0600 would make shipped files private
         os.replace(tmp, path)
     finally:
@@ -155,7 +119,7 @@ def make_checkpoint(
     if truecase:
         ckpt["truecase"] = {side: tc.to_dict() for side, tc in truecase.items()}
     if not int8:
-        return ckpt
+        return seal.sealed(ckpt)
     return int8_storage(ckpt, sorted(set(quantize.vocabulary_matrices(weights, ckpt["config"])) | set(int8_also)))
 
 
@@ -169,7 +133,7 @@ def int8_storage(ckpt: dict[str, Any], names: list[str] | None = None) -> dict[s
     stored = quantize.quantized(weights, names)
     meta = {**ckpt.get("meta", {}), "storage": {"int8": sorted(names), "scheme": quantize.SCHEME,
                                                 "weights_sha256": "over the int8 matrices and their scales"}}
-    return {**ckpt, "model": stored, "weights_sha256": weights_digest(stored), "meta": meta}
+    return seal.sealed({**ckpt, "model": stored, "weights_sha256": weights_digest(stored), "meta": meta})
 
 
 def truecasers(ckpt: dict[str, Any]) -> dict[str, Truecaser | None]:
@@ -178,38 +142,84 @@ def truecasers(ckpt: dict[str, Any]) -> dict[str, Truecaser | None]:
     return {side: Truecaser.from_dict(stored[side]) if side in stored else None for side in ("src", "tgt")}
 
 
-def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None) -> dict[str, Any]:
+def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = None,
+                    allow_unsealed: bool | None = None) -> dict[str, Any]:
     """The raw checkpoint dict, loaded without unpickling arbitrary objects.
 
     With ``mmap`` the weights stay on disk until touched (cheap when only ``meta`` is wanted).
-    ``verify`` (default: not ``mmap``) checks the weights against their recorded digest.
+    ``verify`` (default: not ``mmap``) checks the weights against their recorded digest; the seal
+    of everything else (:mod:`nmt.seal`) is checked on every read. ``allow_unsealed`` (default:
+    ``$RNNSEARCH_ALLOW_UNSEALED``) lets a file without a seal through.
     Raises :class:`CheckpointError` for anything that is not an intact checkpoint of ours.
     """
     name = Path(path).name
+    ckpt = _unpickled(path, name, mmap)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
+        raise CheckpointError(f"{name} is not an RNNsearch Explorer checkpoint")
+    try:
+        seal.check_structure(ckpt)
+        content = seal.content_digest(ckpt)  # also refuses any value of a type no writer of ours stores
+    except (ValueError, RecursionError) as err:
+        raise CheckpointError(f"{name} is not a usable checkpoint: {str(err)[:200]}") from None
+    check_seal(ckpt, name, content, seal.unsealed_allowed(allow_unsealed))
+    if verify if verify is not None else not mmap:
+        check_weights(ckpt, path)
+    return ckpt
+
+
+def _unpickled(path: str | Path, name: str, mmap: bool) -> Any:
+    """Whatever ``torch.load`` makes of the file with pickled code refused; any failure is one line."""
     try:
         size = os.path.getsize(path)
     except OSError as err:
         raise CheckpointError(f"{name} cannot be read ({err.strerror or err})") from None
     if size == 0:
         raise CheckpointError(f"{name} is empty (0 bytes), not a checkpoint")
+    damaged = f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch file"
     try:
         # TorchVersion is a plain ``str`` subclass that early runs wrote into ``meta``; allow just it.
-        with torch.serialization.safe_globals([TorchVersion]):
-            ckpt = torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
+        with torch.serialization.safe_globals([TorchVersion]), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. "Detected pickle protocol 114": the line below says it all
+            return torch.load(path, map_location="cpu", weights_only=True, mmap=mmap)
     except pickle.UnpicklingError as err:
         if "GLOBAL" in str(err):  # an object whose loading would run code named by the file
             raise CheckpointError(f"{name} holds objects that can only be loaded by running code from the file; "
                                   "it is not a valid checkpoint and will not be loaded unsafely") from None
-        raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
-                              "file") from None
-    except (RuntimeError, EOFError, OSError, zipfile.BadZipFile, ValueError, KeyError):
-        raise CheckpointError(f"{name} is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
-                              "file") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
-        raise CheckpointError(f"{name} is not an RNNsearch Explorer checkpoint")
-    if verify if verify is not None else not mmap:
-        check_weights(ckpt, path)
-    return ckpt
+        raise CheckpointError(damaged) from None
+    except Exception:  # any byte pattern: IndexError, struct.error, zip errors, MemoryError…
+        raise CheckpointError(damaged) from None
+
+
+def seal_of(ckpt: dict[str, Any]) -> str:
+    """What seals a checkpoint: its own ``content_sha256``, the shipped registry, or "none"."""
+    if seal.SEAL in ckpt:
+        return seal.SEAL
+    return "nmt/shipped.sha256" if shipped_digest(ckpt) is not None else "none"
+
+
+def check_seal(ckpt: dict[str, Any], name: str, content: str | None = None, allow_unsealed: bool = False) -> None:
+    """Refuse a checkpoint whose contents (all but the tensors, which ``weights_sha256`` covers) differ
+    from its seal, or that has no seal unless ``allow_unsealed``. A shipped file is sealed by
+    ``nmt/shipped.sha256``: its identity is registered there and its own weights digest, if it records
+    one, must be the registered one (a training state is not part of any shipped file)."""
+    if seal.SEAL in ckpt:
+        if ckpt[seal.SEAL] != (content or seal.content_digest(ckpt)):
+            raise CheckpointError(f"{name} has been changed since it was written: its contents do not match "
+                                  "the seal (SHA-256) recorded in it, so it will not be used")
+        return
+    registered = shipped_digest(ckpt)
+    if registered is not None and "train_state" not in ckpt and ckpt.get("weights_sha256", registered) == registered:
+        return
+    if registered is not None:
+        raise CheckpointError(f"{name} has been changed: it does not match the shipped checkpoint registered in "
+                              "nmt/shipped.sha256, so it will not be used")
+    if registered_weights(ckpt):
+        raise CheckpointError(f"{name} has been changed: its weights are a shipped checkpoint's but the rest of it "
+                              "does not match the one registered in nmt/shipped.sha256, so it will not be used")
+    if not allow_unsealed:
+        raise CheckpointError(f"{name} is not sealed (no SHA-256 of its contents): seal it once with "
+                              f"`python -m nmt.seal {name}` if you trust it, or allow unsealed files with "
+                              f"--allow-unsealed ({seal.UNSEALED_ENV}=1)")
 
 
 def check_weights(ckpt: dict[str, Any], path: str | Path) -> bool:
@@ -260,18 +270,19 @@ class LoadedModel:
 
 def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cpu") -> RNNSearch:
     """An fp32 model in eval mode with the checkpoint's weights."""
-    model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
     try:
         weights = quantize.dequantized(ckpt["model"])  # int8 storage → fp32; other dicts unchanged
     except ValueError as err:
         raise CheckpointError(f"the checkpoint's weights are not usable: {err}") from None
+    model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
     model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
     return model.to(device).eval()
 
 
-def load(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
-    """Load a checkpoint file for decoding (refused when damaged; ``verified`` false when no digest is known)."""
-    ckpt = read_checkpoint(path, verify=False)
+def load(path: str | Path, device: str | torch.device = "cpu", allow_unsealed: bool | None = None) -> LoadedModel:
+    """Load a checkpoint file for decoding (refused when damaged or unsealed, see :func:`read_checkpoint`;
+    ``verified`` false when no digest of its weights is known)."""
+    ckpt = read_checkpoint(path, verify=False, allow_unsealed=allow_unsealed)
     lm = loaded_from(ckpt, device, str(path))
     lm.verified = check_weights(ckpt, path)
     use_dictionary(lm, lexicon.beside(path))
@@ -298,23 +309,57 @@ def loaded_from(ckpt: dict[str, Any], device: str | torch.device = "cpu", path: 
     A dict whose parts do not fit together (an edited config, vocabulary, language or architecture)
     is a :class:`CheckpointError` naming the file and what does not fit, not a traceback."""
     try:
+        check_fits(ckpt)
         return _loaded_from(ckpt, device, path)
     except CheckpointError:
         raise
-    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError) as err:
-        name = Path(path).name or "the checkpoint"
-        lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
-        reason = " ".join(lines[:2]) or type(err).__name__  # torch's state-dict error: its first mismatch
-        if isinstance(err, KeyError):
-            reason = f"it has no {err}"
-        raise CheckpointError(f"{name} does not hold a model this program can build: {reason[:300]}") from None
+    except BUILD_ERRORS as err:
+        raise _cannot_build(path, err) from None
 
 
-def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:
+def buildable(ckpt: dict[str, Any], path: str = "") -> None:
+    """Raise the :class:`CheckpointError` that loading ``ckpt`` would, as far as it can be told without
+    reading its weights (:func:`check_fits`): what a folder listing checks."""
+    try:
+        check_fits(ckpt)
+    except BUILD_ERRORS as err:
+        raise _cannot_build(path, err) from None
+
+
+BUILD_ERRORS = (KeyError, TypeError, ValueError, RuntimeError, AttributeError, IndexError)
+
+
+def _cannot_build(path: str, err: Exception) -> CheckpointError:
+    name = Path(path).name or "the checkpoint"
+    lines = [ln.strip() for ln in str(err).splitlines() if ln.strip()]
+    reason = " ".join(lines[:2]) or type(err).__name__  # torch's state-dict error: its first mismatch
+    if isinstance(err, KeyError):
+        reason = f"it has no {err}"
+    return CheckpointError(f"{name} does not hold a model this program can build: {reason[:300]}")
+
+
+def check_fits(ckpt: dict[str, Any]) -> None:
+    """Raise ValueError unless ``ckpt``'s vocabularies have its config's sizes, its languages are known
+    and its config builds a model with exactly the stored weights' names and shapes. Nothing is
+    allocated (the model is built on the meta device) and no weight is read."""
     for side in ("src", "tgt"):
         words, size = len(ckpt[f"{side}_vocab"]), ckpt["config"][f"{side}_vocab_size"]
         if words != size:
             raise ValueError(f"its {side} vocabulary has {words} words but its model {size}")
+        Tokenizer(ckpt[f"{side}_lang"])  # an unsupported language: ValueError
+    with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
+        shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
+    stored = {k: tuple(v.shape) for k, v in ckpt["model"].items() if not k.endswith(quantize.SCALE_SUFFIX)}
+    if shapes != stored:
+        missing = sorted(set(shapes) ^ set(stored))
+        if missing:
+            raise ValueError(f"its config does not fit its weights: {missing[0]} is in only one of them")
+        k = min(k for k in shapes if shapes[k] != stored[k])
+        raise ValueError(f"its config does not fit its weights: {k} is {list(stored[k])} in the file but "
+                         f"{list(shapes[k])} by its config")
+
+
+def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:
     tc = truecasers(ckpt)
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),

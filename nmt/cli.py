@@ -18,7 +18,8 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
@@ -26,6 +27,7 @@ from nmt.checkpoint import CheckpointError
 from nmt.data import CorpusError
 from nmt.decoding import LENGTH_NORMS, InputError
 from nmt.model import CONTEXT_MODES
+from nmt.seal import UNSEALED_ENV
 
 USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsADirectoryError, PermissionError)
 
@@ -33,6 +35,12 @@ USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsAD
 def run(main: Callable[[], int | None]) -> int:
     """Run a tool's ``main``; user errors become ``error: …`` on stderr and exit status 2."""
     torch.set_num_threads(threads_from_env())
+    return refusing(main)
+
+
+def refusing(main: Callable[[], int | None]) -> int:
+    """Run a script's ``main`` as it is (its own thread settings kept); user errors become ``error: …``
+    on stderr and exit status 2. For the training, export and benchmark scripts that take checkpoints."""
     logging.basicConfig(level=logging.WARNING, format="warning: %(message)s", stream=sys.stderr)
     try:
         return int(main() or 0)
@@ -48,6 +56,22 @@ def threads_from_env(default: int = 1) -> int:
     except ValueError:
         return default
     return max(1, n)
+
+
+class _AllowUnsealed(argparse.Action):
+    """``--allow-unsealed``: this process (and its workers) may load checkpoints without a seal."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: str | Sequence[Any] | None, option_string: str | None = None) -> None:
+        os.environ[UNSEALED_ENV] = "1"
+        setattr(namespace, self.dest, True)
+
+
+def add_unsealed_flag(p: argparse.ArgumentParser) -> None:
+    """Give a tool the ``--allow-unsealed`` flag (see :mod:`nmt.seal`)."""
+    p.add_argument("--allow-unsealed", action=_AllowUnsealed, nargs=0, default=False,
+                   help="load a checkpoint that records no seal of its contents (written before seals existed; "
+                   "`python -m nmt.seal FILE` seals it once)")
 
 
 # ----------------------------------------------------------------------------------------------

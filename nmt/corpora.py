@@ -103,8 +103,9 @@ def _stem(name: str, lang: str) -> str | None:
     return None
 
 
-def _inside(path: Path, root: Path) -> bool:
-    """Whether ``path``, symbolic links resolved, lies in ``root`` (itself resolved)."""
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path``, symbolic links resolved, lies in ``root`` (itself resolved): the one rule for
+    links in the data folders and the checkpoint folder (:mod:`ui.checkpoint_files`)."""
     try:
         return path.resolve().is_relative_to(root)
     except OSError:
@@ -127,7 +128,7 @@ def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, lis
         files: list[Path] = []
         outside: set[str] = set()
         for p in entries:
-            if not _inside(p, root.path):
+            if not inside(p, root.path):
                 outside.add(p.name)
             elif p.is_dir():
                 if depth < max_depth and p.name != "orig" and not p.name.startswith("."):

@@ -53,6 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     cli.search_options(p)
     p.add_argument("--unk-replace", action="store_true")
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    cli.add_unsealed_flag(p)
     p.add_argument("--bootstrap", type=int, default=1, help="bootstrap resamples for 95%% CIs per bucket")
     p.add_argument("--json", help="write the full result (with hypotheses) here")
     cli.threads_option(p)

@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=int, default=None, help="first N sentences of each test set")
     p.add_argument("--bootstrap", type=int, default=1000)
     p.add_argument("--out", required=True, help="results JSON (models already in it are kept)")
+    cli.add_unsealed_flag(p)
     cli.device_option(p)
     args = p.parse_args(argv)
     out = Path(args.out)

@@ -78,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--splits", nargs="+", required=True)
     p.add_argument("--beams", nargs="+", type=int, default=[1, 5])
     p.add_argument("--out", required=True)
+    cli.add_unsealed_flag(p)
     p.add_argument("--results", required=True)
     p.add_argument("--force", action="store_true", help="replace even if the old checkpoint scores better")
     cli.device_option(p)

@@ -230,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     cli.corpus_options(p)
     p.add_argument("--limit", type=int, default=None, help="first N sentences only")
     p.add_argument("--json", required=True, help="write the summary (and per-sentence results) here")
+    cli.add_unsealed_flag(p)
     p.add_argument("--aer", help="gold alignments: a prefix DIR/test or a folder holding test.*")
     p.add_argument("--aer-limit", type=int, default=None, help="first N gold sentences only")
     cli.device_option(p, default="cpu")

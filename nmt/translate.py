@@ -6,7 +6,8 @@ Empty input lines give empty output lines; sources over --max-src-tokens tokens 
 note goes to stderr), so line i of the output is always the translation of line i of the input. With
 --unk-replace, stderr also says of each replaced ``<unk>`` whether it came from the dictionary or was copied.
 Input is read and translated --chunk lines at a time, each chunk written before the next is read,
-so a long file streams in bounded memory.
+so a long file streams in bounded memory. A file that is not an intact, sealed checkpoint is refused
+in one line (exit status 2); --allow-unsealed loads one written before checkpoints were sealed.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-src-tokens", type=int, default=MAX_SOURCE_TOKENS,
                    help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
     p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
+    cli.add_unsealed_flag(p)
     p.add_argument("--chunk", type=int, default=CHUNK, help=f"lines read and written at a time (default: {CHUNK})")
     cli.threads_option(p)
     return p

@@ -26,7 +26,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.data import read_parallel
 from nmt.evaluate import evaluate
 from nmt.fusion import fuse, load_controller, load_lm
@@ -107,4 +107,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

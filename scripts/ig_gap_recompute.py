@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.align import alignment_error, read_links
 from nmt.attribution import IG_GAP_TOL, IG_MAX, IG_START, MEASURES, explain_trace
 from nmt.corpora import link_file
@@ -234,4 +234,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint, quantize
+from nmt import checkpoint, cli, quantize
 from nmt.data import read_parallel
 from nmt.decoding import translate
 from nmt.metrics import corpus_bleu
@@ -81,4 +81,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

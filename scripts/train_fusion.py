@@ -28,7 +28,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint
+from nmt import checkpoint, cli
 from nmt.data import Example, files_sha256, make_batch, read_parallel, tokenize_pairs
 from nmt.fusion import CONTROLLER_ARCH, DeepFusionController, load_lm
 from nmt.lm import GRULanguageModel
@@ -136,4 +136,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

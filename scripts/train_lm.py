@@ -29,7 +29,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint, quantize
+from nmt import checkpoint, cli, quantize
 from nmt.data import corpus_file, files_sha256, pad_ids, read_lines
 from nmt.lm import GRULanguageModel, LMConfig, lm_loss
 from nmt.tokenize import Tokenizer
@@ -223,4 +223,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.refusing(main))  # a bad checkpoint or corpus: one line, exit status 2

@@ -77,7 +77,8 @@ def test_translate_help_names_only_real_options() -> None:
     p = translate_cli.parser()
     named = set(re.findall(r"--[a-z][a-z-]+", p.description or ""))
     real = {o for a in p._actions for o in a.option_strings}
-    assert named == {"--checkpoint", "--beam", "--max-src-tokens", "--chunk", "--unk-replace"} and named <= real
+    assert named == {"--checkpoint", "--beam", "--max-src-tokens", "--chunk", "--unk-replace", "--allow-unsealed"}
+    assert named <= real
 
 
 def test_translate_truncates_at_max_src_tokens_and_streams(tiny_lm: object) -> None:
@@ -110,7 +111,7 @@ def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ck
     helped = subprocess.run([sys.executable, "-m", "nmt", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert helped.returncode == 0
     listed = re.findall(r"^  (\w+)  ", helped.stdout, flags=re.M)
-    assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline"]
+    assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline", "seal"]
     for name, (module, _) in tool.SUBCOMMANDS.items():
         assert module == f"nmt.{name}" and callable(__import__(module, fromlist=["main"]).main)
     text = "A man rides a bike.\n\nTwo dogs play in the snow.\n"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
+from nmt import checkpoint, seal
 from nmt.checkpoint import CheckpointError, identity_digest, read_checkpoint, weights_digest
 from nmt.fusion import load_lm
 from ui import models
@@ -72,12 +72,15 @@ def test_damaged_copy_of_the_fusion_language_model_is_refused_without_its_own_di
 
 def test_checkpoint_without_any_digest_says_so(tiny_ckpt: Path, tmp_path: Path,
                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A file with neither seal nor weights digest (written before both) loads only when asked for."""
     raw = torch.load(tiny_ckpt, map_location="cpu", weights_only=True)
     assert checkpoint.load(tiny_ckpt).verified  # it was written with its own digest
-    del raw["weights_sha256"]
+    del raw["weights_sha256"], raw[seal.SEAL]
     torch.save(raw, tmp_path / "nodigest.pt")
+    with pytest.raises(CheckpointError, match=r"^nodigest\.pt is not sealed \(no SHA-256 of its contents\): seal it"):
+        checkpoint.load(tmp_path / "nodigest.pt")
     with caplog.at_level(logging.WARNING, logger="nmt.checkpoint"):
-        lm = checkpoint.load(tmp_path / "nodigest.pt")
+        lm = checkpoint.load(tmp_path / "nodigest.pt", allow_unsealed=True)
     assert not lm.verified
     assert caplog.messages == ["nodigest.pt records no SHA-256 digest of its weights, so damage to it cannot be "
                                "detected"]
@@ -86,32 +89,38 @@ def test_checkpoint_without_any_digest_says_so(tiny_ckpt: Path, tmp_path: Path,
         "translations may not be what it was trained to write.")
 
 
-EDITS = {  # what was edited → the end of the one-line message (written out by hand)
+BUILD = "edited.pt does not hold a model this program can build: "
+EDITS = {  # what was edited → the one-line message (written out by hand)
     "hidden_dim": (lambda r: r["config"].__setitem__("hidden_dim", 7),
-                   "Error(s) in loading state_dict for RNNSearch: size mismatch for encoder.w_in: copying a param "
-                   "with shape torch.Size([2, 32, 192]) from checkpoint, the shape in current model is "
-                   "torch.Size([2, 32, 21])."),
+                   BUILD + "its config does not fit its weights: decoder.C.weight is [192, 128] in the file but "
+                   "[21, 14] by its config"),  # C: context 2n → the decoder's 3 gates of n; n = 64, then 7
     "vocabulary": (lambda r: r.__setitem__("src_vocab", r["src_vocab"][:10]),
-                   "its src vocabulary has 10 words but its model 74"),
-    "language": (lambda r: r.__setitem__("tgt_lang", "xx"), "unsupported language 'xx'; expected one of ('en', 'fr', "
-                 "'de')"),
+                   BUILD + "its src vocabulary has 10 words but its model 74"),
+    "language": (lambda r: r.__setitem__("tgt_lang", "xx"), BUILD + "unsupported language 'xx'; expected one of "
+                 "('en', 'fr', 'de')"),
     "arch": (lambda r: r["config"].__setitem__("arch", "transformer"),
-             "arch must be one of ('rnnsearch', 'luong'), got 'transformer'"),
-    "config": (lambda r: r.pop("config"), "it has no 'config'"),
+             BUILD + "arch must be one of ('rnnsearch', 'luong'), got 'transformer'"),
+    "config": (lambda r: r.pop("config"), "edited.pt is not a usable checkpoint: it has no config"),
 }
 
 
 @pytest.mark.parametrize("edit", list(EDITS))
 def test_edited_checkpoint_is_one_line_naming_the_file(edit: str, tiny_ckpt: Path, tmp_path: Path) -> None:
-    """An edited config, vocabulary, language or architecture once gave 19-51-line tracebacks in the CLIs."""
+    """An edited config, vocabulary, language or architecture once gave 19-51-line tracebacks in the CLIs.
+    Edited and saved as it is, the seal refuses it; sealed again (a writer of ours that went wrong), what
+    does not fit is named."""
     change, reason = EDITS[edit]
     raw = torch.load(tiny_ckpt, map_location="cpu", weights_only=True)
     change(raw)
     path = tmp_path / "edited.pt"
     torch.save(raw, path)
+    if edit != "config":  # without a config it is no checkpoint at all, whatever the seal says
+        with pytest.raises(CheckpointError, match=r"^edited\.pt has been changed since it was written: its contents"):
+            checkpoint.load(path)
+    torch.save(seal.sealed(raw), path)
     with pytest.raises(CheckpointError) as err:
         checkpoint.load(path)
-    assert str(err.value) == f"edited.pt does not hold a model this program can build: {reason}"
+    assert str(err.value) == reason
     res = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(path)], input="a dog .\n",
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 2 and res.stdout == ""

@@ -169,8 +169,10 @@ def test_beam_page_with_no_text_or_no_checkpoints(env: Path, tmp_path: Path, mon
     (tmp_path / "junk-rnnsearch.pt").write_bytes(b"not a checkpoint")
     at = run("beam_explorer.py")
     errors = [plain(e.value) for e in at.error]
-    assert errors == ["junk-rnnsearch.pt is not a valid checkpoint: it is truncated, damaged or not a PyTorch "
-                      "file"], errors  # one plain line, no traceback
+    assert len(errors) == 1 and errors[0].startswith("No checkpoints found in "), errors
+    notes = [plain(c.value) for c in at.caption if plain(c.value).startswith("unreadable")]
+    assert notes == ["unreadable: junk-rnnsearch.pt is not a valid checkpoint: it is truncated, damaged or not a "
+                     "PyTorch file"], notes  # left out, and why, in one plain line
 
 
 # ----------------------------------------------------------------------------------------------

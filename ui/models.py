@@ -38,6 +38,7 @@ from nmt.cli import threads_from_env
 from nmt.contract import Capabilities
 from nmt.kinds import ModelDescription, describe_model
 from nmt.luong import capabilities_of
+from ui import checkpoint_files
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -134,17 +135,12 @@ def scan(directory: Path) -> list[ModelGroup]:
 
     A file that follows neither naming pattern forms a group of its own; whether it fills the
     attending or the fixed-context slot is read from its description (whether it has α). Every
-    file's ``kind`` is its description's (a Luong model is "luong", whichever slot it fills).
+    file's ``kind`` is its description's (a Luong model is "luong", whichever slot it fills). Links
+    out of the folder and files that cannot be read are left out (:mod:`ui.checkpoint_files`).
     """
-    try:
-        files = sorted(p for p in directory.glob("*.pt") if p.is_file())
-    except OSError:
-        return []
     slots: dict[str, dict[str, CheckpointInfo]] = {}
-    for p in files:
-        try:
-            mtime = p.stat().st_mtime
-        except OSError:
+    for p, mtime in checkpoint_files.listed(directory):
+        if checkpoint_files.problem(p, mtime):
             continue
         group, slot = _kind_of(p)
         described = describe_model(_config(str(p), mtime))
@@ -229,8 +225,10 @@ def read_meta(path: str, mtime: float) -> dict[str, Any]:
     """A checkpoint's ``meta`` dict (plus ``config``) without reading its weights (memory-mapped)."""
     try:
         ckpt = checkpoint.read_checkpoint(path, mmap=True)
-    except Exception:  # not a checkpoint of ours, or unreadable: described as unknown
-        return {}
+        checkpoint.buildable(ckpt, path)  # a config that does not fit its weights: refused here, not on loading
+    except Exception as err:  # not an intact, sealed checkpoint of ours: left out, and why (one line)
+        why = str(err) if isinstance(err, checkpoint.CheckpointError) else f"{Path(path).name} ({type(err).__name__})"
+        return {checkpoint_files.UNREADABLE: why}
     meta = dict(ckpt.get("meta") or {})
     meta["config"] = dict(ckpt.get("config") or {})
     meta["langs"] = f"{ckpt.get('src_lang', '?')}→{ckpt.get('tgt_lang', '?')}"

@@ -25,7 +25,7 @@ from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
-from ui import heavy, models
+from ui import checkpoint_files, heavy, models
 from ui.typed import hand_picked
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
@@ -83,6 +83,7 @@ def no_checkpoints() -> None:
         "Copy a trained model there, e.g. `cp runs/m30k-en-fr-rnnsearch/best.pt "
         "checkpoints/m30k-en-fr-rnnsearch.pt`, or point the environment variable "
         f"`{models.ENV_VAR}` at a folder of `.pt` checkpoints.")
+    left_out_note(st)  # a folder of bad files only: why each was left out
 
 
 def all_checkpoints() -> list[models.CheckpointInfo]:
@@ -112,7 +113,14 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
                          help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec).")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(kind_label(chosen))
+    left_out_note(box)
     return chosen
+
+
+def left_out_note(box: Any) -> None:
+    """Under a picker: each file of the checkpoint folder left out of it, and why (one line each)."""
+    for line in checkpoint_files.notes(models.checkpoint_dir()):
+        box.caption(md(line))
 
 
 def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
@@ -131,6 +139,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
                               "<name>-rnnsearch.pt / <name>-rnnencdec.pt.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
+    left_out_note(box)
     return chosen
 
 

@@ -1,0 +1,81 @@
+"""Which files of the checkpoint folder the app lists, and a one-line reason for each one it leaves out.
+
+Every ``*.pt`` file directly in the folder is a candidate. One reached through a symbolic link that
+leads outside the folder is never read (the data folders' rule, :func:`nmt.corpora.inside`). One
+that is not an intact, sealed checkpoint of ours, or whose description cannot be drawn, is left out
+of every picker and listed once as "unreadable: <why>" (:func:`notes`), so a bad file beside good
+ones never takes a page down.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from nmt import corpora
+
+UNREADABLE = "unreadable"  # the key under which ui.models.read_meta keeps why a file cannot be read
+
+
+def _pt_files(directory: Path) -> list[Path]:
+    try:
+        return sorted(directory.glob("*.pt"))
+    except OSError:
+        return []
+
+
+def listed(directory: Path) -> list[tuple[Path, float]]:
+    """The checkpoint files of ``directory`` to read, with their modification times: ``*.pt`` files
+    in it whose path, links resolved, stays inside it."""
+    try:
+        root = directory.resolve()
+    except OSError:
+        return []
+    out = []
+    for p in _pt_files(directory):
+        try:
+            if corpora.inside(p, root) and p.is_file():
+                out.append((p, p.stat().st_mtime))
+        except OSError:
+            continue
+    return out
+
+
+def problem(path: Path, mtime: float) -> str | None:
+    """Why the checkpoint at ``path`` cannot be listed (one line naming it), or None when it can."""
+    return _problem(str(path), mtime)
+
+
+@functools.lru_cache(maxsize=1024)  # every page run lists the folder several times: each file is judged once
+def _problem(name: str, mtime: float) -> str | None:
+    from ui import models  # it builds on this module
+
+    path = Path(name)
+
+    reason = models.read_meta(str(path), mtime).get(UNREADABLE)
+    if reason:
+        return str(reason)
+    try:  # everything the pickers and the catalogue draw from the file
+        info = models.CheckpointInfo(path, models._kind_of(path)[0], "rnnsearch", mtime)
+        models.describe(info)
+        models.score_phrase(models.read_meta(str(path), mtime).get("scores"))
+    except Exception as err:  # a sealed file written with odd values: left out, not a broken page
+        return f"{path.name} cannot be described ({type(err).__name__})"
+    return None
+
+
+def notes(directory: Path) -> list[str]:
+    """One line per file of ``directory`` the app leaves out, and why."""
+    try:
+        root = directory.resolve()
+    except OSError:
+        return []
+    out = []
+    for p in _pt_files(directory):
+        if not corpora.inside(p, root):
+            out.append(f"left out: {p.name} is a link to a file outside the checkpoint folder")
+    for p, mtime in listed(directory):
+        reason = problem(p, mtime)
+        if reason:
+            out.append(f"unreadable: {reason}")
+    return out
