@@ -6,7 +6,7 @@
         [--out bench/m30k-en-fr-ensemble.json]
 
 The members are the checkpoint files given (add a newly trained model by naming it too). Every
-member and the ensemble of all of them (:mod:`nmt.ensemble`: the members' log p averaged per step)
+member and the ensemble of all of them (:mod:`nmt.ensemble`: the members' log p averaged per step and renormalised)
 decode every split greedily and with beam 5 (length-normalised, as ``nmt.export`` scores the
 shipped models), scored by :func:`nmt.evaluate.evaluate`: the same sacrebleu settings (cased
 detokenised BLEU with its signature, lowercased, tokenised lowercased) as the ``scores`` of
@@ -82,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {
         "corpus": "Multi30k task 1, en→fr",
         "ensemble": {"name": describe_model(ens.config.to_dict()).name,
-                     "rule": "log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x), not renormalised "
-                             "(nmt/ensemble.py)",
+                     "rule": "log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x) − log Z_i, renormalised "
+                             "over the vocabulary (nmt/ensemble.py)",
                      "members": {n: {"checkpoint": str(m), "model": short_name(lm.config.to_dict())}
                                  for n, m, lm in zip(names, args.members, lms, strict=True)}},
         "data": {"dir": data.name if data.parent == ROOT / "evalsets" else str(args.data or "data/multi30k"),

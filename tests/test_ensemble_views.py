@@ -21,11 +21,12 @@ NAMES = ["RNNsearch", "Luong local-p"]
 
 
 def hand_step() -> tuple[DecodeTrace, StepRecord]:
-    """Two members writing "chien": p .25 and .40, so p_ens = sqrt(.1) = .3162; the second ranks "rouge" first."""
+    """Two members writing "chien": p .25 and .40, geometric mean sqrt(.1) = .3162, over Z = 0.9 (the
+    geometric means of every word summed, given here) p_ens = .3514; the second ranks "rouge" first."""
     members = [MemberStep(math.log(0.25), [0.6, 0.3, 0.1], ("chien", 0.25)),
                MemberStep(math.log(0.40), [0.2, 0.7, 0.1], ("rouge", 0.55))]
-    step = StepRecord(i=0, token="chien", token_id=7, logprob=math.log(math.sqrt(0.1)), forced=False, energies=None,
-                      alpha=[0.4, 0.5, 0.1], topk=[("chien", math.sqrt(0.1)), ("rouge", 0.2)], state_norm=1.0,
+    step = StepRecord(i=0, token="chien", token_id=7, logprob=math.log(math.sqrt(0.1) / 0.9), forced=False, energies=None,
+                      alpha=[0.4, 0.5, 0.1], topk=[("chien", math.sqrt(0.1) / 0.9), ("rouge", 0.2)], state_norm=1.0,
                       context_norm=1.0, members=members)
     return DecodeTrace("a dog", ["a", "dog", "</s>"], [False, False, False], "step", "attention", [step]), step
 
@@ -34,7 +35,7 @@ def test_member_rows_read_the_step() -> None:
     _, step = hand_step()
     rows = ev.member_rows(step, NAMES)
     assert [r["model"] for r in rows] == ["ensemble", "RNNsearch", "Luong local-p"]
-    assert [r["p"] for r in rows] == pytest.approx([0.31623, 0.25, 0.40], abs=1e-5)
+    assert [r["p"] for r in rows] == pytest.approx([0.35136, 0.25, 0.40], abs=1e-5)
     assert [r["alpha"] for r in rows] == [[0.4, 0.5, 0.1], [0.6, 0.3, 0.1], [0.2, 0.7, 0.1]]
     assert [r["agrees"] for r in rows] == [True, True, False]
     with pytest.raises(ValueError, match="2 members"):
@@ -49,14 +50,15 @@ def test_members_chart_has_each_rows_alpha_and_p() -> None:
     assert cells[("Luong local-p", "dog")] == 0.7
     assert len(cells) == 9
     assert heat["encoding"]["y"]["sort"] == ["ensemble", *NAMES]
-    assert [b["label"] for b in bar["data"]["values"]] == ["0.32", "0.25", "0.40"]
+    assert [b["label"] for b in bar["data"]["values"]] == ["0.35", "0.25", "0.40"]
     assert bar["encoding"]["x"]["axis"]["title"] == "p(“chien”)"
 
 
-def test_members_caption_gives_the_geometric_mean_and_who_disagrees() -> None:
+def test_members_caption_gives_the_normalised_geometric_mean_and_who_disagrees() -> None:
     _, step = hand_step()
     assert ev.members_caption(step, NAMES) == (
-        "p_ens(“chien”) = (0.25 · 0.40)^(1/2) = 0.32: the members' log p averaged. "
+        "p_ens(“chien”) = (0.25 · 0.40)^(1/2) / Z = 0.32 / 0.90 = 0.35: the members' log p averaged, then "
+        "renormalised (Z sums the geometric means of every word, so the ensemble's p sum to 1). "
         "Alone, Luong local-p would write “rouge” (p = 0.55).")
 
 

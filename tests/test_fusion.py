@@ -105,9 +105,12 @@ def test_shallow_fusion_of_a_constant_tm_and_a_unigram_lm_by_hand() -> None:
     assert [s.token for s in greedy(tm, ["a"])[0].steps[:2]] == ["un", "un"]
     steps = greedy(fused, ["a"])[0].steps
     assert [s.token for s in steps[:2]] == ["homme", "homme"]
-    assert steps[0].logprob == pytest.approx(math.log(0.4) + 0.5 * math.log(0.8), abs=1e-6)
-    assert steps[0].logprob == pytest.approx(-1.02786, abs=1e-5)
+    # renormalised: Z = e^score summed = .5·√.1 + .4·√.8 + .1·√.1 = .15811 + .35777 + .03162 = .54751,
+    # so log p_fused(homme) = −1.02786 − ln .54751 = −0.42548 (p .65345)
+    assert steps[0].logprob == pytest.approx(-0.42548, abs=1e-5)
+    assert dict(steps[0].topk)["un"] == pytest.approx(0.5 * math.sqrt(0.1) / 0.54751, abs=1e-5)
     [first] = explain(fused, greedy(fused, ["a"])[0])[:1]
+    assert first.score == pytest.approx(-1.02786, abs=1e-5)  # the panel's score: log p_TM + β log p_LM
     assert dict(first.fused_top)["un"] == pytest.approx(-1.84444, abs=1e-5)
     assert dict(first.fused_top)["</s>"] == pytest.approx(-3.45388, abs=1e-5)
     assert dict(first.lm_top)["homme"] == pytest.approx(0.8, abs=1e-6)
