@@ -17,9 +17,10 @@ import pytest
 import torch
 
 from nmt import checkpoint, cli
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import Stepper, beam_search, forced, greedy
-from nmt.ensemble import EnsembleError, ensemble_of
+from nmt.ensemble import EnsembleError, EnsembleState, ensemble_of
 from nmt.kinds import describe_model
 from nmt.luong import LuongConfig, LuongNMT
 from nmt.model import ModelConfig, RNNSearch
@@ -131,11 +132,65 @@ def test_the_ensembles_alpha_is_the_mean_of_what_each_member_records_alone() -> 
     assert DecodeTrace.from_dict(ens_trace.to_dict()) == ens_trace  # members survive the JSON export
 
 
+def peaked(lm: LoadedModel, seed: int) -> LoadedModel:
+    """``lm`` with a large random output bias (std 3): members that are sure of themselves and disagree,
+    so the mean of their log p is far from a distribution (Σ_k exp(mean) well below 1)."""
+    layer = lm.model.decoder.W_o if isinstance(lm.model, RNNSearch) else lm.model.W_s
+    with torch.no_grad():
+        layer.bias.add_(3.0 * torch.randn(len(lm.tgt_vocab), generator=torch.Generator().manual_seed(seed)))
+    return lm
+
+
+MIXES = {"two": [("rnnsearch", 0), ("luong-general", 1)],
+         "three": [("rnnsearch", 0), ("luong-local-p", 2), ("luong-general", 3)]}
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_every_p_shown_for_an_ensemble_sums_to_one(mix: str) -> None:
+    """Greedy, beam, forced, the stepper and a candidate list, every word listed (top-k = K_y): the
+    ensemble's p of each step sum to 1, and the written word's p is its top-k entry. Z_i, read off
+    each step as the members' geometric mean over p_ens, is far from 1: without renormalising, the
+    sums would not be 1."""
+    ens = ensemble_of([peaked(member(kind, seed), seed) for kind, seed in MIXES[mix]])
+    k = len(TGT_VOCAB)
+    refs = (TINY_DATA / "train.fr").read_text().splitlines()[:2]
+    traces = [*greedy(ens, SENTS[:3], topk=k), *beam_search(ens, SENTS[:2], beam=3, topk=k),
+              *forced(ens, SENTS[:2], refs, topk=k), Stepper(ens, SENTS[3], topk=k).run(),
+              *greedy(ens, SENTS[:2], topk=k, candidates=CandidateSpec(6, 0))]
+    steps = [s for t in traces for s in t.steps]
+    assert len(steps) > 20
+    for s in steps:
+        assert len(s.topk) == k and sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-5)
+        assert dict(s.topk)[s.token] == pytest.approx(s.prob, abs=1e-6)
+    z = [math.exp(sum(m.logprob for m in s.members) / len(s.members)) / s.prob for s in steps]
+    assert min(z) < 0.9  # Z_i = Σ_k Π_m p_m(k)^(1/M): what the renormalisation divides by
+
+
+def test_the_ensembles_state_and_context_are_its_members_side_by_side() -> None:
+    # by hand: ‖[3, 4; 12, 0, 5]‖ = sqrt(25 + 169) = 13.9284, ‖[0, 1; 0, 0, 0]‖ = 1
+    st = EnsembleState((torch.tensor([[3.0, 4.0], [0.0, 1.0]]), torch.tensor([[12.0, 0.0, 5.0], [0.0, 0.0, 0.0]])))
+    assert st.norm(dim=-1).tolist() == pytest.approx([13.92839, 1.0], abs=1e-5)
+    assert [x.tolist() for x in st.index_select(0, torch.tensor([1, 1])).members] == [[[0.0, 1.0]] * 2, [[0.0] * 3] * 2]
+    # decoding: each step's ‖s_{i-1}‖² and ‖c_i‖² are the sums of what each member records alone
+    a, b = member("rnnsearch"), member("luong-general", seed=2)
+    ens_trace = greedy(ensemble_of([a, b]), [SENTS[2]])[0]
+    src = " ".join(ens_trace.src_tokens[:-1])
+    out = " ".join(s.token for s in ens_trace.steps if s.token != "</s>")
+    alone = [forced(lm, [src], [out], pretokenized=True)[0].steps[: len(ens_trace.steps)] for lm in (a, b)]
+    for attr in ("state_norm", "context_norm"):
+        want = [math.hypot(getattr(x, attr), getattr(y, attr)) for x, y in zip(*alone, strict=True)]
+        np.testing.assert_allclose([getattr(s, attr) for s in ens_trace.steps], want, rtol=1e-5, err_msg=attr)
+        assert min(getattr(x, attr) for x in alone[1]) > 1e-3  # the second member's part is not nothing
+
+
 def test_members_with_other_vocabularies_or_languages_are_refused() -> None:
     a = member("rnnsearch")
     other = member("luong-general", tgt_vocab=Vocab(TGT_VOCAB.itos[:-1]))
     with pytest.raises(EnsembleError, match="different target vocabularies"):
         ensemble_of([a, other], ["a.pt", "b.pt"])
+    swapped = TGT_VOCAB.itos[:-2] + TGT_VOCAB.itos[-2:][::-1]  # same words, same size, two ids swapped
+    with pytest.raises(EnsembleError, match="different target vocabularies"):
+        ensemble_of([a, member("luong-general", tgt_vocab=Vocab(swapped))], ["a.pt", "b.pt"])
     de = LoadedModel(member("rnnsearch").model, SRC_VOCAB, TGT_VOCAB, EN, Tokenizer("de"), path="de.pt")
     with pytest.raises(EnsembleError, match="language pair"):
         ensemble_of([a, de], ["a.pt", "de.pt"])
@@ -159,3 +214,23 @@ def test_an_ensembles_description() -> None:
     d = describe_model({"arch": "ensemble", "members": configs})
     assert d.name == "Ensemble (3): RNNsearch + Luong general + Luong local-p"
     assert (d.kind, d.context, d.has_alpha) == ("ensemble", "attention", True)
+
+
+SHIPPED = [Path(__file__).resolve().parent.parent / "checkpoints" / f"m30k-en-fr-{n}.pt"
+           for n in ("rnnsearch", "luong-global-general", "luong-local-p")]
+
+
+@pytest.mark.skipif(not all(p.exists() for p in SHIPPED), reason="no shipped Multi30k members")
+def test_every_p_of_the_shipped_ensemble_sums_to_one() -> None:
+    """The shipped three-member ensemble, every word of its vocabulary listed, on real steps (greedy and
+    beam): Σ p = 1, where the members' plain geometric mean sums to well under 1 on some step."""
+    from nmt.ensemble import load_ensemble
+
+    ens = load_ensemble(SHIPPED)
+    k = len(ens.tgt_vocab)
+    traces = [*greedy(ens, ["Two dogs are playing in the snow.", "A man in a red coat sells fish."], topk=k),
+              *beam_search(ens, ["A girl is jumping."], beam=3, topk=k)]
+    steps = [s for t in traces for s in t.steps]
+    for s in steps:
+        assert sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-5)
+    assert min(math.exp(sum(m.logprob for m in s.members) / 3) / s.prob for s in steps) < 0.95
