@@ -80,6 +80,8 @@ def test_an_ensemble_of_one_model_or_a_model_with_itself_is_the_model(kind: str,
     for s in [*st.trace.steps, *(s for t in b_ens for s in t.steps)]:  # each copy is the model, on every beam row
         assert [m.logprob for m in s.members] == pytest.approx([s.logprob] * copies, abs=1e-6)
         assert [m.alpha for m in s.members] == [pytest.approx(s.alpha, abs=1e-6)] * copies
+        assert [m.top[0] for m in s.members] == [s.topk[0][0]] * copies  # each row's own first choice
+        assert [m.top[1] for m in s.members] == pytest.approx([s.topk[0][1]] * copies, abs=1e-5)
 
 
 def constant_output(lm: LoadedModel, probs: dict[str, float]) -> LoadedModel:

@@ -124,6 +124,9 @@ def test_partial_vocabulary_loss_by_hand_with_distinct_bias_rows() -> None:
     assert sampled_loss(logits, torch.tensor([[3, 5]]), vocab).item() == pytest.approx(2.28679, abs=1e-5)
     # padding (0) is in V′ but never a target: a padded position adds nothing
     assert sampled_loss(logits, torch.tensor([[3, 0]]), vocab).item() == pytest.approx(1.54533, abs=1e-5)
+    # label smoothing ε = 0.1 over V′'s three words: −log p′ = (1.24533, 1.54533, 0.69533), mean 1.16199;
+    # 0.9 · 1.54533 + 0.1 · 1.16199 = 1.50699
+    assert sampled_loss(logits, torch.tensor([[3, 0]]), vocab, 0.1).item() == pytest.approx(1.50699, abs=1e-5)
 
 
 @pytest.mark.parametrize("arch", ["rnnsearch", "luong"])
