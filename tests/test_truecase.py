@@ -130,3 +130,10 @@ def test_training_counts_mid_sentence_spellings_by_hand() -> None:
     tc = Truecaser(want)
     assert tc.truecase("Zebra saw THE Apple".split()) == "zebra saw the Apple".split()
     assert tc.truecase("We like APPLE pie".split()) == "We like Apple pie".split()  # "we" unknown: as typed
+
+
+def test_detruecasing_never_misaligns_the_sentence() -> None:
+    # Moses would drop an empty token and split one holding a space; then the tokens come back as they are
+    assert detruecase(["", "x"]) == ["", "x"]
+    assert detruecase(["a b", "c"]) == ["a b", "c"]
+    assert detruecase(["a", "b"]) == ["A", "b"]
