@@ -11,7 +11,7 @@ error otherwise) and each test list short (the tests that matter).
 from __future__ import annotations
 
 from scripts.mutant_def import Mutant, m
-from scripts.mutants_more import MORE
+from scripts.mutants_more import EXPLAINED, MORE
 
 DEC = "nmt/decoding.py"
 SRC = "nmt/source.py"
@@ -329,6 +329,8 @@ TIMELINE_AND_TYPED = [
     m("typed_group_without_search", "ui/models.py", "if g.name == TYPED_GROUP and g.search is not None", "if g.name == TYPED_GROUP",
       T_TYPED, "typed sentences go to a pair with no RNNsearch"),
 ]
+
+__all__ = ["EXPLAINED", "MUTANTS", "Mutant", "m"]
 
 MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *LARGE_VOCAB, *TIMELINE_AND_TYPED, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
                          *VIEWS_AND_DATA, *MORE]

@@ -215,3 +215,13 @@ LESSON = [
 
 MORE: list[Mutant] = [*SAMPLED_SOFTMAX, *ENSEMBLE, *FUSION, *CANDIDATE_LISTS, *QUANTIZE, *UNK_REPLACEMENT, *TRUECASE,
                       *TIMELINE, *LESSON]
+
+# Survivors and why: a survivor of the latest run is either explained here (an equivalent edit, or a
+# gap left open on purpose) or given a test. scripts/mutate.py writes this table into bench/mutation.json.
+EXPLAINED: dict[str, str] = {
+    "cand_union_all_rows": "survived the first run of these mutants: every candidate-list test gave the batch one "
+                           "sentence, where the union of the lists is the list; killed since by "
+                           "test_each_row_of_a_batch_renormalises_over_its_own_list (two sentences, two lists)",
+    "tc_detruecase_misaligned": "survived the first run: no test gave detruecasing a token Moses drops or splits; "
+                                "killed since by test_detruecasing_never_misaligns_the_sentence",
+}
