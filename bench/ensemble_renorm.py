@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     ens = ensemble_of([checkpoint.load(ROOT / "checkpoints" / m) for m in MEMBERS], list(MEMBERS))
-    out: dict[str, Any] = {"what": " ".join(__doc__.split("\n\n")[1].split()), "members": list(MEMBERS),
+    out: dict[str, Any] = {"what": " ".join(__doc__.split("\n\n")[2].split()),
+                           "command": "nice -n 10 python -m bench.ensemble_renorm", "members": list(MEMBERS),
                            "threads": 1, "splits": {}}
     for split, name, beam in [(s, n, b) for s in SPLITS for n, b in (("greedy", 1), ("beam5", 5))]:
         src, ref = read_parallel(ROOT / "data" / "multi30k", split, "en", "fr", args.sentences)
