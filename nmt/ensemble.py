@@ -6,13 +6,20 @@ An :class:`Ensemble` is a model with the inference API every decoder calls (``en
 member's own step (:meth:`nmt.model.RNNSearch.step`, :meth:`nmt.luong.LuongNMT.step`) on the
 word the ensemble wrote and combines them. With M members and per-member p_m:
 
-    log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x)          (N, K_y)
+    log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x) − log Z_i,
+    Z_i = Σ_k Π_m p_m(k | y_<i, x)^(1/M)                                   (N, K_y)
 
-the members' log p averaged per step, as issue 22 asks for the ensembles of Luong et al. (2015)
-and Jean et al. (2015). It is *not* renormalised: p_ens = exp(log p_ens) is the geometric mean of
-the members' p, which sums to ≤ 1 over the vocabulary (AM–GM), and greedy and beam search rank
-words by it exactly as by the sum of the members' log p. The log p of one model is the model's, so an
-ensemble of one model, or of a model with itself, decodes exactly as the model does.
+the members' log p averaged per step and renormalised: p_ens is the *normalised geometric mean* of
+the members' p (a product of experts), so it is a probability distribution over the vocabulary and
+every p the app shows for an ensemble sums to 1. Luong et al. (2015) and Jean et al. (2015) do not
+write their ensembles' rule out; the decoders of Bahdanau's group (dl4mt, then Nematus, whose beam
+search ranks "according to the sum of the models' log probabilities") combine members log-linearly,
+as here up to Z_i, rather than by the mean of their p. The unnormalised mean sums to ≤ 1 (AM–GM),
+far below 1 where the members disagree, so it is renormalised here. Within one step Z_i is shared
+by every word: the ranking of one step, and so greedy decoding, is that of the plain mean; a beam's
+scores gain −Σ_i log Z_i ≥ 0 along each hypothesis, which may change the beam's choice across steps.
+The log p of one model is the model's (Z_i = 1), so an ensemble of one model, or of a model with
+itself, decodes as the model does (to float rounding).
 
 What the ensemble's trace records, decided here once:
 
@@ -131,7 +138,7 @@ class EnsembleAttended(Attended):
 
 
 class Ensemble(nn.Module):
-    """Members decoding as one model: each runs its own step; their log p are averaged per step."""
+    """Members decoding as one model: each runs its own step; their log p are averaged and renormalised."""
 
     def __init__(self, members: Sequence[nn.Module], names: Sequence[str], itos: Sequence[str]) -> None:
         super().__init__()
@@ -177,7 +184,7 @@ class Ensemble(nn.Module):
             member_attended=tuple(o.attended for o in outs), member_log_probs=lp, itos=self.itos,
         )
         nxt = DecoderState(EnsembleState(tuple(o.state.s for o in outs)), state.y_prev)
-        return StepOutput(lp.mean(0), att, nxt)  # (N, K_y)   (1/M) Σ_m log p_m
+        return StepOutput(lp.mean(0).log_softmax(-1), att, nxt)  # (N, K_y)   (1/M) Σ_m log p_m − log Z_i
 
 
 def _tokenizer_key(lm: LoadedModel, side: str) -> tuple[str, Any]:

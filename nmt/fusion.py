@@ -10,8 +10,11 @@ model unchanged: it calls the TM's own :meth:`step` and the LM's own :meth:`step
 
       score(y_i = k) = log p_TM(k | y_<i, x) + β log p_LM(k | y_<i),
 
-  used as is by greedy and beam search. As in the paper the sum is *not* renormalised (it is a
-  score, not a log-probability; with β = 0 it is exactly log p_TM).
+  The paper ranks by this score as is; here the step's log p is the score renormalised over the
+  vocabulary, log p_fused(k) = score(k) − log Σ_k' exp score(k'), so every p shown for a fused step
+  is a probability (p_fused ∝ p_TM · p_LM^β). One step's ranking, and so greedy decoding, is the
+  score's; a beam's scores gain −log Z_i per step. With β = 0 it is exactly log p_TM (Z_i = 1, not
+  recomputed). The score itself is kept for the fusion panel (``FusedStepOutput.score``).
 * **Deep fusion** (§4.2): a controller gate g_i = σ(v_gᵀ s_i^LM + b_g) scales the LM's hidden
   state, which enters the TM's deep output beside its own inputs:
 
@@ -65,12 +68,14 @@ class FusedRecurrent:
 
 @dataclass
 class FusedStepOutput(StepOutput):
-    """A fused step: ``log_probs`` is the fused score; the TM's and the LM's own log p (N, K_y) and
-    the deep-fusion gate g_i (N,) (None for shallow fusion) are kept for the views."""
+    """A fused step: ``log_probs`` is the fused log p (shallow: the score renormalised); the TM's and
+    the LM's own log p (N, K_y), the deep-fusion gate g_i (N,) (None for shallow fusion) and the fused
+    score before renormalising (shallow: log p_TM + β log p_LM; deep: log p_fused) are kept for the views."""
 
     tm_log_probs: torch.Tensor | None = None
     lm_log_probs: torch.Tensor | None = None
     gate: torch.Tensor | None = None
+    score: torch.Tensor | None = None
 
 
 class DeepFusionController(nn.Module):
@@ -144,8 +149,9 @@ class FusedModel(nn.Module):
             tm_out = self.tm.step(enc, tm_state, context, alpha)
             own = tm_out.log_probs
             scores = own + self.beta * lm_out.log_probs
+        fused = scores if self.mode == "deep" or self.beta == 0 else scores.log_softmax(-1)  # − log Z_i
         nxt = DecoderState(FusedRecurrent(tm_out.state.s, lm_out.hidden), state.y_prev)
-        return FusedStepOutput(scores, tm_out.attended, nxt, own, lm_out.log_probs, gate)
+        return FusedStepOutput(fused, tm_out.attended, nxt, own, lm_out.log_probs, gate, scores)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -280,7 +286,7 @@ def explain(fused: LoadedModel, trace: Any, topk: int = 5) -> list[FusionStep]:
     out: list[FusionStep] = []
     for rec in trace.steps:
         step = model.step(enc, state, trace.context, tm_alone=True)
-        tm, lm, sc = step.tm_log_probs[0], step.lm_log_probs[0], step.log_probs[0]
+        tm, lm, sc = step.tm_log_probs[0], step.lm_log_probs[0], step.score[0]
         y = rec.token_id
         out.append(FusionStep(rec.i, rec.token, float(tm[y]), float(lm[y]), float(sc[y]),
                               None if step.gate is None else float(step.gate[0]),

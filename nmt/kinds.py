@@ -113,8 +113,9 @@ def describe_ensemble(members: list[Mapping[str, Any]]) -> ModelDescription:
     """E.g. "Ensemble (3): RNNsearch + Luong general + Luong local-p"; its α is the members' mean."""
     name = f"Ensemble ({len(members)}): " + " + ".join(short_name(m) for m in members)
     return ModelDescription("ensemble", "attention", name,
-                            f"{name}: the members' log p averaged per step; α is the mean of their α",
-                            "the members' log p averaged per step", ENSEMBLE_COLOUR, look=ENSEMBLE)
+                            f"{name}: the members' log p averaged per step and renormalised; α is the mean of "
+                            "their α", "the members' log p averaged per step and renormalised", ENSEMBLE_COLOUR,
+                            look=ENSEMBLE)
 
 
 def describe_model(config: Mapping[str, Any], context: str | None = None, name: str = "") -> ModelDescription:

@@ -6,7 +6,7 @@
         [--out bench/m30k-en-fr-ensemble.json]
 
 The members are the checkpoint files given (add a newly trained model by naming it too). Every
-member and the ensemble of all of them (:mod:`nmt.ensemble`: the members' log p averaged per step)
+member and the ensemble of all of them (:mod:`nmt.ensemble`: the members' log p averaged per step and renormalised)
 decode every split greedily and with beam 5 (length-normalised, as ``nmt.export`` scores the
 shipped models), scored by :func:`nmt.evaluate.evaluate`: the same sacrebleu settings (cased
 detokenised BLEU with its signature, lowercased, tokenised lowercased) as the ``scores`` of
@@ -73,17 +73,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--splits", nargs="+", default=list(SPLITS))
     p.add_argument("--decodings", nargs="+", default=list(DECODINGS), choices=list(DECODINGS))
     p.add_argument("--out", default=OUT)
+    p.add_argument("--only", nargs="+", default=None,
+                   help="systems to (re)run (member file stems, 'ensemble'), merged into an existing --out")
     args = p.parse_args(argv)
     lms = [checkpoint.load(m) for m in args.members]
     names = [Path(m).stem for m in args.members]
     ens = ensemble_of(lms, [Path(m).name for m in args.members])
     systems = {**dict(zip(names, lms, strict=True)), "ensemble": ens}
+    if args.only:
+        systems = {k: v for k, v in systems.items() if k in args.only}
     data = Path(args.data) if args.data else default_data(args.splits)
     out: dict[str, Any] = {
         "corpus": "Multi30k task 1, en→fr",
         "ensemble": {"name": describe_model(ens.config.to_dict()).name,
-                     "rule": "log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x), not renormalised "
-                             "(nmt/ensemble.py)",
+                     "rule": "log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x) − log Z_i, renormalised "
+                             "over the vocabulary (nmt/ensemble.py)",
                      "members": {n: {"checkpoint": str(m), "model": short_name(lm.config.to_dict())}
                                  for n, m, lm in zip(names, args.members, lms, strict=True)}},
         "data": {"dir": data.name if data.parent == ROOT / "evalsets" else str(args.data or "data/multi30k"),
@@ -95,6 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     texts = {s: read_parallel(data, s, "en", "fr") for s in args.splits}
     out["data"]["sha256"] = {s: {"en": text_sha256(src), "fr": text_sha256(ref)} for s, (src, ref) in texts.items()}
+    if args.only and Path(args.out).exists():  # keep the other systems' rows and the first run's record
+        old = json.loads(Path(args.out).read_text(encoding="utf-8"))
+        if old["data"]["sha256"] != out["data"]["sha256"]:
+            raise ValueError(f"{args.out} was scored on other test sentences than {data}")
+        rerun = {**out["run"], "systems": list(systems), "decodings": list(args.decodings)}
+        out = {**old, "ensemble": out["ensemble"], "reruns": [*old.get("reruns", []), rerun]}
     for dec in args.decodings:
         for split, (src, ref) in texts.items():
             for name, lm in sorted(systems.items(), key=lambda kv: kv[0] != "ensemble"):

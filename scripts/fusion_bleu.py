@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     lm_meta = load_lm(args.lm).meta
     results.update({
         "what": "BLEU of en→fr translation on Tatoeba test with and without fusion with a French language model "
-                "(Gülçehre et al. 2015 §4: shallow log p_TM + β log p_LM, unnormalised; deep: a gated LM state "
-                "in the TM's deep output)",
+                "(Gülçehre et al. 2015 §4: shallow log p_TM + β log p_LM, renormalised per step since the p shown "
+                "must be probabilities; deep: a gated LM state in the TM's deep output)",
         "test": f"{args.data.name}/test", "tm": args.tm.name, "lm": args.lm.name,
         "lm_scores": lm_meta.get("scores"),
         "lm_training": {k: lm_meta.get(k) for k in ("train_tokens", "train_seconds", "updates", "device", "threads")},

@@ -2,26 +2,16 @@
 """The mutants of :mod:`scripts.mutate`: realistic one-place mistakes, each with the tests meant to catch it.
 
 A mutant is (name, file, the exact old snippet, its replacement, the tests to run, what it breaks).
-The first thirteen are the survivors of issue 24's hand-made round; keep each snippet unique in its
-file (the script reports an error otherwise) and each test list short (the tests that matter).
+The first thirteen are the survivors of issue 24's hand-made round; :mod:`scripts.mutants_more` adds
+the partition softmax, ensembles, fusion, candidate lists, int8 storage, <unk> replacement,
+truecasing, the timeline and the lesson. Keep each snippet unique in its file (the script reports an
+error otherwise) and each test list short (the tests that matter).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Mutant:
-    """One source edit and the tests that should fail on it."""
-
-    name: str
-    file: str
-    old: str
-    new: str
-    tests: tuple[str, ...]
-    what: str
-
+from scripts.mutant_def import Mutant, m
+from scripts.mutants_more import EXPLAINED, MORE
 
 DEC = "nmt/decoding.py"
 SRC = "nmt/source.py"
@@ -44,11 +34,6 @@ T_BEAM = "tests/test_beam_views.py"
 T_LEN = "tests/test_length_quality.py"
 T_EVAL = "tests/test_evalsets.py"
 T_IG = "tests/test_ig_completeness.py"
-
-
-def m(name: str, file: str, old: str, new: str, tests: tuple[str, ...] | str, what: str) -> Mutant:
-    """A mutant; ``tests`` is one test path or node id, or several."""
-    return Mutant(name, file, old, new, (tests,) if isinstance(tests, str) else tests, what)
 
 
 def t(test: str) -> str:
@@ -345,5 +330,7 @@ TIMELINE_AND_TYPED = [
       T_TYPED, "typed sentences go to a pair with no RNNsearch"),
 ]
 
+__all__ = ["EXPLAINED", "MUTANTS", "Mutant", "m"]
+
 MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *LARGE_VOCAB, *TIMELINE_AND_TYPED, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
-                         *VIEWS_AND_DATA]
+                         *VIEWS_AND_DATA, *MORE]

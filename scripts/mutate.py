@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from scripts.mutants import MUTANTS, Mutant
+from scripts.mutants import EXPLAINED, MUTANTS, Mutant
 
 ROOT = Path(__file__).resolve().parents[1]
 LINKED = ("checkpoints",)  # large files: hard-linked (or copied) into the copy, never edited
@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"what": "Mutation testing (scripts/mutate.py, mutants in scripts/mutants.py): each mutant is one "
                    "realistic source edit; killed = its tests fail.",
            "command": "OMP_NUM_THREADS=1 nice -n 15 python -m scripts.mutate", **summary(results),
-           "seconds": round(time.perf_counter() - t0, 1), "mutants": results}
+           "seconds": round(time.perf_counter() - t0, 1), "explained": EXPLAINED, "mutants": results}
     out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     s = summary(results)
     print(f"{s['killed']} of {s['killed'] + s['survived']} killed ({s['killed_rate']}); errors {s['error']}; "

@@ -58,6 +58,21 @@ def test_the_models_step_renormalises_over_the_list(lm: checkpoint.LoadedModel, 
     assert restricted[0].item() == -math.inf
 
 
+def test_each_row_of_a_batch_renormalises_over_its_own_list(lm: checkpoint.LoadedModel) -> None:
+    """Two sentences with different lists in one batch: each row's p is its own list's renormalisation
+    of its full p (words in one row's list only are scored for that row, not dropped from the batch)."""
+    srcs = [prepare_source(lm, s) for s in ("A dog is sleeping on the bench.", "Two men are talking.")]
+    enc = encode_sources(lm, srcs)
+    state = lm.model.initial_state(enc, torch.tensor([BOS_ID, BOS_ID]))
+    lists = [[1, 3, 7, 11, 12], [1, 3, 5, 9, 20]]
+    assert 2 * len(set(lists[0]) | set(lists[1])) < len(lm.tgt_vocab)  # the path that gathers rows
+    with torch.no_grad():
+        full = lm.model.step(enc, state).log_probs
+        restricted = lm.model.step(enc.restrict(allowed_mask(lists, len(lm.tgt_vocab))), state).log_probs
+    for row, ids in enumerate(lists):
+        np.testing.assert_allclose(restricted[row].double().exp().numpy(), _renormalised(full[row], ids), atol=1e-6)
+
+
 def test_build_by_hand() -> None:
     vocab = Vocab(["<pad>", "<unk>", "<s>", "</s>", "le", "la", "chat", "chien", "noir"])
     tr = {"cat": ("chat", "matou"), "black": ("noir", "la"), "dark": ("noir",)}

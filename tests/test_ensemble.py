@@ -17,9 +17,10 @@ import pytest
 import torch
 
 from nmt import checkpoint, cli
+from nmt.candidates import CandidateSpec
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import Stepper, beam_search, forced, greedy
-from nmt.ensemble import EnsembleError, ensemble_of
+from nmt.ensemble import EnsembleError, EnsembleState, ensemble_of
 from nmt.kinds import describe_model
 from nmt.luong import LuongConfig, LuongNMT
 from nmt.model import ModelConfig, RNNSearch
@@ -64,7 +65,7 @@ def test_an_ensemble_of_one_model_or_a_model_with_itself_is_the_model(kind: str,
     lm = member(kind)
     ens = ensemble_of([lm] * copies)
     sents = SENTS[:4]
-    atol = 0.0 if copies == 1 else 1e-6  # (a + a) / 2 may round in its last bit
+    atol = 1e-6  # (a + a) / 2 and the renormalisation (Z_i = 1) may round in their last bits
     assert_same_decoding(greedy(ens, sents), greedy(lm, sents), atol)
     b_ens, b_lm = beam_search(ens, sents, beam=3, n_best=3), beam_search(lm, sents, beam=3, n_best=3)
     assert_same_decoding(b_ens, b_lm, atol)
@@ -79,6 +80,8 @@ def test_an_ensemble_of_one_model_or_a_model_with_itself_is_the_model(kind: str,
     for s in [*st.trace.steps, *(s for t in b_ens for s in t.steps)]:  # each copy is the model, on every beam row
         assert [m.logprob for m in s.members] == pytest.approx([s.logprob] * copies, abs=1e-6)
         assert [m.alpha for m in s.members] == [pytest.approx(s.alpha, abs=1e-6)] * copies
+        assert [m.top[0] for m in s.members] == [s.topk[0][0]] * copies  # each row's own first choice
+        assert [m.top[1] for m in s.members] == pytest.approx([s.topk[0][1]] * copies, abs=1e-5)
 
 
 def constant_output(lm: LoadedModel, probs: dict[str, float]) -> LoadedModel:
@@ -99,14 +102,17 @@ def test_two_members_average_log_p_as_worked_by_hand() -> None:
     b = constant_output(member("luong-general", seed=1), {"chat": 0.05, "chien": 0.40, "rouge": 0.55})
     ens = ensemble_of([a, b])
     step = greedy(ens, [SENTS[0]])[0].steps[0]
-    # log p_ens: chat (ln .70 + ln .05)/2 = −1.676, chien (ln .25 + ln .40)/2 = −1.151, rouge (ln .05 + ln .55)/2
-    # = −1.797: "chien" (averaging p instead would pick "chat": .375 > .325 > .30)
+    # mean log p: chat (ln .70 + ln .05)/2 = −1.676, chien (ln .25 + ln .40)/2 = −1.151, rouge (ln .05 + ln .55)/2
+    # = −1.797: "chien" (averaging p instead would pick "chat": .375 > .325 > .30). Geometric means
+    # chat sqrt(.035) = .18708, chien sqrt(.1) = .31623, rouge sqrt(.0275) = .16583, the other words
+    # e^−30 each: Z = .66914, so p_ens(chien) = .31623 / .66914 = .47259, p_ens(chat) = .27958.
     assert step.token == "chien"
-    assert step.logprob == pytest.approx(math.log(math.sqrt(0.25 * 0.40)), abs=1e-5)  # −1.1513
+    assert step.logprob == pytest.approx(math.log(0.47259), abs=1e-4)
     assert [m.logprob for m in step.members] == pytest.approx([math.log(0.25), math.log(0.40)], abs=1e-5)
     assert [m.top[0] for m in step.members] == ["chat", "rouge"]
     assert [m.top[1] for m in step.members] == pytest.approx([0.70, 0.55], abs=1e-5)
-    assert dict(step.topk)["chat"] == pytest.approx(math.sqrt(0.70 * 0.05), abs=1e-5)  # the geometric mean
+    assert dict(step.topk)["chat"] == pytest.approx(0.27958, abs=1e-5)  # the normalised geometric mean
+    assert dict(step.topk)["rouge"] == pytest.approx(0.24782, abs=1e-5)
 
 
 def test_the_ensembles_alpha_is_the_mean_of_what_each_member_records_alone() -> None:
@@ -128,11 +134,65 @@ def test_the_ensembles_alpha_is_the_mean_of_what_each_member_records_alone() -> 
     assert DecodeTrace.from_dict(ens_trace.to_dict()) == ens_trace  # members survive the JSON export
 
 
+def peaked(lm: LoadedModel, seed: int) -> LoadedModel:
+    """``lm`` with a large random output bias (std 3): members that are sure of themselves and disagree,
+    so the mean of their log p is far from a distribution (Σ_k exp(mean) well below 1)."""
+    layer = lm.model.decoder.W_o if isinstance(lm.model, RNNSearch) else lm.model.W_s
+    with torch.no_grad():
+        layer.bias.add_(3.0 * torch.randn(len(lm.tgt_vocab), generator=torch.Generator().manual_seed(seed)))
+    return lm
+
+
+MIXES = {"two": [("rnnsearch", 0), ("luong-general", 1)],
+         "three": [("rnnsearch", 0), ("luong-local-p", 2), ("luong-general", 3)]}
+
+
+@pytest.mark.parametrize("mix", MIXES)
+def test_every_p_shown_for_an_ensemble_sums_to_one(mix: str) -> None:
+    """Greedy, beam, forced, the stepper and a candidate list, every word listed (top-k = K_y): the
+    ensemble's p of each step sum to 1, and the written word's p is its top-k entry. Z_i, read off
+    each step as the members' geometric mean over p_ens, is far from 1: without renormalising, the
+    sums would not be 1."""
+    ens = ensemble_of([peaked(member(kind, seed), seed) for kind, seed in MIXES[mix]])
+    k = len(TGT_VOCAB)
+    refs = (TINY_DATA / "train.fr").read_text().splitlines()[:2]
+    traces = [*greedy(ens, SENTS[:3], topk=k), *beam_search(ens, SENTS[:2], beam=3, topk=k),
+              *forced(ens, SENTS[:2], refs, topk=k), Stepper(ens, SENTS[3], topk=k).run(),
+              *greedy(ens, SENTS[:2], topk=k, candidates=CandidateSpec(6, 0))]
+    steps = [s for t in traces for s in t.steps]
+    assert len(steps) > 20
+    for s in steps:
+        assert len(s.topk) == k and sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-5)
+        assert dict(s.topk)[s.token] == pytest.approx(s.prob, abs=1e-6)
+    z = [math.exp(sum(m.logprob for m in s.members) / len(s.members)) / s.prob for s in steps]
+    assert min(z) < 0.9  # Z_i = Σ_k Π_m p_m(k)^(1/M): what the renormalisation divides by
+
+
+def test_the_ensembles_state_and_context_are_its_members_side_by_side() -> None:
+    # by hand: ‖[3, 4; 12, 0, 5]‖ = sqrt(25 + 169) = 13.9284, ‖[0, 1; 0, 0, 0]‖ = 1
+    st = EnsembleState((torch.tensor([[3.0, 4.0], [0.0, 1.0]]), torch.tensor([[12.0, 0.0, 5.0], [0.0, 0.0, 0.0]])))
+    assert st.norm(dim=-1).tolist() == pytest.approx([13.92839, 1.0], abs=1e-5)
+    assert [x.tolist() for x in st.index_select(0, torch.tensor([1, 1])).members] == [[[0.0, 1.0]] * 2, [[0.0] * 3] * 2]
+    # decoding: each step's ‖s_{i-1}‖² and ‖c_i‖² are the sums of what each member records alone
+    a, b = member("rnnsearch"), member("luong-general", seed=2)
+    ens_trace = greedy(ensemble_of([a, b]), [SENTS[2]])[0]
+    src = " ".join(ens_trace.src_tokens[:-1])
+    out = " ".join(s.token for s in ens_trace.steps if s.token != "</s>")
+    alone = [forced(lm, [src], [out], pretokenized=True)[0].steps[: len(ens_trace.steps)] for lm in (a, b)]
+    for attr in ("state_norm", "context_norm"):
+        want = [math.hypot(getattr(x, attr), getattr(y, attr)) for x, y in zip(*alone, strict=True)]
+        np.testing.assert_allclose([getattr(s, attr) for s in ens_trace.steps], want, rtol=1e-5, err_msg=attr)
+        assert min(getattr(x, attr) for x in alone[1]) > 1e-3  # the second member's part is not nothing
+
+
 def test_members_with_other_vocabularies_or_languages_are_refused() -> None:
     a = member("rnnsearch")
     other = member("luong-general", tgt_vocab=Vocab(TGT_VOCAB.itos[:-1]))
     with pytest.raises(EnsembleError, match="different target vocabularies"):
         ensemble_of([a, other], ["a.pt", "b.pt"])
+    swapped = TGT_VOCAB.itos[:-2] + TGT_VOCAB.itos[-2:][::-1]  # same words, same size, two ids swapped
+    with pytest.raises(EnsembleError, match="different target vocabularies"):
+        ensemble_of([a, member("luong-general", tgt_vocab=Vocab(swapped))], ["a.pt", "b.pt"])
     de = LoadedModel(member("rnnsearch").model, SRC_VOCAB, TGT_VOCAB, EN, Tokenizer("de"), path="de.pt")
     with pytest.raises(EnsembleError, match="language pair"):
         ensemble_of([a, de], ["a.pt", "de.pt"])
@@ -156,3 +216,23 @@ def test_an_ensembles_description() -> None:
     d = describe_model({"arch": "ensemble", "members": configs})
     assert d.name == "Ensemble (3): RNNsearch + Luong general + Luong local-p"
     assert (d.kind, d.context, d.has_alpha) == ("ensemble", "attention", True)
+
+
+SHIPPED = [Path(__file__).resolve().parent.parent / "checkpoints" / f"m30k-en-fr-{n}.pt"
+           for n in ("rnnsearch", "luong-global-general", "luong-local-p")]
+
+
+@pytest.mark.skipif(not all(p.exists() for p in SHIPPED), reason="no shipped Multi30k members")
+def test_every_p_of_the_shipped_ensemble_sums_to_one() -> None:
+    """The shipped three-member ensemble, every word of its vocabulary listed, on real steps (greedy and
+    beam): Σ p = 1, where the members' plain geometric mean sums to well under 1 on some step."""
+    from nmt.ensemble import load_ensemble
+
+    ens = load_ensemble(SHIPPED)
+    k = len(ens.tgt_vocab)
+    traces = [*greedy(ens, ["Two dogs are playing in the snow.", "A man in a red coat sells fish."], topk=k),
+              *beam_search(ens, ["A girl is jumping."], beam=3, topk=k)]
+    steps = [s for t in traces for s in t.steps]
+    for s in steps:
+        assert sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-5)
+    assert min(math.exp(sum(m.logprob for m in s.members) / 3) / s.prob for s in steps) < 0.95

@@ -17,7 +17,16 @@ import torch
 from nmt import checkpoint
 from nmt.checkpoint import LoadedModel
 from nmt.decoding import Stepper, beam_search, forced, greedy
-from nmt.fusion import DeepFusionController, FusionFiles, LoadedLM, explain, find_fusion_files, fuse, load_lm
+from nmt.fusion import (
+    DeepFusionController,
+    FusionFiles,
+    LoadedLM,
+    explain,
+    find_fusion_files,
+    fuse,
+    load_controller,
+    load_lm,
+)
 from nmt.lm import GRULanguageModel, LMConfig
 from nmt.model import ModelConfig, RNNSearch
 from nmt.tokenize import Tokenizer
@@ -105,9 +114,12 @@ def test_shallow_fusion_of_a_constant_tm_and_a_unigram_lm_by_hand() -> None:
     assert [s.token for s in greedy(tm, ["a"])[0].steps[:2]] == ["un", "un"]
     steps = greedy(fused, ["a"])[0].steps
     assert [s.token for s in steps[:2]] == ["homme", "homme"]
-    assert steps[0].logprob == pytest.approx(math.log(0.4) + 0.5 * math.log(0.8), abs=1e-6)
-    assert steps[0].logprob == pytest.approx(-1.02786, abs=1e-5)
+    # renormalised: Z = e^score summed = .5·√.1 + .4·√.8 + .1·√.1 = .15811 + .35777 + .03162 = .54751,
+    # so log p_fused(homme) = −1.02786 − ln .54751 = −0.42548 (p .65345)
+    assert steps[0].logprob == pytest.approx(-0.42548, abs=1e-5)
+    assert dict(steps[0].topk)["un"] == pytest.approx(0.5 * math.sqrt(0.1) / 0.54751, abs=1e-5)
     [first] = explain(fused, greedy(fused, ["a"])[0])[:1]
+    assert first.score == pytest.approx(-1.02786, abs=1e-5)  # the panel's score: log p_TM + β log p_LM
     assert dict(first.fused_top)["un"] == pytest.approx(-1.84444, abs=1e-5)
     assert dict(first.fused_top)["</s>"] == pytest.approx(-3.45388, abs=1e-5)
     assert dict(first.lm_top)["homme"] == pytest.approx(0.8, abs=1e-6)
@@ -214,3 +226,64 @@ def test_explain_of_deep_fusion_reads_the_tm_alone_and_the_gate(tm, lm) -> None:
         assert e.score == pytest.approx(w.logprob, abs=1e-6)
         assert e.gate == pytest.approx(g, abs=1e-9)
     assert any(abs(e.score - e.tm_logprob) > 1e-3 for e in steps)  # the LM's state changed the readout
+
+
+def _fused_systems(tm: LoadedModel, lm: LoadedLM) -> dict[str, LoadedModel]:
+    ctl = _controller(lm)
+    return {"shallow β=0.5": fuse(tm, lm, "shallow", beta=0.5), "shallow β=1": fuse(tm, lm, "shallow", beta=1.0),
+            "deep": fuse(tm, lm, "deep", controller=ctl), "deep g=1": fuse(tm, lm, "deep", controller=ctl, gate=1.0)}
+
+
+def test_every_p_shown_for_a_fused_model_sums_to_one(tm, lm) -> None:
+    """Greedy, beam and the stepper, every word listed: each step's p sum to 1 for every fusion mode,
+    and so do explain's p_TM and p_LM; the shallow score (e^score summed) is far from 1, so the sums
+    hold because the fused score is renormalised, not by accident."""
+    k = len(tm.tgt_vocab)
+    for name, fused in _fused_systems(tm, lm).items():
+        traces = [*greedy(fused, SENTS, topk=k), *beam_search(fused, SENTS[:2], beam=3, topk=k),
+                  Stepper(fused, SENTS[0], topk=k).run()]
+        for s in (s for t in traces for s in t.steps):
+            assert sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-6), name
+            assert dict(s.topk)[s.token] == pytest.approx(s.prob, abs=1e-7), name
+        for e in explain(fused, traces[0], topk=k):
+            assert sum(p for _, p in e.tm_top) == pytest.approx(1.0, abs=1e-6)
+            assert sum(p for _, p in e.lm_top) == pytest.approx(1.0, abs=1e-6)
+            if name.startswith("shallow"):
+                assert sum(math.exp(v) for _, v in e.fused_top) < 0.9  # the score itself is no distribution
+                assert e.score == pytest.approx(e.tm_logprob + fused.model.beta * e.lm_logprob, abs=1e-6)
+
+
+def test_deep_fusion_gate_by_hand() -> None:
+    """g = σ(v_gᵀ s + b_g) and W_f (g s): v_g = (1, −2), b_g = 0.5, s = (0.3, 0.4): v_gᵀ s + b_g = 0,
+    so g = 0.5 and W_f (g s) with W_f = [[2, 0], [0, 4], [1, 1]] is (0.3, 0.8, 0.35); held at 0.2:
+    (0.12, 0.32, 0.14)."""
+    ctl = DeepFusionController(2, 3)
+    with torch.no_grad():
+        ctl.gate.weight.copy_(torch.tensor([[1.0, -2.0]]))
+        ctl.gate.bias.fill_(0.5)
+        ctl.W_f.weight.copy_(torch.tensor([[2.0, 0.0], [0.0, 4.0], [1.0, 1.0]]))
+    g, extra = ctl(torch.tensor([[0.3, 0.4]]))
+    assert g.tolist() == pytest.approx([0.5], abs=1e-6)
+    assert extra[0].tolist() == pytest.approx([0.3, 0.8, 0.35], abs=1e-6)
+    g, extra = ctl(torch.tensor([[0.3, 0.4]]), held=0.2)
+    assert g.tolist() == pytest.approx([0.2]) and extra[0].tolist() == pytest.approx([0.12, 0.32, 0.14], abs=1e-6)
+
+
+EUROPARL = ROOT / "checkpoints" / "europarl-en-fr-rnnsearch-50.pt"
+
+
+@pytest.mark.skipif(not (LM_FILE.exists() and EUROPARL.exists()), reason="no shipped fusion files")
+def test_every_p_of_the_shipped_fusion_sums_to_one() -> None:
+    """The shipped Europarl RNNsearch-50 with the Tatoeba LM, shallow (β = 0.2) and deep (its controller):
+    a few real steps, every word of the 30k vocabulary listed."""
+    tm = checkpoint.load(EUROPARL)
+    lm = load_lm(LM_FILE)
+    files = find_fusion_files(FUSION_DIR, tm)
+    ctl = load_controller(files.controller)[0] if files.controller else None
+    modes = [fuse(tm, lm, "shallow", beta=0.2), *([fuse(tm, lm, "deep", controller=ctl)] if ctl else [])]
+    for fused in modes:
+        st = Stepper(fused, "The committee has adopted the report.", topk=len(tm.tgt_vocab))
+        for _ in range(3):
+            st.step()
+        for s in st.trace.steps:
+            assert sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-5)

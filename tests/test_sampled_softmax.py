@@ -12,7 +12,7 @@ from torch import nn
 from nmt.data import Example, make_batch
 from nmt.luong import LuongConfig, build_model
 from nmt.model import ModelConfig, RNNSearch, sequence_loss
-from nmt.sampled_softmax import RestrictedLinear, install, partition_batches, partition_corpus, sampled_loss
+from nmt.sampled_softmax import RestrictedLinear, install, partition_batches, partition_corpus, positions, sampled_loss
 from nmt.vocab import Vocab
 
 
@@ -103,3 +103,61 @@ def test_partition_batches_cover_every_example_once() -> None:
         assert set(batch.tgt_out.flatten().tolist()) <= set(vocab.tolist())
         seen += batch.src.shape[0]
     assert seen == len(ex)
+
+
+def test_partial_vocabulary_loss_by_hand_with_distinct_bias_rows() -> None:
+    """Six words, φ ∈ R², every row of W and b different; V′ = {0, 3, 5} (not the first rows).
+
+    z_k = w_k·φ + b_k over V′ only. φ_1 = (0.4, −0.3): z_0 = 0.4, z_3 = −0.4 − 0.6 + 1.1 = 0.1,
+    z_5 = 0.2 − 0.15 + 0.9 = 0.95; target 3: log(e^0.4 + e^0.1 + e^0.95) − 0.1 = 1.54533.
+    φ_2 = (1.0, 0.5): z_0 = 1.0, z_3 = −1 + 1 + 1.1 = 1.1, z_5 = 0.5 + 0.25 + 0.9 = 1.65; target 5:
+    log(e^1.0 + e^1.1 + e^1.65) − 1.65 = 0.74146. Summed: 2.28679."""
+    out = RestrictedLinear(2, 6)
+    with torch.no_grad():
+        out.weight.copy_(torch.tensor([[1.0, 0], [0, 1], [1, 1], [-1, 2], [2, -1], [0.5, 0.5]]))
+        out.bias.copy_(torch.tensor([0.0, 0.3, -0.7, 1.1, -0.2, 0.9]))
+    vocab = torch.tensor([0, 3, 5])
+    out.candidates = vocab
+    phi = torch.tensor([[[0.4, -0.3], [1.0, 0.5]]])
+    logits = out(phi)
+    torch.testing.assert_close(logits, torch.tensor([[[0.4, 0.1, 0.95], [1.0, 1.1, 1.65]]]), rtol=0, atol=1e-6)
+    assert sampled_loss(logits, torch.tensor([[3, 5]]), vocab).item() == pytest.approx(2.28679, abs=1e-5)
+    # padding (0) is in V′ but never a target: a padded position adds nothing
+    assert sampled_loss(logits, torch.tensor([[3, 0]]), vocab).item() == pytest.approx(1.54533, abs=1e-5)
+    # label smoothing ε = 0.1 over V′'s three words: −log p′ = (1.24533, 1.54533, 0.69533), mean 1.16199;
+    # 0.9 · 1.54533 + 0.1 · 1.16199 = 1.50699
+    assert sampled_loss(logits, torch.tensor([[3, 0]]), vocab, 0.1).item() == pytest.approx(1.50699, abs=1e-5)
+
+
+@pytest.mark.parametrize("arch", ["rnnsearch", "luong"])
+def test_partial_vocabulary_loss_of_a_model_equals_a_hand_restricted_full_softmax(arch: str) -> None:
+    """A model whose output-bias rows all differ: for several V′ (random subsets holding the targets),
+    the loss is Σ_t logsumexp_{k ∈ V′} z_k − z_{y_t}, with z the *full* layer's logits (float64)."""
+    model, src, tgt, ex = _tiny(arch)
+    layer = install(model)
+    with torch.no_grad():
+        layer.bias.copy_(torch.linspace(-3.0, 3.0, len(tgt))[torch.randperm(len(tgt))])
+    b = make_batch(ex, src, tgt)
+    z = model(b.src, b.src_len, b.tgt_in).detach().double()  # (B, T, K): every word's logit
+    needed = set(b.tgt_out.flatten().tolist()) | {0}
+    g = torch.Generator().manual_seed(7)
+    for extra in (0, 3, 11):
+        others = [i for i in torch.randperm(len(tgt), generator=g).tolist() if i not in needed][:extra]
+        vocab = sorted(needed | set(others))
+        hand = 0.0
+        for bi, t in itertools.product(range(z.shape[0]), range(z.shape[1])):
+            y = int(b.tgt_out[bi, t])
+            if y != 0:
+                hand += float(torch.logsumexp(z[bi, t, vocab], 0) - z[bi, t, y])
+        layer.candidates = torch.tensor(vocab)
+        got = sampled_loss(model(b.src, b.src_len, b.tgt_in), b.tgt_out, layer.candidates).item()
+        assert got == pytest.approx(hand, rel=1e-5), (extra, got, hand)
+    layer.candidates = None
+
+
+def test_partitions_at_exactly_tau_words() -> None:
+    # τ = 4: {0, 3, 4} + {5} = 4 words exactly (kept together); the next sentence's 6 makes 5 → split.
+    parts = partition_corpus([[4, 3], [5, 3], [6, 3]], tau=4)
+    assert [(p.start, p.end, p.vocab) for p in parts] == [(0, 2, [0, 3, 4, 5]), (2, 3, [0, 3, 6])]
+    # each target's position in V′ (padding → 0)
+    assert positions(torch.tensor([[5, 3, 0]]), torch.tensor([0, 3, 4, 5])).tolist() == [[3, 1, 0]]

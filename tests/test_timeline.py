@@ -77,6 +77,15 @@ def test_write_read_round_trip_and_rewind(tmp_path: Path) -> None:
     assert again.updates == [0, 5] and again.entries[0]["translations"] == ["new"]
 
 
+def test_rewind_keeps_the_entry_of_the_update_it_resumes_at() -> None:
+    tl = timeline.Timeline({"format": timeline.FORMAT})
+    for u in (8, 0, 7, 5):
+        tl.add({"update": u, "scheduled": True}, {0: np.eye(2)})
+    assert tl.updates == [0, 5, 7, 8]  # kept in update order whatever the order of adding
+    tl.rewind(7)
+    assert tl.updates == [0, 5, 7] and sorted(tl.alpha) == [(0, 0), (5, 0), (7, 0)]
+
+
 def test_mean_entropy_leaves_out_the_end_of_sentence_row() -> None:
     tl = _hand_made()
     assert timeline.mean_entropy(tl, 0) == pytest.approx(1.0)  # uniform over 3 → H / log 3 = 1

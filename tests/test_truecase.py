@@ -110,3 +110,30 @@ def test_old_checkpoint_without_truecaser_unchanged(tmp_path: Path) -> None:
     assert lm.src_tok.truecaser is None and lm.tgt_tok.truecaser is None
     assert lm.src_tok.tokenize("My brother Tom.") == ["My", "brother", "Tom", "."]
     assert lm.tgt_tok.detokenize(["mon", "frère", "."]) == "mon frère."
+
+
+COUNTED = [s.split() for s in (
+    "Apple pie is nice .", "I like Apple pie .", "we eat apple pie .", "They saw Apple .", "Zebra runs .",
+    "Zebra runs .", "a zebra runs .", "Where is the cat ?", "the cat saw the dog and THE bird .")]
+
+
+def test_training_counts_mid_sentence_spellings_by_hand() -> None:
+    """Counted by hand, every token but each sentence's first (and the letterless "." and "?"):
+    apple: Apple 2 (lines 2, 4), apple 1 (line 3) → Apple, although "Apple" also starts line 1;
+    zebra: zebra 1 (line 7) → zebra, although "Zebra" starts two lines; the: the 2 (lines 8, 9),
+    THE 1 → the; every other counted word has one spelling. Words seen only sentence-initially
+    ("I", "They", "Where", and the lower-case "we", "a") are not learnt at all."""
+    want = {w: w for w in ("pie", "is", "nice", "like", "eat", "saw", "runs", "zebra", "the", "cat", "dog", "and",
+                           "bird")}
+    want["apple"] = "Apple"
+    assert Truecaser.train(COUNTED).best == want
+    tc = Truecaser(want)
+    assert tc.truecase("Zebra saw THE Apple".split()) == "zebra saw the Apple".split()
+    assert tc.truecase("We like APPLE pie".split()) == "We like Apple pie".split()  # "we" unknown: as typed
+
+
+def test_detruecasing_never_misaligns_the_sentence() -> None:
+    # Moses would drop an empty token and split one holding a space; then the tokens come back as they are
+    assert detruecase(["", "x"]) == ["", "x"]
+    assert detruecase(["a b", "c"]) == ["a b", "c"]
+    assert detruecase(["a", "b"]) == ["A", "b"]

@@ -14,7 +14,7 @@ from nmt.decoding import greedy
 from nmt.lexicon import SUFFIX, beside, write_lexicon
 from nmt.model import ModelConfig, RNNSearch
 from nmt.trace import DecodeTrace, Replacement, StepRecord
-from nmt.unk_replace import COPIED, DICTIONARY, OutputWord, replace_in_trace
+from nmt.unk_replace import COPIED, DICTIONARY, OutputWord, replace_in_trace, with_dictionary
 from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +60,46 @@ def test_unk_without_attention_or_with_a_tie_stays_and_output_stops_at_eos() -> 
     assert replace_in_trace(_trace(steps), TABLE) == [OutputWord(UNK), OutputWord("x")]
     tie = [_step(0, UNK, [0.3, 0.3, 0.2, 0.1, 0.1])]  # the mean context's uniform α points at no one word
     assert replace_in_trace(_trace(tie), TABLE) == [OutputWord(UNK)]
+
+
+OWN = {"the": "le", "Zorblax": "Zorblaxe", "ate": "mangé", "cheese": "fromage"}  # a trace's own dictionary
+CASES = {  # name: (the table given to replace_in_trace, the trace's own dictionary)
+    "missing": (None, {}), "own": (None, OWN), "empty table": ({}, OWN),
+    "partial table": ({"the": "la", "cheese": "fromages", "bread": "pain"}, OWN), "full table": (TABLE, {}),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("j", range(len(SRC)))
+def test_every_source_position_and_every_dictionary_case(case: str, j: int) -> None:
+    """An <unk> whose α peaks at source position j (the first word included) becomes that word's entry
+    in the dictionary in force (the table when one is given, even an empty one; else the trace's own),
+    labelled "dictionary", else the word itself, "copied"; at the final </s> the real words tie and
+    the <unk> stays. The words around it are kept."""
+    table, own = CASES[case]
+    alpha = [0.1] * len(SRC)
+    alpha[j] = 0.6
+    steps = [_step(0, "x", [0.2] * 5), _step(1, UNK, alpha), _step(2, "y", [0.2] * 5), _step(3, EOS, [0.2] * 5)]
+    got = replace_in_trace(_trace(steps, own), table)
+    used = own if table is None else table
+    word = SRC[j]
+    if word == EOS:
+        want = OutputWord(UNK)
+    elif word in used:
+        want = OutputWord(used[word], DICTIONARY)
+    else:
+        want = OutputWord(word, COPIED)
+    assert got == [OutputWord("x"), want, OutputWord("y")]
+
+
+def test_the_empty_and_the_partial_table_by_hand() -> None:
+    # <unk>s pointing at "the" (j = 0), "Zorblax" (1) and "cheese" (3), the trace's own dictionary OWN
+    steps = [_step(0, UNK, [0.7, 0.1, 0.1, 0.05, 0.05]), _step(1, UNK, [0.1, 0.6, 0.1, 0.1, 0.1]),
+             _step(2, UNK, [0.05, 0.05, 0.1, 0.6, 0.2])]
+    assert [w.word for w in replace_in_trace(_trace(steps, OWN))] == ["le", "Zorblaxe", "fromage"]
+    assert [w.word for w in replace_in_trace(_trace(steps, OWN), {})] == ["the", "Zorblax", "cheese"]
+    assert [w.word for w in replace_in_trace(_trace(steps, OWN), {"the": "la"})] == ["la", "Zorblax", "cheese"]
+    assert with_dictionary(_trace(steps, OWN), {"the": "la", "bread": "pain"}).dictionary == {"the": "la"}
 
 
 def test_a_checkpoint_finds_its_dictionary_by_prefix(tmp_path: Path) -> None:

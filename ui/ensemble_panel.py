@@ -63,7 +63,8 @@ def toggle(group: models.ModelGroup) -> None:
         return
     names = " + ".join(models.description(c).name.removeprefix("Luong 2015, ") for c in found)
     st.toggle(f"Ensemble of {len(found)} models", key="ens", **url.BOUND, on_change=ctl.on_setting, args=("ens",),
-              help=f"Decode with {names} together: at every step their log p are averaged (Luong et al. 2015, "
+              help=f"Decode with {names} together: at every step their log p are averaged and renormalised, "
+                   "so the ensemble's p are the normalised geometric mean of theirs (Luong et al. 2015, "
                    "Jean et al. 2015). They share this group's vocabularies.")
 
 

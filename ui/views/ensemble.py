@@ -2,12 +2,14 @@
 
 Pure builders over one :class:`~nmt.trace.StepRecord` of an ensemble's trace (:mod:`nmt.ensemble`):
 the ensemble's row first, then one row per member, in the members' order. The ensemble's α row is
-the mean of the members' rows and its p the geometric mean of their p (exp of the mean log p), as
-the trace records them; nothing here recomputes either, the rows are read from the step.
+the mean of the members' rows and its p the normalised geometric mean of their p (exp of the mean
+log p, divided by Z_i, its sum over the vocabulary), as the trace records them; nothing here
+recomputes either, the rows are read from the step.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,11 +117,15 @@ def members_chart(trace: DecodeTrace, step: StepRecord, names: Sequence[str],
 
 
 def members_caption(step: StepRecord, names: Sequence[str]) -> str:
-    """One line: the ensemble's p of the written word as the geometric mean of the members' p, and
-    which members on their own would have written another word (plain text; the page escapes it)."""
+    """One line: the ensemble's p of the written word as the geometric mean of the members' p over
+    Z_i (read off the step: the geometric mean over p_ens), and which members on their own would have
+    written another word (plain text; the page escapes it)."""
     rows = member_rows(step, names)
     ps = " · ".join(prob_text(r["p"]) for r in rows[1:])
     k = len(rows) - 1
-    line = f"p_ens(“{step.token}”) = ({ps})^(1/{k}) = {step.prob:.2f}: the members' log p averaged."
+    geo = math.exp(sum(r["logprob"] for r in rows[1:]) / k)
+    line = (f"p_ens(“{step.token}”) = ({ps})^(1/{k}) / Z = {prob_text(geo)} / {geo / step.prob:.2f} = "
+            f"{prob_text(step.prob)}: the members' log p averaged, then renormalised (Z sums the geometric "
+            "means of every word, so the ensemble's p sum to 1).")
     others = [f"{r['model']} would write “{r['top']}” (p = {r['top_p']:.2f})" for r in rows[1:] if not r["agrees"]]
     return line + (" Alone, " + "; ".join(others) + "." if others else " Every member alone ranks it first too.")

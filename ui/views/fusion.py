@@ -18,8 +18,9 @@ from ui.views.common import esc, readable
 MODE_LABELS = {"none": "the translation model alone", "shallow": "score = log p_TM + β log p_LM",
                "deep": "a gate g_i lets the LM's state into the deep output"}
 GATE_COLOUR = "#7b3294"
-SHALLOW_NOTE = ("As in Gülçehre et al. (2015) the fused score is not renormalised: the candidates' percentages "
-                "beside it show e^score, which no longer sums to 1; with β = 0 they are the translation model's p.")
+SHALLOW_NOTE = ("Gülçehre et al. (2015) rank words by the score as is; the candidates' percentages beside it are "
+                "the score renormalised over the vocabulary, p_fused ∝ p_TM · p_LM^β, so they are probabilities "
+                "(summing to 1) and rank the words as the score does; with β = 0 they are the translation model's p.")
 
 
 def topk_rows(step: FusionStep) -> list[dict[str, Any]]:
