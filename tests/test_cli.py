@@ -111,7 +111,8 @@ def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ck
     helped = subprocess.run([sys.executable, "-m", "nmt", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert helped.returncode == 0
     listed = re.findall(r"^  (\w+)  ", helped.stdout, flags=re.M)
-    assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline", "seal"]
+    assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline",
+                      "seal"]
     for name, (module, _) in tool.SUBCOMMANDS.items():
         assert module == f"nmt.{name}" and callable(__import__(module, fromlist=["main"]).main)
     text = "A man rides a bike.\n\nTwo dogs play in the snow.\n"
