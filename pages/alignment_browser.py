@@ -31,6 +31,7 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     from ui import widgets as W
     from ui.views.alignment import (
         browser_frame,
+        coverage_line,
         domain_note,
         filter_pairs,
         forced_facts,
@@ -195,9 +196,13 @@ def table(data: Pairs, idx: list[int], own: list[dict], forced: list[dict]) -> p
                      "α entropy": num(format="%.2f", help="mean entropy of α over the translation's words (nats)"),
                      "max α": num(format="%.2f", help="mean over the translation's words of the largest α_ij"),
                      "ref log p": num(format="%.2f", help="log-probability of the reference (forced decoding)"),
+                     "flags": num(width="small", help="source words the translation read less than 0.2 in all "
+                                  "(unread) or more than 3 times (re-read): Σ_i α_ij"),
                      **{c: st.column_config.TextColumn(width="medium") for c in ("source", "reference", "translation")},
                  })
     st.caption("Click a column header to sort, a row to show that pair below.")
+    if line := coverage_line(df.to_dict("records")):
+        st.caption(line)
     return df
 
 

@@ -43,6 +43,7 @@ SOURCES = {
     "candidates": "bench/candidates.json",
     "paired_europarl": "bench/paired-europarl-newstest2014.json",
     "paired_m30k": "bench/paired-m30k-test2016.json",
+    "coverage": "bench/coverage-flags.json",
 }
 BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "models": B.models,
@@ -58,6 +59,7 @@ BLOCKS: dict[str, Callable[[dict[str, Any]], str]] = {
     "unknown": B.unknown,
     "candidates": B.candidates,
     "paired": P.paired,
+    "coverage": P.coverage,
 }
 WIDTH = 100  # generated prose is wrapped like the hand-written text; tables are not
 MARKUP_START = re.compile(r"(\d+[.)]|[-+*>#]|#+) ")

@@ -56,3 +56,21 @@ def paired(s: dict[str, Any]) -> str:
             "p < 0.05 about one test in twenty comes out below it by chance alone, so a single p near 0.05 is weak "
             "evidence."]
     return "\n".join(out)
+
+
+def coverage(s: dict[str, Any]) -> str:
+    """Whether attention's coverage flags go with worse translations, per model and test set (Spearman ρ
+    between a sentence's flag count and its chrF, and the mean chrF with and without flags)."""
+    rows = ["| model | test set | sentences | flagged | ρ (flags, chrF) | p | chrF flagged | chrF clean |",
+            "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for e in s["coverage"]:
+        rows.append(f"| {e['checkpoint'].removesuffix('.pt')} | {e['data']}/{e['split']} | {count(e['n'])} | "
+                    f"{count(e['flagged'])} | {e['spearman_rho']:+.3f} | {e['p_value']:.2g} | "
+                    f"{e['chrf_flagged']:.2f} | {e['chrf_clean']:.2f} |")
+    first = s["coverage"][0]
+    weak = max(abs(e["spearman_rho"]) for e in s["coverage"])
+    return "\n".join([
+        f"A word is flagged unread below Σ_i α_ij = {first['unread_below']:g} and re-read above "
+        f"{first['reread_above']:g} (greedy translations, sentence chrF by sacrebleu):", "", *rows, "",
+        f"The flags go with worse translations, but weakly: |ρ| is at most {weak:.2f}, so a flag marks a sentence "
+        "worth a look, not a bad one."])

@@ -251,7 +251,7 @@ def test_table_rows_from_cached_facts() -> None:
     row = table_row(7, "a dog", "un chien .", own, facts, ({(0, 0)}, {(1, 0)}))
     assert row["#"] == 7 and row["ref words"] == 3 and row["AER"] == pytest.approx(1 / 3)
     df = browser_frame([row])
-    assert list(df.columns[:5]) == ["#", "BLEU", "chrF", "AER", "α entropy"]  # scores first, texts last
+    assert list(df.columns[:5]) == ["#", "BLEU", "chrF", "AER", "flags"]  # scores first, texts last
     assert list(df.columns[-3:]) == ["source", "reference", "translation"]
     res = links_corpus_aer([facts["links"], frozenset({(0, 0)})], [{(0, 0)}, {(0, 0)}], [{(1, 0)}, set()])
     assert res["aer"] == pytest.approx(1 - 4 / 5) and res["sentences"] == 2  # |A| = 3, |S| = 2, hits 2 + 2

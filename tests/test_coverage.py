@@ -39,3 +39,18 @@ def test_flags_against_sentence_chrf() -> None:
     assert res["chrf_flagged"] == pytest.approx(65.0) and res["chrf_clean"] == pytest.approx(90.0)
     none = flags_vs_quality([0, 0, 0], [50.0, 60.0, 70.0])
     assert none["spearman_rho"] is None and math.isnan(none["chrf_flagged"]) and none["chrf_clean"] == 60.0
+
+
+def test_the_alignment_browsers_rows_carry_the_flags_and_their_line() -> None:
+    """The corpus table's facts of a translation: its flag count and the flagged words, from its trace's α."""
+    from tests.traces import make_trace
+    from ui.views.alignment import coverage_line, own_facts
+
+    rows = [[0.9, 0.0, 0.1], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05], [0.9, 0.0, 0.1], [0.1, 0.0, 0.9]]
+    t = make_trace(rows, ["chien"] * 4 + ["</s>"])  # source s0 s1 </s>
+    facts = own_facts(t, "le chien et le chat")
+    assert (facts["flags"], facts["unread"], facts["re-read"]) == (2, "s1", "s0")  # C = 3.7, 0.1, 1.2
+    line = coverage_line([{"flags": f, "chrF": q} for f, q in [(0, 80.0), (1, 70.0), (2, 40.0), (0, 90.0)]])
+    assert "2 of 4 sentences flagged" in line and "mean chrF 55.0 flagged vs 85.0 clean" in line
+    assert "ρ(flags, chrF) = -0.95" in line
+    assert coverage_line([{"flags": None, "chrF": 50.0}] * 5) is None

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from nmt.align import Links, alignment_error, argmax_links
+from nmt.coverage import REREAD, UNREAD, coverage, flags_vs_quality
 from nmt.metrics import sentence_scores
 from nmt.tokenize import Tokenizer
 from nmt.trace import DecodeTrace
@@ -50,8 +51,25 @@ def own_facts(own: DecodeTrace, ref: str, pretokenized: bool = False, tok: Token
     """What the table needs from the model's own translation: the text, its scores and α statistics."""
     scores = sentence_scores(*scoring_text(own.translation, ref, pretokenized, tok))
     stats = alpha_stats(own)
+    cov = coverage([s.alpha for s in own.steps], len(own.src_tokens))  # None without α
     return {"translation": own.translation, "src words": len(own.src_tokens) - 1, "BLEU": scores["bleu"],
-            "chrF": scores["chrf"], "α entropy": stats["entropy"], "max α": stats["max_alpha"]}
+            "chrF": scores["chrf"], "α entropy": stats["entropy"], "max α": stats["max_alpha"],
+            "flags": None if cov is None else cov.flags,
+            "unread": "" if cov is None else ", ".join(own.src_tokens[j] for j in cov.unread),
+            "re-read": "" if cov is None else ", ".join(own.src_tokens[j] for j in cov.reread)}
+
+
+def coverage_line(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """How the shown sentences' coverage flags go with their chrF (:func:`nmt.coverage.flags_vs_quality`),
+    in one line; None without flags to compare (no α, or too few sentences)."""
+    pairs = [(r["flags"], r["chrF"]) for r in rows if r.get("flags") is not None and r.get("chrF") is not None]
+    res = flags_vs_quality([f for f, _ in pairs], [q for _, q in pairs]) if len(pairs) > 2 else None
+    if res is None or res["spearman_rho"] is None:
+        return None
+    return (f"Coverage flags (a source word read less than {UNREAD:g} in all, or more than {REREAD:g} times): "
+            f"{res['flagged']} of {res['n']} sentences flagged, mean chrF {res['chrf_flagged']:.1f} flagged vs "
+            f"{res['chrf_clean']:.1f} clean, Spearman ρ(flags, chrF) = {res['spearman_rho']:+.2f} "
+            f"(p = {res['p_value']:.2g}): a flag marks a sentence worth a look, not a bad one.")
 
 
 def forced_facts(forced_: DecodeTrace) -> dict[str, Any]:
@@ -73,7 +91,8 @@ def table_row(idx: int, src: str, ref: str, own: Mapping[str, Any], forced_: Map
     """One row of the sentence table from :func:`own_facts` and :func:`forced_facts` (and the AER of
     the argmax-α links when the pair has gold ``(sure, possible)`` links)."""
     row = {"#": idx, "source": src, "reference": ref, "ref words": len(ref.split()),
-           **{k: own[k] for k in ("translation", "src words", "BLEU", "chrF", "α entropy", "max α")},
+           **{k: own.get(k) for k in ("translation", "src words", "BLEU", "chrF", "α entropy", "max α", "flags",
+                                      "unread", "re-read")},
            "ref log p": forced_["ref log p"] if forced_ is not None else None}
     if gold is not None:
         row["AER"] = links_aer(forced_["links"] if forced_ is not None else None, *gold)
@@ -81,8 +100,8 @@ def table_row(idx: int, src: str, ref: str, own: Mapping[str, Any], forced_: Map
 
 
 # Scores first, so they are on screen without scrolling sideways; the long texts last.
-BROWSER_COLUMNS = ["#", "BLEU", "chrF", "α entropy", "max α", "ref log p", "src words", "ref words",
-                   "source", "reference", "translation"]
+BROWSER_COLUMNS = ["#", "BLEU", "chrF", "flags", "α entropy", "max α", "ref log p", "src words", "ref words",
+                   "unread", "re-read", "source", "reference", "translation"]
 
 
 def browser_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
