@@ -29,8 +29,8 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
         SurgeryPreset,
     )
     from nmt.trace import DecodeTrace
+    from ui import contrast_panel, models
     from ui import explanation_jobs as jobs
-    from ui import models
     from ui import surgery_panel as SP
     from ui import typed as T
     from ui import widgets as W
@@ -44,7 +44,8 @@ BIND = W.BIND
 ss = st.session_state
 CUSTOM = "Your own sentence"
 BY_NAME: dict[str, SurgeryPreset] = {p.name: p for p in PRESETS}
-TABS = ["α versus attributions", "Whole sentence", "Surgery", "Debate tests"]
+TOPK = 5  # alternatives each step offers to "Why this word?"
+TABS = ["α versus attributions", "Why this word?", "Whole sentence", "Surgery", "Debate tests"]
 LANGUAGES = {"en": "English", "fr": "French", "de": "German"}
 
 # ----------------------------------------------------------------------------------------------
@@ -259,8 +260,8 @@ def main() -> None:
         st.info("Type an English sentence to explain.")
         return
     try:
-        trace = (W.decode(W.job_for(ckpt, "forced"), [text], [ref]) if ref else
-                 W.decode(W.job_for(ckpt, "greedy"), [text]))[0]
+        trace = (W.decode(W.job_for(ckpt, "forced", topk=TOPK), [text], [ref]) if ref else
+                 W.decode(W.job_for(ckpt, "greedy", topk=TOPK), [text]))[0]  # the top-k: "why this word?"
     except InputError as err:
         W.input_error(err)
         return
@@ -286,12 +287,15 @@ def main() -> None:
             explain_tab(ckpt, text, trace, step, stem)
     with tabs[1]:
         if tabs[1].open is not False:
-            sentence_tab(ckpt, text, trace, step, stem)
+            contrast_panel.panel(lm, trace, trace.steps[step], trace.context)  # the stepper's "why not", here too
     with tabs[2]:
         if tabs[2].open is not False:
-            SP.surgery_tab(ckpt, text, trace, step, stem, preset)
+            sentence_tab(ckpt, text, trace, step, stem)
     with tabs[3]:
         if tabs[3].open is not False:
+            SP.surgery_tab(ckpt, text, trace, step, stem, preset)
+    with tabs[4]:
+        if tabs[4].open is not False:
             SP.debate_tab(ckpt, trace, step, stem)
 
 

@@ -76,3 +76,19 @@ def test_the_comparison_page_draws_every_attending_model() -> None:
     for k in range(0, len(labels), 2):  # two at a time, as the page lays them out
         at.multiselect(key="cmp_models").set_value(labels[k : k + 2]).run()
         assert not at.exception and not at.error, (labels[k : k + 2], [e.value for e in [*at.exception, *at.error]])
+
+
+def test_the_explanation_page_asks_why_this_word_too() -> None:
+    """The stepper's "why not" on the explanation page: the chosen word's alternatives from its top-k, and
+    the contrast explained on a click, its completeness gap under 0.05 nats."""
+    import re
+
+    at = run("explanation.py", ex_model="m30k-en-fr-rnnsearch.pt", ex_text="A woman is holding a red umbrella.",
+             ex_step="1", ex_tab="Why this word?")
+    alt = at.selectbox(key="why_alt")
+    assert len(alt.options) == 4  # the top-5 without the written word
+    at.button(key="why_run").click().run()
+    assert not at.exception and not at.error
+    said = " ".join(plain(c.value) for c in at.caption)
+    assert float(re.search(r"completeness gap ([0-9.]+) nats", said).group(1)) < 0.05
+    assert any(f"over « {alt.value} »" in plain(m.value) for m in at.markdown)
