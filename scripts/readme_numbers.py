@@ -1,12 +1,13 @@
-"""Write every measured number of README.md from the committed results files.
+"""Write every measured number of README.md and RESULTS.md from the committed results files.
 
-    python -m scripts.readme_numbers            # rewrite the marked blocks of README.md
-    python -m scripts.readme_numbers --check    # exit status 1 if README.md differs from what it would write
+    python -m scripts.readme_numbers            # rewrite the marked blocks of README.md and RESULTS.md
+    python -m scripts.readme_numbers --check    # exit status 1 if either differs from what it would write
 
-README.md holds marked blocks, ``<!-- begin: NAME -->`` … ``<!-- end: NAME -->``. This script owns
+README.md and RESULTS.md hold marked blocks, ``<!-- begin: NAME -->`` … ``<!-- end: NAME -->``, each block
+in one of them. This script owns
 their content and builds it only from ``checkpoints/*.results.json`` and ``bench/*.json``
 (:mod:`scripts.readme_blocks`); the text outside the blocks is written by hand and carries no
-measured number. ``tests/test_readme.py`` fails when README.md differs from what this script writes.
+measured number. ``tests/test_readme.py`` fails when either file differs from what this script writes.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from scripts import readme_paired as P
 
 ROOT = Path(__file__).resolve().parents[1]
 README = "README.md"
+FILES = (README, "RESULTS.md")  # the generated blocks live in these two, each block in exactly one
 # Each results file, by the short name the block builders use.
 SOURCES = {
     "m30k": "checkpoints/m30k-en-fr.results.json",
@@ -75,8 +77,9 @@ def load_sources(root: Path = ROOT) -> dict[str, Any]:
     return {name: json.loads((root / rel).read_text(encoding="utf-8")) for name, rel in SOURCES.items()}
 
 
-def check_markers(text: str) -> None:
-    """Refuse a README whose markers do not pair up into each known block exactly once."""
+def check_markers(text: str, complete: bool = False) -> None:
+    """Refuse a text whose markers do not pair up, name an unknown block or repeat one; with ``complete``
+    (the README and RESULTS.md together), one whose blocks are not every known block."""
     begins = re.findall(r"<!-- begin: ([\w-]+) -->", text)
     ends = re.findall(r"<!-- end: ([\w-]+) -->", text)
     unknown = sorted(set(begins + ends) - set(BLOCKS))
@@ -86,7 +89,7 @@ def check_markers(text: str) -> None:
     if repeated:
         raise ReadmeError(f"block(s) {repeated} appear more than once")
     missing = sorted(set(BLOCKS) - set(begins))
-    if missing:
+    if complete and missing:
         raise ReadmeError(f"block(s) {missing} are missing from the README")
     paired = [m.group(1) for m in BLOCK_RE.finditer(text) if m.group(1) == m.group(3)]
     if sorted(paired) != sorted(begins) or len(ends) != len(begins):
@@ -129,23 +132,41 @@ def outside_blocks(text: str) -> str:
     return BLOCK_RE.sub(lambda m: f"<!-- block: {m.group(1)} -->", text)
 
 
+def texts(root: Path = ROOT) -> dict[str, str]:
+    """README.md and RESULTS.md as committed, by file name."""
+    return {name: (root / name).read_text(encoding="utf-8") for name in FILES}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite README.md's blocks, or with ``--check`` report how it differs and exit 1."""
+    """Rewrite the blocks of README.md and RESULTS.md (or of one ``--readme`` file), or with ``--check``
+    report how they differ and exit 1."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if README.md is out of date")
-    p.add_argument("--readme", default=str(ROOT / README), help="the file to fill in (default: README.md)")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if a file is out of date")
+    p.add_argument("--readme", help="fill in this one file only (default: README.md and RESULTS.md)")
     p.add_argument("--root", default=str(ROOT), help="the project folder holding checkpoints/ and bench/")
     args = p.parse_args(argv)
-    path = Path(args.readme)
+    root = Path(args.root)
+    paths = [Path(args.readme)] if args.readme else [root / name for name in FILES]
+    if not args.readme:
+        try:
+            check_markers("\n".join(path.read_text(encoding="utf-8") for path in paths), complete=True)
+        except ReadmeError as err:
+            print(f"error: README.md and RESULTS.md: {err}", file=sys.stderr)
+            return 2
+    return max(fill_file(path, load_sources(root), args.check) for path in paths)
+
+
+def fill_file(path: Path, sources: dict[str, Any], check: bool) -> int:
+    """Rewrite one file's blocks (0), or with ``check`` print its diff (1 if it differs); 2 on bad markers."""
     text = path.read_text(encoding="utf-8")
     try:
-        new = render(text, load_sources(Path(args.root)))
+        new = render(text, sources)
     except ReadmeError as err:
         print(f"error: {path.name}: {err}", file=sys.stderr)
         return 2
     if new == text:
         return 0
-    if args.check:
+    if check:
         sys.stdout.writelines(difflib.unified_diff(text.splitlines(True), new.splitlines(True),
                                                    f"{path.name} (committed)", f"{path.name} (from the results)"))
         print(f"{path.name} differs from the results files: run python -m scripts.readme_numbers", file=sys.stderr)

@@ -21,6 +21,8 @@ from scripts import readme_numbers as R
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
+RESULTS = (ROOT / "RESULTS.md").read_text(encoding="utf-8")  # the README's results, generated the same way
+BOTH = {"README.md": TEXT, "RESULTS.md": RESULTS}
 VENV = "python3 -m venv .venv && . .venv/bin/activate"
 APP = "pip install -r requirements.txt && streamlit run app.py"
 TESTS = "pip install -r requirements.txt -r requirements-dev.txt && python -m pytest -q"
@@ -30,10 +32,19 @@ MEASURED = re.compile(r"(?<![\w.])(\d+\.\d+|\d+ ?%|\d{1,3}(?:,\d{3})+)(?![\w.])"
 NOT_MEASURED = {"3.11", "2.0", "3,000"}
 
 
-def test_readme_is_what_the_generator_writes() -> None:
-    new = R.render(TEXT, R.load_sources())
-    diff = "".join(difflib.unified_diff(TEXT.splitlines(True), new.splitlines(True), "README.md", "generated"))
-    assert new == TEXT, "README.md differs from the results files; run python -m scripts.readme_numbers\n" + diff
+@pytest.mark.parametrize("name", list(BOTH))
+def test_readme_is_what_the_generator_writes(name: str) -> None:
+    text = BOTH[name]
+    new = R.render(text, R.load_sources())
+    diff = "".join(difflib.unified_diff(text.splitlines(True), new.splitlines(True), name, "generated"))
+    assert new == text, f"{name} differs from the results files; run python -m scripts.readme_numbers\n" + diff
+
+
+def test_every_block_lives_in_exactly_one_of_the_two_files() -> None:
+    R.check_markers(TEXT + "\n" + RESULTS, complete=True)
+    assert "<!-- begin: models -->" in TEXT and "<!-- begin: classroom -->" in TEXT
+    assert "<!-- begin: europarl -->" in RESULTS and "<!-- begin: europarl -->" not in TEXT
+    assert R.main(["--check"]) == 0
 
 
 def test_setup_commands_appear_verbatim() -> None:
@@ -47,8 +58,9 @@ def test_setup_commands_appear_verbatim() -> None:
     assert f"TEST_COMMAND='{TESTS}'" in ci, ".ci/run must run the README's test command"
 
 
-def test_no_measured_number_outside_the_generated_blocks() -> None:
-    found = [m.group(1) for m in MEASURED.finditer(R.outside_blocks(TEXT))]
+@pytest.mark.parametrize("name", list(BOTH))
+def test_no_measured_number_outside_the_generated_blocks(name: str) -> None:
+    found = [m.group(1) for m in MEASURED.finditer(R.outside_blocks(BOTH[name]))]
     assert [n for n in found if n not in NOT_MEASURED] == []
 
 
@@ -59,21 +71,28 @@ def test_the_measured_number_check_catches_prose() -> None:
 
 
 def test_relative_links_lead_to_files() -> None:
-    targets = re.findall(r"\]\(((?!https?:|#)[^)\s]+)\)", TEXT)
+    targets = re.findall(r"\]\(((?!https?:|#)[^)\s#]+)[^)\s]*\)", TEXT + RESULTS)
     assert targets, "the README links its screenshots"
     assert [t for t in targets if not (ROOT / t).exists()] == []
 
 
+def _slugs(text: str) -> set[str]:
+    """GitHub's anchors of a text's headings (lowercase, punctuation dropped, spaces to -)."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.+)$", text, flags=re.MULTILINE)}
+
+
 def test_anchor_links_lead_to_headings() -> None:
-    """``(#name)`` links match a heading's GitHub anchor (lowercase, punctuation dropped, spaces to -)."""
-    slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
-             for h in re.findall(r"^#+ (.+)$", TEXT, flags=re.MULTILINE)}
+    """``(#name)`` links match a heading of their own file; ``(RESULTS.md#name)`` one of RESULTS.md."""
     anchors = re.findall(r"\]\(#([^)]+)\)", TEXT)
-    assert anchors and [a for a in anchors if a not in slugs] == []
+    assert anchors and [a for a in anchors if a not in _slugs(TEXT)] == []
+    into = re.findall(r"\]\(RESULTS\.md#([^)]+)\)", TEXT)
+    assert len(into) >= 7 and [a for a in into if a not in _slugs(RESULTS)] == []
+    assert [a for a in re.findall(r"\]\(#([^)]+)\)", RESULTS) if a not in _slugs(RESULTS)] == []
 
 
 def test_multi30k_table_equals_the_results_json_cell_by_cell() -> None:
-    block = TEXT.split("<!-- begin: multi30k -->")[1].split("<!-- end: multi30k -->")[0]
+    block = RESULTS.split("<!-- begin: multi30k -->")[1].split("<!-- end: multi30k -->")[0]
     res = json.loads((ROOT / "checkpoints" / "m30k-en-fr.results.json").read_text(encoding="utf-8"))
     rows = [[c.strip() for c in line.strip("|").split("|")] for line in block.splitlines() if line.startswith("| RNN")]
     splits = ["val", "test_2016_flickr", "test_2017_flickr", "test_2017_mscoco"]
@@ -147,7 +166,9 @@ def test_formatting_helpers() -> None:
 ])
 def test_broken_markers_are_refused(edit: Callable[[str], str], message: str) -> None:
     with pytest.raises(R.ReadmeError, match=message):
-        R.render(edit(TEXT), R.load_sources())
+        text = edit(TEXT + "\n" + RESULTS)
+        R.check_markers(text, complete=True)
+        R.render(text, R.load_sources())
 
 
 def test_check_exits_1_on_an_edited_number_and_0_after_rewriting(
