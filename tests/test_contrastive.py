@@ -89,3 +89,15 @@ def test_the_verdict_names_words_only_when_they_carry_the_contrast() -> None:
     forced = _contrast([0.1, -1.5, 0.2, 0.0], delta=-2.0)  # a forced word the model found less likely
     assert verdict(forced) == ("The model preferred « bleu » to the forced « rouge » by 2.00 nats, mostly because "
                                "of “red” (-1.50); 75% of the readout's difference came through c_i.")
+
+
+def test_the_views_tables_in_source_order_and_percent() -> None:
+    """The tab's tables: rows strongest |IG| first, shares in percent of the three summed magnitudes, the CSV
+    in source order."""
+    from ui.views import contrastive as cv
+
+    c = _contrast([0.1, -1.5, 0.6, 0.0])
+    assert list(cv.source_frame(c)["source word"]) == ["red", "car", "the", "</s>"]
+    assert list(cv.shares_frame(c)["share %"]) == pytest.approx([12.5, 12.5, 75.0])
+    assert cv.to_csv(c).splitlines()[1].startswith("0,the,")
+    assert cv.alternatives([("rouge", 0.6), ("bleu", 0.3), ("vert", 0.1)], "bleu") == ["rouge", "vert"]

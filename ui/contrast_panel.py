@@ -18,8 +18,10 @@ from ui import heavy
 from ui import widgets as W
 from ui.views import contrastive as cv
 from ui.views.common import md
+from ui.views.stepper_charts import BLUES
 
 ss = st.session_state
+BLUE = BLUES[-3]  # α in the heatmaps' blue
 
 
 @heavy.cached("stepper")
@@ -77,13 +79,13 @@ def show(c: Contrast) -> None:
                + md(c.alternative) + " »; α is where the step looked, which need not be what decided.")
     st.dataframe(cv.source_frame(c), hide_index=True, width="stretch", column_config={
         "j": st.column_config.NumberColumn(width="small"),
-        "α_ij": st.column_config.ProgressColumn(format="%.3f", min_value=0.0, max_value=1.0),
+        "α_ij": st.column_config.ProgressColumn(format="%.3f", min_value=0.0, max_value=1.0, color=BLUE),
         "integrated gradients": st.column_config.NumberColumn(format="%+.3f"),
         "gradient × input": st.column_config.NumberColumn(format="%+.3f")})
     st.markdown("**Where the difference came from inside the step** (the deep output's three inputs)")
     st.dataframe(cv.shares_frame(c), hide_index=True, width="stretch", column_config={
         "logit difference": st.column_config.NumberColumn(format="%+.3f"),
-        "share": st.column_config.ProgressColumn(format="%.0f%%", min_value=0.0, max_value=1.0)})
+        "share %": st.column_config.ProgressColumn(format="%.0f%%", min_value=0.0, max_value=100.0)})
     stem = W.safe_stem(f"why-{c.chosen}-not-{c.alternative}")
     W.downloads([W.Download("CSV", cv.to_csv(c), f"{stem}.csv", "text/csv"),
                  W.Download("JSON", cv.to_json(c), f"{stem}.json", "application/json")], key=f"why_dl_{c.step}")

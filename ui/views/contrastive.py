@@ -34,7 +34,7 @@ def shares_frame(c: Contrast) -> pd.DataFrame:
     """How much of the readout's logit difference came through each of its inputs (sums to the difference)."""
     total = sum(abs(v) for v in c.shares.values()) or 1.0
     return pd.DataFrame([{"through": SHARE_WORDS[k], "logit difference": c.shares.get(k, 0.0),
-                          "share": abs(c.shares.get(k, 0.0)) / total} for k in SHARES])
+                          "share %": 100.0 * abs(c.shares.get(k, 0.0)) / total} for k in SHARES])
 
 
 def summary_line(c: Contrast) -> str:
