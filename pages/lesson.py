@@ -35,20 +35,34 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui.views.lesson_handout import handout_html
 
 STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
-# A guess clicked with the mouse keeps the keyboard focus in the pills, whose group takes ← and → for
-# itself: the clicker's arrows would then do nothing. After a pointer click (a key's click has detail
-# 0, and keeps its focus) the pill lets the focus go, so ← / → reach the Back / Next shortcuts. A fixed
-# script, installed once per page, with nothing from the user in it.
+# A guess (or the level) clicked with the mouse keeps the keyboard focus in its group, which takes ← and →
+# for itself (the level switch changes level, PageDown does nothing): the clicker's keys would then be lost.
+# After a pointer click (a key's click has detail 0, and keeps its focus) the control lets the focus go,
+# so ← / → / PageUp / PageDown reach the Back / Next shortcuts. "." is a clicker's other blank-screen key,
+# which Streamlit's shortcuts cannot take: it clicks Reveal, as B does. A fixed script, installed once per
+# page, with nothing from the user in it.
 RELEASE_PILLS = """<script>
 if (!window.lessonReleasesPills) {
   window.lessonReleasesPills = true;
+  const groups = '[data-testid="stButtonGroup"] button, [data-testid="stRadio"] label, [role="radiogroup"] input';
   document.addEventListener('click', (e) => {
-    const pill = e.detail > 0 && e.target.closest && e.target.closest('[data-testid="stButtonGroup"] button');
-    if (pill) setTimeout(() => pill.blur(), 0);
+    const hit = e.detail > 0 && e.target.closest && e.target.closest(groups);
+    if (hit) setTimeout(() => { if (document.activeElement) document.activeElement.blur(); }, 0);
+  }, true);
+  document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    if (e.key !== '.' || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const b = document.querySelector('.st-key-ls_reveal button');
+    if (b && !b.disabled) { e.preventDefault(); b.click(); }
   }, true);
 }
 </script>"""
-KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B reveals (a clicker's blank-screen key)"
+# the selected guess pill: white on dark red (7.3:1), not Streamlit's red on pink (3.84:1)
+PILL_CSS = ('<style>[data-testid="stButtonGroup"] button[aria-checked="true"], '
+            '[data-testid="stButtonGroup"] button[aria-checked="true"] * '
+            '{background-color:#a51d24 !important; color:#ffffff !important; border-color:#a51d24 !important}</style>')
+KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B or . reveals (a clicker's blank-screen keys)"
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -89,16 +103,20 @@ def fig2_charts() -> list[tuple[Any, str]]:
     return out
 
 
-def model_pair() -> models.ModelGroup | None:
-    """The lesson's checkpoint pair (the Multi30k one), or the default pair with a warning."""
+def model_pair(name: str = GROUP) -> models.ModelGroup | None:
+    """The checkpoint group a stop was written for (the Multi30k pair; the everyday model for stop 8),
+    else the lesson's pair, else the default pair, with a warning."""
     groups = models.scan(models.checkpoint_dir())
-    group = next((g for g in groups if g.name == GROUP and g.search is not None), None)
+    group = next((g for g in groups if g.name == name and g.search is not None), None)
+    if group is None and name != GROUP:
+        group = next((g for g in groups if g.name == GROUP and g.search is not None), None)
     if group is None:
         group = models.default_group(groups)
         if group is None or group.search is None:
             W.no_checkpoints()
             return None
-        st.warning(f"The lesson was written for the {GROUP} pair, which is missing: showing {md(group.name)}; "
+    if group.name != name:
+        st.warning(f"This stop was written for the {name} models, which are missing: showing {md(group.name)}; "
                    "the narration may not match what this model does.")
     return group
 
@@ -160,6 +178,7 @@ def nav_bar(k: int, stop: Stop) -> None:
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
     st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
             ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
+    st.html(PILL_CSS)
     st.html(RELEASE_PILLS, unsafe_allow_javascript=True)
 
 
@@ -173,14 +192,16 @@ def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tup
     revealed, the verdict (left); returns (step, guess, revealed)."""
     step = min(stop.predict or 0, len(trace.steps) - 1)
     words = trace.src_tokens
-    left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word will it read? "
+    ask = "gets the highest energy" if stop.key == "energies" else "will it read"
+    left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word {ask}? "
                   "Pick one on the right, then reveal (B).")
     guess = right.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
                         key=f"ls_guess_{stop.key}")
     revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
     if revealed:
-        v = L.verdict(trace, step, guess)
-        (left.success if v.matched else left.info)(md(L.verdict_text(v)))
+        v = L.verdict(trace, step, guess)  # α's argmax is the energies' (the softmax keeps their order)
+        text = L.energy_verdict_text(trace, step, guess) if stop.key == "energies" else L.verdict_text(v)
+        (left.success if v.matched else left.info)(md(text))
     return step, guess, revealed
 
 
@@ -197,12 +218,20 @@ def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int)
         st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
                    f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
     table = L.wide(df)
-    st.dataframe(table, hide_index=True,
+    st.dataframe(table, hide_index=True, row_height=30,
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:]})
 
 
+def first_row_note(col: Any, trace: DecodeTrace, rows: int) -> None:
+    """Under a heatmap whose first row is drawn: why that row reads ``</s>`` or the verb."""
+    note = L.first_row_note(trace, rows)
+    if note:
+        col.caption(md(note))
+
+
 def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """Energies, softmax, context, reordering, unknown words: the α so far with the row to predict."""
+    """Energies, softmax, context, reordering, unknown words: the rows so far (the energies e_ij at the
+    energies stop, α elsewhere, both as the decode trace recorded them) with the row to predict."""
     assert stop.sentence is not None and group.search is not None
     t = trace_of(group.search, stop.sentence)
     with left:
@@ -210,17 +239,16 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
             text = as_read(group.search, t, stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))
             st.markdown(f"The model writes: **{text.markdown}**")
     step, guess, revealed = guess_controls(t, stop, left, right)
-    with left:
-        if revealed and stop.key == "unknown":
-            for line in U.step_lines(t):
-                st.markdown(f"{line} (Jean et al. 2015).")
     with right:
-        # its column's width, even at 150 % zoom; the legend below: beside two rows it lost its "0.0"
-        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="bottom", fit=True)
+        # its column's width, even at 150 % zoom; the legend beside the rows, so the numbers fit 720 px
+        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="right", fit=True,
+                                     quantity="energy" if stop.key == "energies" else "alpha")
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
-        if revealed and stop.key in ("energies", "softmax", "context"):
+        if revealed and stop.key in ("softmax", "context"):  # the energies stop shows its numbers in the cells
             numbers(stop, group, t, step)
+    # beside the numbers' table on the left, so that the table stays within 720 px; under the chart elsewhere
+    first_row_note(left if stop.key in ("energies", "softmax", "context") else right, t, step + int(revealed))
 
 
 def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
@@ -240,6 +268,7 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
         if t.has_alignment:
             with col:
                 W.show_chart(chart, size=FONT_MAIN, fit=True)
+            first_row_note(left, t, len(t.steps))  # the left column has room; the charts fill 720 px
         else:  # an explicit height: in a column Streamlit squashed its rows under their 14 px labels
             col.altair_chart(readable(chart, FONT_MAIN), width="content", height=20 * len(t.steps) + 100)
 
@@ -322,7 +351,7 @@ def main() -> None:
     stop = STOPS[k]
     if st.query_params.get(STOP_KEY) != str(k + 1):
         st.query_params[STOP_KEY] = str(k + 1)  # an out-of-range or missing stop becomes stop 1
-    group = model_pair()
+    group = model_pair(stop.group)
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
     nav_bar(k, stop)
@@ -337,7 +366,6 @@ def main() -> None:
     VIEWS[stop.key](stop, group, left, right)
     with left, st.container(border=True):
         st.markdown(f"**Question for the class.** {md(stop.question)}")
-    left.caption(KEYS_NOTE)
     with st.sidebar:
         st.download_button("Handout (HTML, print it)", lambda: handout(group, level), file_name="lesson-handout.html",
                            mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from nmt.trace import DecodeTrace
 from tests.conftest import plain
 from tests.traces import make_trace
-from ui.lesson_content import DOGS, LEVELS, STOPS, Stop
+from ui.lesson_content import DOGS, GROUP, LEVELS, STOPS, Stop
 from ui.views import lesson as L
 from ui.views.lesson_handout import handout_html
 
@@ -210,7 +210,7 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
 
     search, encdec = checkpoint.load(SEARCH), checkpoint.load(ENCDEC)
     for stop in STOPS:
-        if not stop.sentence:
+        if not stop.sentence or stop.group != GROUP:  # stop 8's everyday model: tests/test_lesson_stops.py
             continue
         t = greedy(search, [stop.sentence])[0]
         for i, target, source in stop.expect:

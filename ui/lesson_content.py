@@ -5,7 +5,8 @@ that draws it (:mod:`ui.views.lesson`), the target step whose α row the class p
 where the stop has no prediction), its narration per level and its question for the class.
 
 The sentences were checked on the shipped Multi30k pair (``m30k-en-fr-rnnsearch.pt`` /
-``-rnnencdec.pt``, greedy decoding); ``expect`` records what the stop relies on, as
+``-rnnencdec.pt``, greedy decoding; stop 8 on the everyday model, ``europarl-tatoeba-en-fr-rnnsearch-30k.pt``);
+``expect`` records what the stop relies on, as
 (target step, target word, source word with the largest α), and ``tests/test_lesson.py`` decodes
 them again so that the narration cannot drift away from what the model does.
 """
@@ -33,7 +34,8 @@ FIG2: tuple[tuple[str, str, str, str, str], ...] = (
 DOGS = "Two dogs are running in the snow."
 CAR = "A red car is parked near a white house."
 CAT = "A black dog and a white cat are sleeping on a red couch."
-LETTER = "She read the old letter slowly."
+TOASTER = "Tom bought a new toaster."
+EVERYDAY = "europarl-tatoeba-en-fr-30k"  # the everyday model's group (ui.models.TYPED_GROUP): stop 8's real <unk>
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class Stop:
     question: str
     predict: int | None = None  # target step i whose α row stays hidden until the class guesses
     expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)
+    group: str = GROUP  # the checkpoint group whose RNNsearch decodes the sentence (ui.models group name)
 
 
 STOPS: tuple[Stop, ...] = (
@@ -159,20 +162,21 @@ STOPS: tuple[Stop, ...] = (
                  "short to long sentences? Why would a fixed vector hurt long sentences most?",
     ),
     Stop(
-        key="unknown", title="8. Unknown words", sentence=LETTER, predict=4,
+        key="unknown", title="8. Unknown words", sentence=TOASTER, predict=5, group=EVERYDAY,
         narration={
-            "school": "Sometimes the model has no good French word and writes <unk> (unknown). Even then, "
-                      "the attention shows which English word it was trying to translate.",
-            "undergrad": "The vocabulary is a shortlist of frequent words; rare words become <unk>. Here the "
-                         "model writes <unk> for “letter” (« lettre » is in its list but was too rare to "
-                         "win). α points at “letter”, so the word can be copied or looked up in a dictionary "
-                         "(Jean et al. 2015).",
+            "school": "The model knows 30,000 French words, and « grille-pain » is not one of them, so it "
+                      "writes <unk> (unknown). The attention shows which English word it was translating: "
+                      "the app looks that word up in a dictionary and writes « grille-pain » in its place.",
+            "undergrad": "The everyday model's vocabulary is a shortlist of its 30,000 most frequent words; "
+                         "rarer ones become <unk>. Here it writes <unk> for “toaster”, with α on “toaster”, so "
+                         "the word can be replaced by its dictionary translation, « grille-pain », learnt from "
+                         "the training data's word alignments (Jean et al. 2015).",
             "phd": "Table 1 of the paper reports BLEU without sentences containing unknown words. The "
                    "argmax of α_i at an <unk> output gives the source position for post-hoc replacement "
-                   "(Luong et al. 2015; Jean et al. 2015). Note also the error « lisent » and the "
-                   "dropped “slowly”: attention does not guarantee coverage.",
+                   "(Luong et al. 2015; Jean et al. 2015): a dictionary lookup, else a copy. It works when "
+                   "α is sharp; Jean et al.'s large-vocabulary softmax avoids most <unk> in the first place.",
         },
         question="The model writes <unk>. Which English word was it looking at?",
-        expect=((4, "<unk>", "letter"),),
+        expect=((5, "<unk>", "toaster"),),
     ),
 )
