@@ -111,3 +111,39 @@ def test_stop_8_is_the_everyday_models_real_unk_with_right_french() -> None:
     assert shown.labelled.endswith("(«grille-pain» from the dictionary: 'toaster')")
     held = U.shown(t, lm.tgt_tok.detokenize, hold=(i,))  # before the reveal: the answer stays hidden
     assert "grille-pain" not in held.text
+
+
+SEARCH = ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
+
+
+def lesson(query: dict[str, str]) -> object:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120)
+    at.query_params.update(query)
+    return at.run()
+
+
+def texts(at: object) -> str:
+    """Every piece of text the page wrote (Markdown, captions, alerts), as one string."""
+    from tests.conftest import plain
+
+    parts = [*at.markdown, *at.caption, *at.info, *at.success, *at.warning]  # type: ignore[attr-defined]
+    return "\n".join(plain(m.value) for m in parts)
+
+
+@pytest.mark.skipif(not SEARCH.exists(), reason="no shipped Multi30k pair")
+@pytest.mark.parametrize("n", [1, 7, 10])
+def test_answers_show_in_the_presenter_view_only(n: int) -> None:
+    from ui.lesson_teacher import TEACHER
+
+    stop = STOPS[n - 1]
+    projected = lesson({"ls_stop": str(n)})
+    assert not projected.exception and TEACHER[stop.key].answer not in texts(projected)
+    assert TEACHER[stop.key].say not in texts(projected)
+    assert not [b for b in projected.get("download_button") if "Answer key" in b.proto.label]
+    shown = lesson({"ls_stop": str(n), "ls_view": "presenter"})
+    assert not shown.exception
+    assert TEACHER[stop.key].answer in texts(shown) and TEACHER[stop.key].say in texts(shown)
+    if stop.key == "reorder":  # the model's own numbers, read from its trace
+        assert "For “voiture” the model looks most at “car” (α = 1.00)." in texts(shown)
