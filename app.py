@@ -26,7 +26,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
     from ui import ensemble_panel as ens
-    from ui import fusion_ui, models, twins
+    from ui import fusion_ui, models, paper_panel, twins
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
@@ -339,6 +339,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     if not look.present:
         with fusion_slot:
             fusion_ui.panel(lm, trace, cur)
+        paper_panel.expander(trace, choice.label)  # on the paper's Fig. 3(a) sentence only, full width
         secondary(trace, step, choice, group, text, look, nonce)
     url.write_position()
 

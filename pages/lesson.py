@@ -22,12 +22,14 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
 
     from nmt.data import pad_ids
     from nmt.decoding import prepare_source
+    from nmt.paper_figures import FIG3A_SENTENCE
     from nmt.trace import DecodeTrace
     from ui import lesson_page as P
-    from ui import models
+    from ui import models, paper_panel
     from ui import widgets as W
     from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
     from ui.lesson_teacher import TEACHER
+    from ui.presets import EUROPARL
     from ui.views import lesson as L
     from ui.views.common import FONT_MAIN, md, readable
     from ui.views.heatmaps import fixed_context_chart
@@ -160,8 +162,20 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
             W.show_chart(chart, size=FONT_MAIN, fit=True)
         if revealed and stop.key in ("softmax", "context"):  # the energies stop shows its numbers in the cells
             numbers(stop, group, t, step)
+    if revealed and stop.key == "reorder":  # the paper's own reordering, over the page when asked for
+        paper_beside(right)
     # beside the numbers' table on the left, so that the table stays within 720 px; under the chart elsewhere
     first_row_note(left if stop.key in ("energies", "softmax", "context") else right, t, step + int(revealed))
+
+
+def paper_beside(col: Any) -> None:
+    """The paper's Fig. 3(a) α beside our Europarl RNNsearch-50's on the same sentence, in a dialog."""
+    group = P.model_pair(EUROPARL, warn=False)
+    if group is None or group.search is None or group.name != EUROPARL:
+        return
+    t = P.trace_of(group.search, FIG3A_SENTENCE)
+    if col.button("The paper saw this too: Fig. 3(a)", key="ls_paper", icon=":material/compare:"):
+        paper_panel.dialog(t, "ours (Europarl RNNsearch-50)")
 
 
 def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:

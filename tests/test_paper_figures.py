@@ -79,3 +79,25 @@ def test_our_europarl_model_agrees_with_the_paper_on_most_rows() -> None:
     assert cmp.agreement == pytest.approx(13 / 15) and 0.05 < cmp.mean_js < 0.25
     chart = V.beside_chart(F.read_alpha_tsv(SHIPPED), t).to_dict()
     assert len(chart["hconcat"]) == 2
+
+
+@pytest.mark.skipif(not EUROPARL.exists(), reason="the Europarl RNNsearch-50 is not shipped")
+def test_the_lesson_and_the_stepper_show_the_paper_beside_ours() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import plain
+
+    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=180)
+    at.query_params["ls_stop"] = "7"
+    at.run()
+    assert not [b for b in at.button if b.key == "ls_paper"]  # only once the row is revealed
+    at.button(key="ls_reveal").click().run()
+    at.button(key="ls_paper").click().run()
+    texts = [plain(m.value) for m in at.markdown]
+    assert any(t.startswith("The paper saw this too: 13 of 15 rows (87 %)") for t in texts), texts
+    stepper = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    stepper.query_params.update({"text": F.FIG3A_SENTENCE, "model": "europarl-en-fr-50", "step": "15"})
+    stepper.run()
+    assert not stepper.exception
+    (panel,) = [e for e in stepper.expander if "The paper's own α" in e.label]
+    assert any("13 of 15 rows" in plain(m.value) for m in panel.markdown)

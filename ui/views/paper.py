@@ -32,16 +32,16 @@ def _heatmap(src: Sequence[str], tgt: Sequence[str], rows: Sequence[Sequence[flo
     data = [{"i": i, "j": j, "target": tgt[i], "source": src[j], "alpha": round(float(a), 3)}
             for i, row in enumerate(rows) for j, a in enumerate(list(row)[: len(src)])]
     return alt.Chart(alt.Data(values=data), title=title).mark_rect().encode(
-        x=alt.X("j:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src),
-                                                   labelOverlap=False)),
-        y=alt.Y("i:O", title=None, axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False)),
+        x=alt.X("j:O", title=None, axis=alt.Axis(orient="top", labelAngle=-60, labelExpr=label_expr(src),
+                                                   labelOverlap=False, labelFlush=False)),
+        y=alt.Y("i:O", title=None, axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False)),
         color=alt.Color("alpha:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]), legend=alt.Legend(title="α_ij")),
         tooltip=[alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
                  alt.Tooltip("alpha:Q", title="α_ij", format=".2f")],
-    ).properties(width=alt.Step(cell), height=alt.Step(cell - 4))
+    ).properties(width=alt.Step(cell), height=alt.Step(22))  # rows as tall as their 14-px labels need
 
 
-def beside_chart(paper: PaperAlpha, trace: DecodeTrace, label: str = "ours", cell: int = 22) -> alt.HConcatChart:
+def beside_chart(paper: PaperAlpha, trace: DecodeTrace, label: str = "ours", cell: int = 20) -> alt.HConcatChart:
     """The paper's α (left, credited) and the trace's (right), same colour scale."""
     ours = _heatmap(source_labels(trace), [s.token for s in trace.steps], [s.alpha or [] for s in trace.steps],
                     f"α, {label}", cell)
