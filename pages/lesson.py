@@ -25,7 +25,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from nmt.paper_figures import FIG3A_SENTENCE
     from nmt.trace import DecodeTrace
     from ui import lesson_page as P
-    from ui import models, paper_panel
+    from ui import models, paper_panel, vote_panel
     from ui import widgets as W
     from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
     from ui.lesson_teacher import TEACHER
@@ -35,6 +35,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui.views.heatmaps import fixed_context_chart
 
 STOP_KEY, LEVEL_KEY, VIEW_KEY = "ls_stop", "ls_level", "ls_view"  # ls_view=presenter: the teacher's tab
+VOTE_KEY = "ls_vote"  # true: the class votes from their phones
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -156,7 +157,7 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
     step, guess, revealed = guess_controls(t, stop, left, right)
     with right:
         # its column's width, even at 150 % zoom; the legend beside the rows, so the numbers fit 720 px
-        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="right", fit=True,
+        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="right", fit=True, **colours(),
                                      quantity="energy" if stop.key == "energies" else "alpha")
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
@@ -188,7 +189,7 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
             continue
         t = P.trace_of(ckpt, stop.sentence)
         col.markdown(f"**{name}** writes: {P.as_read(ckpt, t, stop, True).markdown}")
-        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
+        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True, **colours()) if t.has_alignment
                  else fixed_context_chart(t, title="one fixed c", max_width=340))
         if chart is None:
             continue
@@ -229,7 +230,7 @@ def view_intro(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> N
     t = P.trace_of(group.search, stop.sentence)
     left.markdown(f"The model writes: **{P.as_read(group.search, t, stop, True).markdown}**")
     with right:
-        chart = L.lesson_alpha_chart(t, None, True, legend="right", fit=True)
+        chart = L.lesson_alpha_chart(t, None, True, legend="right", fit=True, **colours())
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
         st.markdown("**Rows**: the French words, in the order they were written. **Columns**: the English words "
@@ -269,6 +270,34 @@ def presenter(stop: Stop) -> None:
                            on_click="ignore", icon=":material/key:", key="ls_key")
 
 
+def colours() -> dict[str, Any]:
+    """α's palette and log scale, from the URL (``ls_palette``, ``ls_log``)."""
+    palette = st.query_params.get("ls_palette")
+    return {"palette": palette if palette in L.PALETTES else "blues", "log": st.query_params.get("ls_log") == "true"}
+
+
+def on_colours() -> None:
+    """Write the palette and log-scale choices into the URL."""
+    st.query_params["ls_palette"] = st.session_state.get("ls_palette_w", "blues")
+    if st.session_state.get("ls_log_w"):
+        st.query_params["ls_log"] = "true"
+    else:
+        st.query_params.pop("ls_log", None)
+
+
+def voting() -> bool:
+    """Whether the class votes from their phones (``ls_vote=true`` in the URL)."""
+    return st.query_params.get(VOTE_KEY) == "true"
+
+
+def on_voting() -> None:
+    """Write the phones' vote switch into the URL."""
+    if st.session_state.get("ls_vote_on"):
+        st.query_params[VOTE_KEY] = "true"
+    else:
+        st.query_params.pop(VOTE_KEY, None)
+
+
 def projected_link() -> str:
     """The projected view's address for the current stop and level (relative: the same server)."""
     return f"lesson?{STOP_KEY}={current_stop() + 1}&{LEVEL_KEY}={L.level_of(st.query_params.get(LEVEL_KEY))}"
@@ -302,9 +331,20 @@ def main() -> None:
     VIEWS[stop.key](stop, group, left, right)
     with left, st.container(border=True):
         st.markdown(f"**Question for the class.** {md(stop.question)}")
+    if voting() and stop.predict is not None and stop.sentence:
+        t = P.trace_of(group.search, stop.sentence)
+        target = t.steps[min(stop.predict, len(t.steps) - 1)].token
+        with right:  # below the chart, where a histogram has room before the reveal
+            vote_panel.projector(stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
     with st.sidebar:
         st.download_button("Handout (HTML, print it)", lambda: P.handout(annotations), file_name="lesson-handout.html",
                            mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
+        st.radio("Colours of α", list(L.PALETTES), format_func=L.PALETTES.__getitem__, key="ls_palette_w",
+                 index=list(L.PALETTES).index(colours()["palette"]), on_change=on_colours)
+        st.toggle("α on a log scale", key="ls_log_w", value=colours()["log"], on_change=on_colours,
+                  help="Symmetric-log colours: weights of 0.01 to 0.1, invisible on a linear scale, show too.")
+        st.toggle("Phones vote", key="ls_vote_on", value=voting(), on_change=on_voting,
+                  help="The class votes from their phones (same Wi-Fi): the projector shows the address to open.")
         st.link_button("Presenter view (a second tab)", f"lesson?{VIEW_KEY}=presenter&{STOP_KEY}={k + 1}",
                        icon=":material/co_present:")
 

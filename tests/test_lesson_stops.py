@@ -147,3 +147,28 @@ def test_answers_show_in_the_presenter_view_only(n: int) -> None:
     assert TEACHER[stop.key].answer in texts(shown) and TEACHER[stop.key].say in texts(shown)
     if stop.key == "reorder":  # the model's own numbers, read from its trace
         assert "For “voiture” the model looks most at “car” (α = 1.00)." in texts(shown)
+
+
+def test_each_heatmap_carries_its_rows_in_words_for_a_screen_reader() -> None:
+    t = energetic()  # α rows: s0 0.7 · s1 0.8 · </s> 0.6
+    hidden = L.lesson_alpha_chart(t, 1, revealed=False).to_dict()["description"]
+    assert hidden == ("Attention weights α of “s0 s1”, one row per French word written: « a » reads “s0” "
+                      "(α = 0.70); « b »: hidden, to predict.")
+    shown = L.lesson_alpha_chart(t, 2, revealed=True, quantity="energy").to_dict()["description"]
+    assert shown.startswith("Energies e_ij of") and "« c » reads “</s>” (energy e = 2.50)." in shown
+
+
+def test_palette_and_log_scale_colour_alpha() -> None:
+    t = energetic()
+
+    def scale(**kw: object) -> dict:
+        spec = L.lesson_alpha_chart(t, None, True, **kw).to_dict()
+        return spec["layer"][0]["encoding"]["color"]
+
+    plain = scale()
+    assert plain["scale"] == {"scheme": "blues", "domain": [0, 1], "reverse": False}
+    safe = scale(palette="viridis", log=True)
+    assert safe["scale"] == {"scheme": "viridis", "domain": [0, 1], "reverse": True, "type": "symlog",
+                             "constant": 0.01}
+    assert safe["legend"]["values"] == [0, 0.01, 0.1, 1] and safe["legend"]["title"] == "α_ij (log)"
+    assert scale(palette="rainbow")["scale"]["scheme"] == "blues"  # not offered: the default

@@ -99,27 +99,53 @@ def row_values(trace: DecodeTrace, quantity: str = "alpha") -> list[list[float] 
     return [None if r is None else list(r) for r in rows]
 
 
-def _colour(quantity: str, cells: pd.DataFrame, legend: str, rows: int) -> alt.Color:
-    """α on a fixed 0–1 blue scale; energies, which have no fixed range, on a purple one over the values shown."""
+PALETTES = {"blues": "Blue (dark = more)", "viridis": "Viridis, colour-blind safe (dark = more)"}
+"""α's colour schemes, URL value → label; both run light to dark, so "dark = looked at a lot" holds."""
+
+
+def _colour(quantity: str, cells: pd.DataFrame, legend: str, rows: int, palette: str = "blues",
+            log: bool = False) -> alt.Color:
+    """α on a fixed 0–1 scale (``palette``; ``log``: symmetric-log, so weights of 0.01–0.1 show too);
+    energies, which have no fixed range, on a purple one over the values shown."""
     length = max(40, min(120, rows * 30 - 20)) if legend == "right" else 120
     if quantity == "alpha":
-        return alt.Color("alpha:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                         legend=alt.Legend(title="α_ij", orient=legend, gradientLength=length, values=[0, 0.5, 1]))
+        scale = alt.Scale(scheme=palette if palette in PALETTES else "blues", domain=[0, 1],
+                          reverse=palette == "viridis", **({"type": "symlog", "constant": 0.01} if log else {}))
+        ticks = [0, 0.01, 0.1, 1] if log else [0, 0.5, 1]
+        return alt.Color("alpha:Q", scale=scale, legend=alt.Legend(title="α_ij (log)" if log else "α_ij",
+                                                                    orient=legend, gradientLength=length, values=ticks))
     lo, hi = (float(cells["alpha"].min()), float(cells["alpha"].max())) if len(cells) else (0.0, 1.0)
     return alt.Color("alpha:Q", scale=alt.Scale(scheme="purples", domain=[lo, max(hi, lo + 1e-6)]),
                      legend=alt.Legend(title="e_ij", orient=legend, gradientLength=length))
 
 
+def describe(trace: DecodeTrace, last: int, hidden: bool, quantity: str = "alpha") -> str:
+    """The heatmap in words, for a screen reader (Vega-Lite's ``description``, the SVG's label): the
+    sentence, then each drawn row's most-read source word and its weight (or energy), the hidden row as such."""
+    values, name = row_values(trace, quantity), "α" if quantity == "alpha" else "energy e"
+    parts = []
+    for i, s in enumerate(trace.steps[: last + 1]):
+        row = values[i]
+        if (hidden and i == last) or row is None or not row:
+            parts.append(f"« {s.token} »: hidden, to predict" if hidden and i == last else f"« {s.token} »: no row")
+            continue
+        j = max(range(len(row)), key=row.__getitem__)
+        parts.append(f"« {s.token} » reads “{trace.src_tokens[j]}” ({name} = {row[j]:.2f})")
+    kind = "Attention weights α" if quantity == "alpha" else "Energies e_ij"
+    return f"{kind} of “{trace.source}”, one row per French word written: " + "; ".join(parts) + "."
+
+
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
                        cell: int | None = None, legend: str = "right", fit: bool = False,
-                       quantity: str = "alpha") -> alt.LayerChart | None:
+                       quantity: str = "alpha", palette: str = "blues", log: bool = False) -> alt.LayerChart | None:
     """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
     ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
 
     ``step`` None draws every row (a stop without a prediction). ``fit`` stretches the columns to
     the container's width (cells of ``cell`` px otherwise). ``quantity="energy"`` draws the energies
-    e_ij the trace recorded before the softmax instead of α, each cell with its number. ``None`` for a
-    fixed context."""
+    e_ij the trace recorded before the softmax instead of α, each cell with its number; ``palette`` and
+    ``log`` colour α (:func:`_colour`). The chart carries its rows in words (:func:`describe`) for a
+    screen reader. ``None`` for a fixed context."""
     if not trace.has_alignment:
         return None
     last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
@@ -137,7 +163,7 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     tips = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
             alt.Tooltip("alpha:Q", title=name, format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(
-        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt)))]
+        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt), palette, log))]
     if step is not None and not revealed:
         hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src)})
         layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y))
@@ -151,7 +177,8 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
             x=x, y=y, text=alt.Text("alpha:Q", format=".1f"),
             color=alt.condition(f"datum.alpha > {mid}", alt.value("#ffffff"), alt.value(INK))))
     return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
-                                         height=alt.Step(max(18, min(cell, 30))))
+                                         height=alt.Step(max(18, min(cell, 30))),
+                                         description=describe(trace, last, step is not None and not revealed, quantity))
 
 
 def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int) -> list[alt.Chart]:
