@@ -93,6 +93,9 @@ def test_dot_reveals_and_the_level_switch_gives_the_keys_back(shipped_app_url: s
     page.keyboard.press("ArrowRight")  # the next stop, not the next level
     page.wait_for_url(re.compile(r"ls_stop=8(&|$)"), timeout=WAIT)
     page.wait_for_function(R.IDLE, timeout=WAIT)
+    page.get_by_test_id("stCheckbox").get_by_text("α on a log scale").click()  # a toggle gives them back too
+    page.wait_for_url(re.compile(r"ls_log=true"), timeout=WAIT)
+    page.wait_for_function(R.IDLE, timeout=WAIT)
     page.wait_for_timeout(800)
     page.keyboard.press("PageDown")
     page.wait_for_url(re.compile(r"ls_stop=9(&|$)"), timeout=WAIT)

@@ -36,7 +36,8 @@ Annotations = Callable[[str, float, str], np.ndarray]
 RELEASE_PILLS = """<script>
 if (!window.lessonReleasesPills) {
   window.lessonReleasesPills = true;
-  const groups = '[data-testid="stButtonGroup"] button, [data-testid="stRadio"] label, [role="radiogroup"] input';
+  const groups = '[data-testid="stButtonGroup"] button, [data-testid="stRadio"] label, [role="radiogroup"] input, '
+    + '[data-testid="stCheckbox"] label';
   document.addEventListener('click', (e) => {
     const hit = e.detail > 0 && e.target.closest && e.target.closest(groups);
     if (hit) setTimeout(() => { if (document.activeElement) document.activeElement.blur(); }, 0);
