@@ -172,3 +172,14 @@ def test_palette_and_log_scale_colour_alpha() -> None:
                              "constant": 0.01}
     assert safe["legend"]["values"] == [0, 0.01, 0.1, 1] and safe["legend"]["title"] == "α_ij (log)"
     assert scale(palette="rainbow")["scale"]["scheme"] == "blues"  # not offered: the default
+
+
+def test_each_answer_names_the_word_the_model_reads() -> None:
+    """The teacher's answer of a stop with a row to predict names the source word its content vouches for
+    (``expect``, which tests/test_lesson.py and this file check against the shipped models)."""
+    from ui.lesson_teacher import TEACHER
+
+    for s in STOPS:
+        if s.predict is not None:
+            (source,) = [src for i, _, src in s.expect if i == s.predict]
+            assert TEACHER[s.key].answer.startswith(f"“{source}”"), s.key

@@ -24,7 +24,7 @@ TEACHER: dict[str, Teacher] = {
         say="Top to bottom is the order of writing; dark means “looked here”. Ignore the first row for now."),
     "bottleneck": Teacher(
         answer="It became a dog: RNNencdec writes « un chien blanc ». One vector for 14 words keeps the common "
-               "pattern (a white dog) and loses the rarer detail; words in the middle of a long sentence go first.",
+               "pattern (a white dog, as in « un chien noir » just before) and loses the rarer detail.",
         say="Same training data, same size: the only difference is one summary for all words versus a fresh "
             "one for every word."),
     "annotations": Teacher(
