@@ -135,3 +135,18 @@ def test_the_selected_guess_reads_at_4_5_to_1(shipped_app_url: str, page: object
     assert word == "car" and contrast(fg, bg) >= 4.5, (fg, bg, contrast(fg, bg))
     assert contrast("rgb(255, 255, 255)", "rgb(118, 118, 118)") == pytest.approx(4.54, abs=0.01)  # a known pair
     assert contrast("rgb(0, 0, 0)", "rgba(0, 0, 0, 0)") == pytest.approx(21.0)  # transparent: the white page
+
+
+@pytest.mark.parametrize("n", [4, 9], ids=["energies", "unknown"])
+def test_revealed_stops_read_from_the_back_row(shipped_app_url: str, page: object, n: int) -> None:
+    """Every text of a revealed stop (the energies' numbers in their cells too) is ≥ 14 px at ≥ 4.5:1."""
+    drawn(page, f"{shipped_app_url}/lesson?ls_stop={n}")
+    page.keyboard.press("b")
+    page.get_by_text(re.compile("looks most at|highest energy is")).wait_for(timeout=WAIT)
+    page.wait_for_function(R.IDLE, timeout=WAIT)
+    page.wait_for_timeout(1500)
+    rows = R.readings(page)
+    cells = [r for r in rows if re.fullmatch(r"-?\d+\.\d", r.text)]
+    assert n != 4 or len(cells) >= 50, cells  # 6 rows × 9 energies, each written in its cell
+    bad = R.offenders(rows)
+    assert not bad, [str(r) for r in bad]

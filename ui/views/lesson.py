@@ -115,7 +115,9 @@ def _colour(quantity: str, cells: pd.DataFrame, legend: str, rows: int, palette:
         return alt.Color("alpha:Q", scale=scale, legend=alt.Legend(title="α_ij (log)" if log else "α_ij",
                                                                     orient=legend, gradientLength=length, values=ticks))
     lo, hi = (float(cells["alpha"].min()), float(cells["alpha"].max())) if len(cells) else (0.0, 1.0)
-    return alt.Color("alpha:Q", scale=alt.Scale(scheme="purples", domain=[lo, max(hi, lo + 1e-6)]),
+    # the light half of the purples only, so each cell's number reads in dark ink (≥ 4.5:1) on any cell
+    return alt.Color("alpha:Q", scale=alt.Scale(scheme={"name": "purples", "extent": [0, 0.55]},
+                                                domain=[lo, max(hi, lo + 1e-6)]),
                      legend=alt.Legend(title="e_ij", orient=legend, gradientLength=length))
 
 
@@ -172,10 +174,8 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     elif step is not None:
         layers.extend(_marks(trace, last, guess, x, y, cell))
     if quantity == "energy" and len(cells):  # the numbers themselves (energies have no fixed scale), over the marks
-        mid = (float(cells["alpha"].min()) + float(cells["alpha"].max())) / 2
-        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold").encode(
-            x=x, y=y, text=alt.Text("alpha:Q", format=".1f"),
-            color=alt.condition(f"datum.alpha > {mid}", alt.value("#ffffff"), alt.value(INK))))
+        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK).encode(
+            x=x, y=y, text=alt.Text("alpha:Q", format=".1f")))
     return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
                                          height=alt.Step(max(18, min(cell, 30))),
                                          description=describe(trace, last, step is not None and not revealed, quantity))
