@@ -183,3 +183,12 @@ def test_each_answer_names_the_word_the_model_reads() -> None:
         if s.predict is not None:
             (source,) = [src for i, _, src in s.expect if i == s.predict]
             assert TEACHER[s.key].answer.startswith(f"“{source}”"), s.key
+
+
+def test_similarity_and_fig2_charts_are_described_in_words() -> None:
+    sim = L.similarity_chart(["a", "b", "c"], [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]).to_dict()["description"]
+    assert "“a” is most like “b” (1.0)" in sim and "“c” is most like “b” (0.1)" in sim  # cos(c, b) = 0.0995
+    frame = pd.DataFrame({"model": ["m", "m"], "bucket": ["0–9", "10–19"], "lo": [0, 10], "n": [20, 20],
+                          "bleu": [30.0, 24.5]})
+    assert L.fig2_chart(frame, "Multi30k").to_dict()["description"] == (
+        "BLEU by source sentence length, Multi30k: m 30.0 BLEU at 0–9 words, 24.5 at 10–19.")

@@ -284,7 +284,14 @@ def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> 
     text = base.mark_text(fontSize=14).encode(
         text=alt.Text("cos:Q", format=".1f"),
         color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
-    return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8))
+    near = []
+    for j, w in enumerate(words):  # each word's most similar other word, for a screen reader
+        others = [k for k in range(len(words)) if k != j]
+        if others:
+            k = max(others, key=lambda k: sim[j, k])
+            near.append(f"“{w}” is most like “{words[k]}” ({sim[j, k]:.1f})")
+    text_ = "Cosine similarity of the annotations h_j of every pair of source words: " + "; ".join(near) + "."
+    return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8), description=text_)
 
 
 def fig2_frame(results: Mapping[str, Any], test: str, decoding: str = "greedy",
@@ -322,7 +329,16 @@ def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Ch
         color=alt.Color("model:N", title=None, scale=alt.Scale(domain=names, range=model_colours(names)),
                         legend=alt.Legend(orient="top", direction="vertical")),
         tooltip=["model:N", "bucket:N", alt.Tooltip("bleu:Q", format=".1f"), alt.Tooltip("n:Q", title="sentences")],
-    ).properties(width=width, height=230, title=title)
+    ).properties(width=width, height=230, title=title, description=fig2_description(frame, title))
+
+
+def fig2_description(frame: pd.DataFrame, title: str) -> str:
+    """Fig. 2 in words, for a screen reader: each model's BLEU from the shortest to the longest bucket."""
+    parts = []
+    for name, g in frame.sort_values("lo").groupby("model", sort=True):
+        first, last = g.iloc[0], g.iloc[-1]
+        parts.append(f"{name} {first.bleu:.1f} BLEU at {first.bucket} words, {last.bleu:.1f} at {last.bucket}")
+    return f"BLEU by source sentence length, {title}: " + "; ".join(parts) + "."
 
 
 def wide(frame: pd.DataFrame, label: str = "source word") -> pd.DataFrame:
