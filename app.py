@@ -25,7 +25,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import checkpoint_files, contrast_panel, fusion_ui, models, twins
+    from ui import checkpoint_files, contrast_panel, fusion_ui, models, paper_panel, twins
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
@@ -149,12 +149,13 @@ def controls(done: bool) -> None:
     with st.container(horizontal=True, vertical_alignment="center", gap="small"):
         st.button("Reset", key="btn_reset", icon=":material/first_page:", on_click=ctl.on_reset,
                   disabled=at_start and not ss["plan"])
-        st.button("Back", key="btn_back", icon=":material/chevron_left:", on_click=ctl.on_back, disabled=at_start)
+        st.button("Back", key="btn_back", icon=":material/chevron_left:", on_click=ctl.on_back, disabled=at_start,
+                  shortcut="Left")  # a clicker: ← / PageUp back, → / PageDown step, P plays (clicker_keys)
         st.button("Step", key="btn_step", icon=":material/chevron_right:", on_click=ctl.on_step, disabled=done,
-                  type="primary")
+                  type="primary", shortcut="Right")
         st.button("Pause" if playing else "Play", key="btn_play",
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
-                  disabled=done and not playing)
+                  disabled=done and not playing, shortcut="P")
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
         # labelled above the slider; in presentation mode beside it (sh.page_css), so the row stays as
         # low as the buttons and 12 words fit 720 px (issue 21: every control labelled)
@@ -165,7 +166,25 @@ def controls(done: bool) -> None:
             st.button("Table (T)", key="btn_table", shortcut="T", icon=":material/table:", on_click=ctl.on_table,
                       help="This step's energies e_ij and weights α_ij")
         st.toggle("Presentation", key="present", **url.BOUND, on_change=ctl.on_setting, args=("present",),
-                  help="For a projector: larger type, the sidebar collapsed, no secondary panels.")
+                  help="For a projector: larger type, the sidebar collapsed, no secondary panels (Esc leaves it).")
+    clicker_keys(at_start, done)
+
+
+def leave_presentation() -> None:
+    """Esc: presentation mode off, as if its toggle were clicked."""
+    ss["present"] = False
+    ctl.on_setting("present")
+
+
+def clicker_keys(at_start: bool, done: bool) -> None:
+    """A presenter's clicker sends PageDown / PageUp (Step / Back) and Esc (leave presentation): hidden
+    buttons whose shortcuts still work."""
+    with st.container(key="stepper_clicker"):
+        st.button("PageDown", key="btn_pgdn", shortcut="PageDown", on_click=ctl.on_step, disabled=done)
+        st.button("PageUp", key="btn_pgup", shortcut="PageUp", on_click=ctl.on_back, disabled=at_start)
+        if ss["present"]:
+            st.button("Leave presentation", key="btn_esc", shortcut="Esc", on_click=leave_presentation)
+    st.html("<style>.st-key-stepper_clicker{display:none}</style>")
 
 
 def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sc.Look, key: str,
@@ -328,6 +347,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     if not look.present:
         with fusion_slot:
             fusion_ui.panel(lm, trace, cur)
+        paper_panel.expander(trace, choice.label)  # on the paper's Fig. 3(a) sentence only, full width
         secondary(lm, trace, step, choice, group, text, look, nonce)
     url.write_position()
 

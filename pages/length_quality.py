@@ -33,6 +33,8 @@ with shell.page("Length vs quality"):  # navigation first; a failing import show
         length_figure,
         length_rows,
         load_results,
+        opening_results,
+        opening_test,
         results_test_name,
         table1_frame,
         table1_note,
@@ -75,7 +77,7 @@ def results_section(name: str, results: dict[str, Any], recomputed: dict[str, An
         st.warning("This results file has no per-length scores.")
     else:
         tests = sorted(rows["test"].unique())
-        test = st.selectbox("Test set", tests, key="lq_test", bind=BIND)
+        test = st.selectbox("Test set", tests, index=opening_test(tests), key="lq_test", bind=BIND)
         test = test if test in tests else tests[0]
         decs = sorted(rows[rows["test"] == test]["decoding"].unique())
         dec = st.radio("Decoding", decs, index=len(decs) - 1, horizontal=True, key="lq_dec", bind=BIND)
@@ -185,7 +187,8 @@ def main() -> None:
         if not names:
             st.info("No results files yet: ship a model with `python -m nmt.export` or run `python -m nmt.experiment` "
                     "(see README), then reload.")
-        name = st.selectbox("Results file", names, key="lq_results", bind=BIND) if names else None
+        name = (st.selectbox("Results file", names, index=opening_results(all_results), key="lq_results", bind=BIND)
+                if names else None)
         name = name if name in names else (names[0] if names else "")
         if names or recomputed:
             results_section(name, all_results.get(name, {}), recomputed)

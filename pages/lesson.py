@@ -14,41 +14,28 @@ from __future__ import annotations
 from ui import shell
 
 with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a failing import shows the boundary
-    import json
     from typing import Any
 
-    import altair as alt
     import numpy as np
     import streamlit as st
     import torch
 
     from nmt.data import pad_ids
     from nmt.decoding import prepare_source
+    from nmt.paper_figures import FIG3A_SENTENCE
     from nmt.trace import DecodeTrace
-    from ui import models
+    from ui import lesson_page as P
+    from ui import models, paper_panel, vote_panel
     from ui import widgets as W
-    from ui.lesson_content import FIG2, GROUP, LEVELS, STOPS, Stop
+    from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
+    from ui.lesson_teacher import TEACHER
+    from ui.presets import EUROPARL
     from ui.views import lesson as L
-    from ui.views import unknown as U
-    from ui.views.common import FONT_MAIN, chart_svg, md, readable
+    from ui.views.common import FONT_MAIN, md, readable
     from ui.views.heatmaps import fixed_context_chart
-    from ui.views.lesson_handout import handout_html
 
-STOP_KEY, LEVEL_KEY = "ls_stop", "ls_level"
-# A guess clicked with the mouse keeps the keyboard focus in the pills, whose group takes ← and → for
-# itself: the clicker's arrows would then do nothing. After a pointer click (a key's click has detail
-# 0, and keeps its focus) the pill lets the focus go, so ← / → reach the Back / Next shortcuts. A fixed
-# script, installed once per page, with nothing from the user in it.
-RELEASE_PILLS = """<script>
-if (!window.lessonReleasesPills) {
-  window.lessonReleasesPills = true;
-  document.addEventListener('click', (e) => {
-    const pill = e.detail > 0 && e.target.closest && e.target.closest('[data-testid="stButtonGroup"] button');
-    if (pill) setTimeout(() => pill.blur(), 0);
-  }, true);
-}
-</script>"""
-KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B reveals (a clicker's blank-screen key)"
+STOP_KEY, LEVEL_KEY, VIEW_KEY = "ls_stop", "ls_level", "ls_view"  # ls_view=presenter: the teacher's tab
+VOTE_KEY = "ls_vote"  # true: the class votes from their phones
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -60,59 +47,6 @@ def annotations(path: str, mtime: float, text: str) -> np.ndarray:
     with torch.no_grad():
         h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0]
     return h.float().cpu().numpy()
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def read_results(name: str, mtime: float) -> dict[str, Any]:
-    """A results file of the checkpoint folder, by its fixed name from the lesson's content."""
-    try:
-        return json.loads((models.checkpoint_dir() / name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-
-
-def results(name: str) -> dict[str, Any]:
-    """A results file named in the lesson's content (BLEU by length), or {} when it is missing."""
-    path = models.checkpoint_dir() / name
-    return read_results(name, path.stat().st_mtime) if path.is_file() else {}
-
-
-def fig2_charts() -> list[tuple[Any, str]]:
-    """Each Fig. 2 chart that has results, with its gaps in words (RNNsearch minus RNNencdec)."""
-    out = []
-    for name, test, title, better, worse in FIG2:
-        frame = L.fig2_frame(results(name), test)
-        chart = L.fig2_chart(frame, title)
-        if chart is not None:
-            gaps = L.bleu_gaps(frame, better, worse)
-            out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
-    return out
-
-
-def model_pair() -> models.ModelGroup | None:
-    """The lesson's checkpoint pair (the Multi30k one), or the default pair with a warning."""
-    groups = models.scan(models.checkpoint_dir())
-    group = next((g for g in groups if g.name == GROUP and g.search is not None), None)
-    if group is None:
-        group = models.default_group(groups)
-        if group is None or group.search is None:
-            W.no_checkpoints()
-            return None
-        st.warning(f"The lesson was written for the {GROUP} pair, which is missing: showing {md(group.name)}; "
-                   "the narration may not match what this model does.")
-    return group
-
-
-def trace_of(ckpt: models.CheckpointInfo, text: str) -> DecodeTrace:
-    """The greedy trace of ``text`` (cached for every visitor)."""
-    return W.decode(W.job_for(ckpt, "greedy"), [text])[0]
-
-
-def as_read(ckpt: models.CheckpointInfo, trace: DecodeTrace, stop: Stop, revealed: bool) -> U.Shown:
-    """The translation as the class reads it: each ``<unk>`` replaced and marked (:mod:`ui.views.unknown`),
-    except at the row to predict until it is revealed (its replacement would give the answer away)."""
-    hold = () if revealed or stop.predict is None or not trace.steps else (min(stop.predict, len(trace.steps) - 1),)
-    return U.shown(trace, models.load(ckpt).tgt_tok.detokenize, hold)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -154,13 +88,14 @@ def nav_bar(k: int, stop: Stop) -> None:
         st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=reveal,
                   icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
                   disabled=stop.predict is None)
-        st.markdown(f"**{k + 1} / {len(STOPS)}**", help=KEYS_NOTE)
+        st.markdown(f"**{k + 1} / {len(STOPS)}**", help=P.KEYS_NOTE)
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
     st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
             ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
-    st.html(RELEASE_PILLS, unsafe_allow_javascript=True)
+    st.html(P.PILL_CSS)
+    st.html(P.RELEASE_PILLS, unsafe_allow_javascript=True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -173,14 +108,16 @@ def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tup
     revealed, the verdict (left); returns (step, guess, revealed)."""
     step = min(stop.predict or 0, len(trace.steps) - 1)
     words = trace.src_tokens
-    left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word will it read? "
+    ask = "gets the highest energy" if stop.key == "energies" else "will it read"
+    left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word {ask}? "
                   "Pick one on the right, then reveal (B).")
     guess = right.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
                         key=f"ls_guess_{stop.key}")
     revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
     if revealed:
-        v = L.verdict(trace, step, guess)
-        (left.success if v.matched else left.info)(md(L.verdict_text(v)))
+        v = L.verdict(trace, step, guess)  # α's argmax is the energies' (the softmax keeps their order)
+        text = L.energy_verdict_text(trace, step, guess) if stop.key == "energies" else L.verdict_text(v)
+        (left.success if v.matched else left.info)(md(text))
     return step, guess, revealed
 
 
@@ -197,30 +134,49 @@ def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int)
         st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
                    f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
     table = L.wide(df)
-    st.dataframe(table, hide_index=True,
+    st.dataframe(table, hide_index=True, row_height=30,
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:]})
 
 
+def first_row_note(col: Any, trace: DecodeTrace, rows: int) -> None:
+    """Under a heatmap whose first row is drawn: why that row reads ``</s>`` or the verb."""
+    note = L.first_row_note(trace, rows)
+    if note:
+        col.caption(md(note))
+
+
 def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """Energies, softmax, context, reordering, unknown words: the α so far with the row to predict."""
+    """Energies, softmax, context, reordering, unknown words: the rows so far (the energies e_ij at the
+    energies stop, α elsewhere, both as the decode trace recorded them) with the row to predict."""
     assert stop.sentence is not None and group.search is not None
-    t = trace_of(group.search, stop.sentence)
+    t = P.trace_of(group.search, stop.sentence)
     with left:
         if stop.key in ("reorder", "unknown"):
-            text = as_read(group.search, t, stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))
+            text = P.as_read(group.search, t, stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))
             st.markdown(f"The model writes: **{text.markdown}**")
     step, guess, revealed = guess_controls(t, stop, left, right)
-    with left:
-        if revealed and stop.key == "unknown":
-            for line in U.step_lines(t):
-                st.markdown(f"{line} (Jean et al. 2015).")
     with right:
-        # its column's width, even at 150 % zoom; the legend below: beside two rows it lost its "0.0"
-        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="bottom", fit=True)
+        # its column's width, even at 150 % zoom; the legend beside the rows, so the numbers fit 720 px
+        chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="right", fit=True, **colours(),
+                                     quantity="energy" if stop.key == "energies" else "alpha")
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
-        if revealed and stop.key in ("energies", "softmax", "context"):
+        if revealed and stop.key in ("softmax", "context"):  # the energies stop shows its numbers in the cells
             numbers(stop, group, t, step)
+    if revealed and stop.key == "reorder":  # the paper's own reordering, over the page when asked for
+        paper_beside(right)
+    # beside the numbers' table on the left, so that the table stays within 720 px; under the chart elsewhere
+    first_row_note(left if stop.key in ("energies", "softmax", "context") else right, t, step + int(revealed))
+
+
+def paper_beside(col: Any) -> None:
+    """The paper's Fig. 3(a) α beside our Europarl RNNsearch-50's on the same sentence, in a dialog."""
+    group = P.model_pair(EUROPARL, warn=False)
+    if group is None or group.search is None or group.name != EUROPARL:
+        return
+    t = P.trace_of(group.search, FIG3A_SENTENCE)
+    if col.button("The paper saw this too: Fig. 3(a)", key="ls_paper", icon=":material/compare:"):
+        paper_panel.dialog(t, "ours (Europarl RNNsearch-50)")
 
 
 def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
@@ -231,15 +187,16 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
         if ckpt is None:
             col.info(f"No {name} checkpoint in this pair.")
             continue
-        t = trace_of(ckpt, stop.sentence)
-        col.markdown(f"**{name}** writes: {as_read(ckpt, t, stop, True).markdown}")
-        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True) if t.has_alignment
+        t = P.trace_of(ckpt, stop.sentence)
+        col.markdown(f"**{name}** writes: {P.as_read(ckpt, t, stop, True).markdown}")
+        chart = (L.lesson_alpha_chart(t, None, True, cell=20, legend="bottom", fit=True, **colours()) if t.has_alignment
                  else fixed_context_chart(t, title="one fixed c", max_width=340))
         if chart is None:
             continue
         if t.has_alignment:
             with col:
                 W.show_chart(chart, size=FONT_MAIN, fit=True)
+            first_row_note(left, t, len(t.steps))  # the left column has room; the charts fill 720 px
         else:  # an explicit height: in a column Streamlit squashed its rows under their 14 px labels
             col.altair_chart(readable(chart, FONT_MAIN), width="content", height=20 * len(t.steps) + 100)
 
@@ -247,7 +204,7 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
 def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
     """The cosine similarity of the annotations h_j."""
     assert stop.sentence is not None and group.search is not None
-    t = trace_of(group.search, stop.sentence)
+    t = P.trace_of(group.search, stop.sentence)
     h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
     left.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers; "
                   "the grid compares every pair.")
@@ -257,7 +214,7 @@ def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any
 
 def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
     """Fig. 2: BLEU by source length, for the Europarl models and the Multi30k pair."""
-    charts = fig2_charts()
+    charts = P.fig2_charts()
     if not charts:
         left.info("No BLEU-by-length results (*.results.json) in the checkpoint folder.")
         return
@@ -267,48 +224,83 @@ def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> 
         left.markdown(md(gaps))
 
 
-VIEWS = {"bottleneck": view_bottleneck, "annotations": view_annotations, "energies": view_predict,
+def view_intro(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """How to read a heatmap: one whole sentence's α, every row drawn, and why the first row reads ``</s>``."""
+    assert stop.sentence is not None and group.search is not None
+    t = P.trace_of(group.search, stop.sentence)
+    left.markdown(f"The model writes: **{P.as_read(group.search, t, stop, True).markdown}**")
+    with right:
+        chart = L.lesson_alpha_chart(t, None, True, legend="right", fit=True, **colours())
+        if chart is not None:
+            W.show_chart(chart, size=FONT_MAIN, fit=True)
+        st.markdown("**Rows**: the French words, in the order they were written. **Columns**: the English words "
+                    "read (and </s>, the end of the sentence). **Dark**: looked at a lot.")
+    first_row_note(left, t, len(t.steps))
+
+
+def view_wrapup(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """The three ideas and what attention is not."""
+    with right:
+        st.markdown("\n".join(f"{n}. {md(idea)}" for n, idea in enumerate(IDEAS, 1)))
+        st.warning(md(NOT_ATTENTION), icon=":material/lightbulb:")
+
+
+VIEWS = {"intro": view_intro, "wrapup": view_wrapup,
+         "bottleneck": view_bottleneck, "annotations": view_annotations, "energies": view_predict,
          "softmax": view_predict, "context": view_predict, "reorder": view_predict, "unknown": view_predict,
          "length": view_length}
 
 
-# ----------------------------------------------------------------------------------------------
-# Handout
-# ----------------------------------------------------------------------------------------------
+def presenter(stop: Stop) -> None:
+    """The teacher's panel (presenter view only): the answer, what to say, the model's own numbers, the
+    next stop, and the answer key."""
+    t = TEACHER.get(stop.key)
+    with st.container(border=True, key="ls_teacher"):
+        st.markdown("**Presenter view**: the answers show only here, not in the projected tab "
+                    f"([open it]({md(projected_link())})).")
+        if t is not None:
+            st.markdown(f"**Answer.** {md(t.answer)}")
+            if (line := P.model_line(stop)) is not None:
+                st.markdown(f"**The model.** {md(line)}")
+            st.markdown(f"**Say:** {md(t.say)}")
+        k = STOPS.index(stop)
+        if k + 1 < len(STOPS):
+            st.caption(f"Next: {md(STOPS[k + 1].title)}")
+        st.download_button("Answer key (HTML)", P.answer_key, file_name="lesson-answer-key.html", mime="text/html",
+                           on_click="ignore", icon=":material/key:", key="ls_key")
 
 
-def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
-    """The figure of a stop as printed: the α so far with the row to predict hidden, the
-    bottleneck's RNNencdec, the annotations' similarities or Fig. 2."""
-    assert group.search is not None
-    if stop.key == "length":
-        charts = [c for c, _ in fig2_charts()]
-        return alt.hconcat(*charts).resolve_scale(color="independent") if charts else None
-    assert stop.sentence is not None
-    if stop.key == "annotations":
-        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h)
-    t = trace_of(group.search, stop.sentence)
-    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False)
-    if stop.key == "bottleneck" and group.encdec is not None:  # beside the RNNencdec's one summary
-        fixed = fixed_context_chart(trace_of(group.encdec, stop.sentence), title="RNNencdec: one fixed c")
-        return chart if fixed is None else alt.hconcat(chart, fixed)
-    return chart
+def colours() -> dict[str, Any]:
+    """α's palette and log scale, from the URL (``ls_palette``, ``ls_log``)."""
+    palette = st.query_params.get("ls_palette")
+    return {"palette": palette if palette in L.PALETTES else "blues", "log": st.query_params.get("ls_log") == "true"}
 
 
-def handout(group: models.ModelGroup, level: str) -> str:
-    """The handout's HTML (figures rendered by vl-convert when the download is clicked)."""
-    figures, notes = {}, {}
-    for stop in STOPS:
-        chart = stop_figure(stop, group)
-        figures[stop.key] = None if chart is None else chart_svg(readable(chart, FONT_MAIN))
-        if stop.sentence and group.search is not None:  # printed with the row to predict hidden
-            search = as_read(group.search, trace_of(group.search, stop.sentence), stop, False)
-            notes[stop.key] = f"RNNsearch: {search.labelled}"
-            if stop.key == "bottleneck" and group.encdec is not None:
-                encdec = as_read(group.encdec, trace_of(group.encdec, stop.sentence), stop, False)
-                notes[stop.key] += f" · RNNencdec: {encdec.labelled}"
-    return handout_html(STOPS, level, figures, notes)
+def on_colours() -> None:
+    """Write the palette and log-scale choices into the URL."""
+    st.query_params["ls_palette"] = st.session_state.get("ls_palette_w", "blues")
+    if st.session_state.get("ls_log_w"):
+        st.query_params["ls_log"] = "true"
+    else:
+        st.query_params.pop("ls_log", None)
+
+
+def voting() -> bool:
+    """Whether the class votes from their phones (``ls_vote=true`` in the URL)."""
+    return st.query_params.get(VOTE_KEY) == "true"
+
+
+def on_voting() -> None:
+    """Write the phones' vote switch into the URL."""
+    if st.session_state.get("ls_vote_on"):
+        st.query_params[VOTE_KEY] = "true"
+    else:
+        st.query_params.pop(VOTE_KEY, None)
+
+
+def projected_link() -> str:
+    """The projected view's address for the current stop and level (relative: the same server)."""
+    return f"lesson?{STOP_KEY}={current_stop() + 1}&{LEVEL_KEY}={L.level_of(st.query_params.get(LEVEL_KEY))}"
 
 
 def main() -> None:
@@ -322,10 +314,12 @@ def main() -> None:
     stop = STOPS[k]
     if st.query_params.get(STOP_KEY) != str(k + 1):
         st.query_params[STOP_KEY] = str(k + 1)  # an out-of-range or missing stop becomes stop 1
-    group = model_pair()
+    group = P.model_pair(stop.group)
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
     nav_bar(k, stop)
+    if st.query_params.get(VIEW_KEY) == "presenter":
+        presenter(stop)
     left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
     with left:
         if stop.sentence:
@@ -337,10 +331,22 @@ def main() -> None:
     VIEWS[stop.key](stop, group, left, right)
     with left, st.container(border=True):
         st.markdown(f"**Question for the class.** {md(stop.question)}")
-    left.caption(KEYS_NOTE)
+    if voting() and stop.predict is not None and stop.sentence:
+        t = P.trace_of(group.search, stop.sentence)
+        target = t.steps[min(stop.predict, len(t.steps) - 1)].token
+        with right:  # below the chart, where a histogram has room before the reveal
+            vote_panel.projector(stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
     with st.sidebar:
-        st.download_button("Handout (HTML, print it)", lambda: handout(group, level), file_name="lesson-handout.html",
+        st.download_button("Handout (HTML, print it)", lambda: P.handout(annotations), file_name="lesson-handout.html",
                            mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
+        st.radio("Colours of α", list(L.PALETTES), format_func=L.PALETTES.__getitem__, key="ls_palette_w",
+                 index=list(L.PALETTES).index(colours()["palette"]), on_change=on_colours)
+        st.toggle("α on a log scale", key="ls_log_w", value=colours()["log"], on_change=on_colours,
+                  help="Symmetric-log colours: weights of 0.01 to 0.1, invisible on a linear scale, show too.")
+        st.toggle("Phones vote", key="ls_vote_on", value=voting(), on_change=on_voting,
+                  help="The class votes from their phones (same Wi-Fi): the projector shows the address to open.")
+        st.link_button("Presenter view (a second tab)", f"lesson?{VIEW_KEY}=presenter&{STOP_KEY}={k + 1}",
+                       icon=":material/co_present:")
 
 
 with shell.error_boundary("Lesson"):

@@ -54,7 +54,7 @@ def chips(page: object) -> object:
 VIEWS = [("/?present=true&step=3", PROJECTOR, "stepper presenting"),
          ("/watch_it_learn?wl_present=true", PROJECTOR, "watch it learn presenting"),
          ("/?step=3", ZOOM_150, "stepper at 150 %"), ("/?present=true&step=3", ZOOM_150, "stepper presenting at 150 %"),
-         ("/lesson?ls_stop=6", ZOOM_150, "lesson at 150 %")]
+         ("/lesson?ls_stop=7", ZOOM_150, "lesson at 150 %")]
 
 
 @pytest.mark.parametrize(("path", "size", "label"), VIEWS, ids=[v[2] for v in VIEWS])
@@ -137,8 +137,8 @@ WIDTHS_JS = """() => {
 
 
 def test_the_lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
-    """Stop 6 (reordering): every guess pill and the whole α chart lie within the window's width."""
-    page = opened(browser, f"{shipped_app_url}/lesson?ls_stop=6", ZOOM_150)
+    """Stop 7 (reordering): every guess pill and the whole α chart lie within the window's width."""
+    page = opened(browser, f"{shipped_app_url}/lesson?ls_stop=7", ZOOM_150)
     try:
         pills = page.get_by_test_id("stButtonGroup").first.locator("button")
         pills.first.wait_for(timeout=WAIT)

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from nmt.trace import DecodeTrace
 from tests.conftest import plain
 from tests.traces import make_trace
-from ui.lesson_content import DOGS, LEVELS, STOPS, Stop
+from ui.lesson_content import DOGS, GROUP, LEVELS, STOPS, Stop
 from ui.views import lesson as L
 from ui.views.lesson_handout import handout_html
 
@@ -38,9 +38,10 @@ def with_energies(trace: DecodeTrace, i: int, energies: list[float]) -> DecodeTr
 # Content
 
 
-def test_eight_stops_each_narrated_at_every_level() -> None:
-    assert [s.key for s in STOPS] == ["bottleneck", "annotations", "energies", "softmax", "context", "reorder",
-                                      "length", "unknown"]
+def test_ten_stops_from_an_intro_to_a_wrap_up_each_narrated_at_every_level() -> None:
+    assert [s.key for s in STOPS] == ["intro", "bottleneck", "annotations", "energies", "softmax", "context",
+                                      "reorder", "length", "unknown", "wrapup"]
+    assert [s.title.split(".")[0] for s in STOPS] == [str(n) for n in range(1, len(STOPS) + 1)]  # numbered in order
     assert len(LEVELS) >= 3
     for s in STOPS:
         assert set(s.narration) == set(LEVELS), s.key
@@ -183,20 +184,35 @@ def test_fig2_colours_encdec_orange_search_blue() -> None:
 # Handout
 
 
-def test_handout_has_each_stop_at_the_chosen_level_and_inline_figures() -> None:
+def test_handout_has_each_stop_its_question_and_inline_figure_but_no_narration_or_answer() -> None:
+    from ui.lesson_teacher import TEACHER
+
     svg = '<svg xmlns="http://www.w3.org/2000/svg"><text>α</text></svg>'
     evil = Stop(key="x", title="<script>alert(1)</script>", sentence="A & B", question="Why <b>?",
                 narration={k: f"narration for {k}" for k in LEVELS})
-    page = handout_html([*STOPS[:2], evil], "phd", {"bottleneck": svg}, {"x": "RNNsearch: « <i> »"})
-    assert page.count('<section class="stop">') == 3 and "break-after: page" in page and "@media print" in page
-    assert html.escape(STOPS[0].narration["phd"]) in page
-    assert html.escape(STOPS[0].narration["school"]) not in page
-    assert html.escape(STOPS[1].question) in page
+    page = handout_html([*STOPS[:3], evil], {"bottleneck": svg}, {"x": "RNNsearch: « <i> »"}, {"x": ["one <idea>"]})
+    assert page.count('<section class="stop">') == 4 and "grid-template-columns: 1fr 1fr" in page
+    assert html.escape(STOPS[2].question) in page
+    for s in STOPS[:3]:  # no narration at any level, no answer
+        assert not [t for t in s.narration.values() if html.escape(t) in page], s.key
+        assert html.escape(TEACHER[s.key].answer) not in page
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "Why &lt;b&gt;?" in page and "A &amp; B" in page and "« &lt;i&gt; »" in page
+    assert "<li>one &lt;idea&gt;</li>" in page
     (data,) = re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', page)
     assert base64.b64decode(data).decode("utf-8") == svg
-    assert "for a phd candidate" in page
+
+
+def test_answer_key_has_every_answer_and_the_models_numbers() -> None:
+    from ui.lesson_teacher import TEACHER
+    from ui.views.lesson_handout import answer_key_html
+
+    page = answer_key_html(STOPS, TEACHER, {"reorder": "For “voiture” the model looks most at “car” (α = 1.00)."})
+    assert page.count('<section class="stop">') == len(STOPS)
+    for s in STOPS:
+        assert html.escape(TEACHER[s.key].answer) in page and html.escape(TEACHER[s.key].say) in page, s.key
+    assert "looks most at “car” (α = 1.00)." in page
+    assert set(TEACHER) == {s.key for s in STOPS}  # one answer and one line to say per stop
 
 
 # ----------------------------------------------------------------------------------------------
@@ -210,7 +226,7 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
 
     search, encdec = checkpoint.load(SEARCH), checkpoint.load(ENCDEC)
     for stop in STOPS:
-        if not stop.sentence:
+        if not stop.sentence or stop.group != GROUP:  # stop 8's everyday model: tests/test_lesson_stops.py
             continue
         t = greedy(search, [stop.sentence])[0]
         for i, target, source in stop.expect:
@@ -257,10 +273,10 @@ def heading(at: AppTest) -> str:
 
 @shipped
 def test_page_opens_the_stop_in_the_url() -> None:
-    at = page("6")
+    at = page("7")
     assert not at.exception and not at.error
-    assert heading(at) == "6. Reordering"
-    assert at.query_params["ls_stop"] == "6"
+    assert heading(at) == "7. Reordering"
+    assert at.query_params["ls_stop"] == "7"
 
 
 @shipped
@@ -268,13 +284,13 @@ def test_page_opens_the_stop_in_the_url() -> None:
 def test_out_of_range_stop_opens_stop_one(value: str) -> None:
     at = page(value)
     assert not at.exception and not at.error
-    assert heading(at) == "1. The bottleneck"
+    assert heading(at) == "1. How to read the pictures"
     assert at.query_params["ls_stop"] == "1"
 
 
 @shipped
 def test_guess_then_reveal_shows_the_row_and_marks_the_guess() -> None:
-    at = page("6")
+    at = page("7")
     at.pills(key="ls_guess_reorder").set_value(1).run()  # "red": the English order
     assert not [m for m in [*at.info, *at.success] if "looks most at" in m.value]  # still hidden
     at.button(key="ls_reveal").click().run()
@@ -290,44 +306,44 @@ def test_guess_then_reveal_shows_the_row_and_marks_the_guess() -> None:
 
 @shipped
 def test_next_and_back_move_the_url() -> None:
-    at = page("2")
+    at = page("3")
     at.button(key="ls_next").click().run()
-    assert at.query_params["ls_stop"] == "3" and heading(at).startswith("3. Energies")
+    assert at.query_params["ls_stop"] == "4" and heading(at).startswith("4. Energies")
     at.button(key="ls_pgdn").click().run()  # the clicker's PageDown
-    assert at.query_params["ls_stop"] == "4"
+    assert at.query_params["ls_stop"] == "5"
     at.button(key="ls_back").click().run()
     at.button(key="ls_pgup").click().run()
-    assert at.query_params["ls_stop"] == "2" and heading(at).startswith("2. Annotations")
-    at = page("8")
+    assert at.query_params["ls_stop"] == "3" and heading(at).startswith("3. Annotations")
+    at = page("10")
     assert at.button(key="ls_next").disabled
 
 
 @shipped
 def test_level_changes_the_narration() -> None:
-    at = page("2")  # annotations: nothing to predict, so the narration shows at once
+    at = page("3")  # annotations: nothing to predict, so the narration shows at once
     at.radio(key="ls_level").set_value("phd").run()
     texts = [plain(m.value) for m in at.markdown]
-    assert STOPS[1].narration["phd"] in texts and STOPS[1].narration["undergrad"] not in texts
+    assert STOPS[2].narration["phd"] in texts and STOPS[2].narration["undergrad"] not in texts
     assert at.query_params["ls_level"] == "phd"
 
 
 @shipped
 @pytest.mark.parametrize(("value", "level"), [("school", "school"), ("nonsense", "undergrad")])
 def test_level_from_the_url(value: str, level: str) -> None:
-    at = page("2", value)
+    at = page("3", value)
     assert not at.exception and at.radio(key="ls_level").value == level
-    assert STOPS[1].narration[level] in [plain(m.value) for m in at.markdown]
+    assert STOPS[2].narration[level] in [plain(m.value) for m in at.markdown]
 
 
 @shipped
 def test_narration_of_a_prediction_waits_for_the_reveal() -> None:
-    """Stop 6's narration names the answer (“car”), so it shows only with the model's row."""
-    at = page("6")
+    """Stop 7's narration names the answer (“car”), so it shows only with the model's row."""
+    at = page("7")
     texts = [plain(m.value) for m in at.markdown]
-    assert STOPS[5].narration["undergrad"] not in texts
+    assert STOPS[6].narration["undergrad"] not in texts
     assert "Guess first: the explanation appears with the model's row (B)." in [c.value for c in at.caption]
     at.button(key="ls_reveal").click().run()
-    assert STOPS[5].narration["undergrad"] in [plain(m.value) for m in at.markdown]
+    assert STOPS[6].narration["undergrad"] in [plain(m.value) for m in at.markdown]
 
 
 @pytest.mark.skipif(not (ROOT / "checkpoints" / "europarl-en-fr.results.json").exists(), reason="no results")

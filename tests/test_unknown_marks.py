@@ -257,13 +257,14 @@ def test_explanation_strip_and_surgery_show_the_replacement_once_explained() -> 
 @needs_pair
 @pytest.mark.usefixtures("shipped")
 def test_lesson_keeps_the_unk_to_predict_until_it_is_revealed() -> None:
-    """Stop 8 asks which word the <unk> reads: its replacement would give the answer away before B."""
-    at = run("lesson.py", ls_stop="8")
+    """Stop 9 asks which word the <unk> reads: its replacement would give the answer away before B."""
+    if not (ROOT / "checkpoints" / "europarl-tatoeba-en-fr-rnnsearch-30k.pt").exists():
+        pytest.skip("stop 9 is the everyday model's")
+    at = run("lesson.py", ls_stop="9")
     before = [m.value for m in at.markdown]
-    assert r"The model writes: **Elle lisent le vieux \<unk\>\.**" in before
-    assert not any("lettre" in m for m in before)
+    assert r"The model writes: **Tom a acheté un nouveau \<unk\>\.**" in before
+    assert not any("grille" in m for m in before)
     at.button(key="ls_reveal").click().run()
     after = [m.value for m in at.markdown]
-    mark = r"lettre :green[(from the dictionary\: \'letter\')]"
-    assert rf"The model writes: **Elle lisent le vieux {mark}\.**" in after
-    assert rf"Step 4: \<unk\> → {mark} (Jean et al. 2015)." in after
+    assert [m for m in after if m.startswith("The model writes: **Tom a acheté un nouveau grille")
+            and "from the dictionary" in m and "toaster" in m], after

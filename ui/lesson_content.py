@@ -1,11 +1,13 @@
-"""The Lesson page's content as data: the paper's story in eight stops, narrated at three levels.
+"""The Lesson page's content as data: the paper's story in ten stops (an intro, eight stops, a wrap-up),
+narrated at three levels.
 
 No Streamlit and no model here. Each :class:`Stop` names the sentence it is shown on, the view
 that draws it (:mod:`ui.views.lesson`), the target step whose α row the class predicts (``None``
 where the stop has no prediction), its narration per level and its question for the class.
 
 The sentences were checked on the shipped Multi30k pair (``m30k-en-fr-rnnsearch.pt`` /
-``-rnnencdec.pt``, greedy decoding); ``expect`` records what the stop relies on, as
+``-rnnencdec.pt``, greedy decoding; stop 9 on the everyday model, ``europarl-tatoeba-en-fr-rnnsearch-30k.pt``);
+``expect`` records what the stop relies on, as
 (target step, target word, source word with the largest α), and ``tests/test_lesson.py`` decodes
 them again so that the narration cannot drift away from what the model does.
 """
@@ -33,7 +35,9 @@ FIG2: tuple[tuple[str, str, str, str, str], ...] = (
 DOGS = "Two dogs are running in the snow."
 CAR = "A red car is parked near a white house."
 CAT = "A black dog and a white cat are sleeping on a red couch."
-LETTER = "She read the old letter slowly."
+TOASTER = "Tom bought a new toaster."
+BOY = "A boy is eating an apple."
+EVERYDAY = "europarl-tatoeba-en-fr-30k"  # the everyday model's group (ui.models.TYPED_GROUP): stop 9's real <unk>
 
 
 @dataclass(frozen=True)
@@ -46,12 +50,30 @@ class Stop:
     narration: dict[str, str]  # level → a few sentences
     question: str
     predict: int | None = None  # target step i whose α row stays hidden until the class guesses
-    expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)
+    expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)  # (step, target word, argmax source)
+    group: str = GROUP  # the checkpoint group whose RNNsearch decodes the sentence (ui.models group name)
 
 
 STOPS: tuple[Stop, ...] = (
     Stop(
-        key="bottleneck", title="1. The bottleneck", sentence=CAT,
+        key="intro", title="1. How to read the pictures", sentence=BOY,
+        narration={
+            "school": "The model writes the French sentence one word at a time. Each row of the picture is one "
+                      "French word, in the order it was written; each column is one English word. The darker a "
+                      "square, the more the model looked at that English word to write that French word.",
+            "undergrad": "Rows: target words y_i, top to bottom in the order they were written; columns: source "
+                         "words x_j (and </s>, the end of the sentence). Cell (i, j) is the attention weight "
+                         "α_ij; each row sums to 1. Note « mange »: two English words (“is eating”), one French.",
+            "phd": "The heatmap is the matrix α ∈ R^{T_y × T_x} of one greedy decode, each row a distribution "
+                   "over source positions. It is a by-product of translation, never supervised; the first row "
+                   "is scored from s_0 = tanh(W_s ←h_1), before any target word exists.",
+        },
+        question="In the row « pomme », which column is darkest, and what does that tell you about how « pomme » "
+                 "was written?",
+        expect=((0, "Un", "</s>"), (2, "mange", "eating"), (4, "pomme", "apple")),
+    ),
+    Stop(
+        key="bottleneck", title="2. The bottleneck", sentence=CAT,
         narration={
             "school": "The older model (RNNencdec) reads the whole English sentence and squeezes it into one "
                       "list of numbers before it writes a single French word. Fourteen words are already too "
@@ -69,7 +91,7 @@ STOPS: tuple[Stop, ...] = (
         expect=((5, "chat", "cat"),),
     ),
     Stop(
-        key="annotations", title="2. Annotations: one vector per word", sentence=DOGS,
+        key="annotations", title="3. Annotations: one vector per word", sentence=DOGS,
         narration={
             "school": "Instead of one summary, RNNsearch keeps a note for every English word. Each note "
                       "also remembers the words around it, so neighbouring notes look alike.",
@@ -83,7 +105,7 @@ STOPS: tuple[Stop, ...] = (
         question="Why does the annotation of “dogs” look more like that of “are” than like that of “snow”?",
     ),
     Stop(
-        key="energies", title="3. Energies: scoring each word", sentence=DOGS, predict=5,
+        key="energies", title="4. Energies: scoring each word", sentence=DOGS, predict=5,
         narration={
             "school": "Before writing each French word, the model gives every English word a score: how "
                       "useful is this word right now? Guess which word scores highest before « neige ».",
@@ -98,7 +120,7 @@ STOPS: tuple[Stop, ...] = (
         expect=((5, "neige", "snow"),),
     ),
     Stop(
-        key="softmax", title="4. Softmax: from energies to α", sentence=DOGS, predict=4,
+        key="softmax", title="5. Softmax: from energies to α", sentence=DOGS, predict=4,
         narration={
             "school": "The scores are turned into shares that add up to 100 %: the attention. A clear winner "
                       "takes almost everything; a close race shares the attention.",
@@ -112,7 +134,7 @@ STOPS: tuple[Stop, ...] = (
         expect=((4, "la", "the"),),
     ),
     Stop(
-        key="context", title="5. The context c_i: a weighted sum", sentence=DOGS, predict=1,
+        key="context", title="6. The context c_i: a weighted sum", sentence=DOGS, predict=1,
         narration={
             "school": "The model mixes the notes of all English words, using the attention shares as the "
                       "recipe. For « chiens » the mix is almost only the note of “dogs”.",
@@ -127,7 +149,7 @@ STOPS: tuple[Stop, ...] = (
         expect=((1, "chiens", "dogs"),),
     ),
     Stop(
-        key="reorder", title="6. Reordering", sentence=CAR, predict=1,
+        key="reorder", title="7. Reordering", sentence=CAR, predict=1,
         narration={
             "school": "French puts most colours after the noun: “a red car” is « une voiture rouge ». The "
                       "attention jumps over “red” to “car”, then comes back.",
@@ -142,7 +164,7 @@ STOPS: tuple[Stop, ...] = (
         expect=((1, "voiture", "car"), (2, "rouge", "red"), (8, "maison", "house"), (9, "blanche", "white")),
     ),
     Stop(
-        key="length", title="7. Long sentences (Fig. 2)", sentence=None,
+        key="length", title="8. Long sentences (Fig. 2)", sentence=None,
         narration={
             "school": "The longer the sentence, the worse the old model gets. The attention model trained "
                       "on parliament debates (Europarl) stays about as good from 0 to 80 words.",
@@ -159,20 +181,49 @@ STOPS: tuple[Stop, ...] = (
                  "short to long sentences? Why would a fixed vector hurt long sentences most?",
     ),
     Stop(
-        key="unknown", title="8. Unknown words", sentence=LETTER, predict=4,
+        key="unknown", title="9. Unknown words", sentence=TOASTER, predict=5, group=EVERYDAY,
         narration={
-            "school": "Sometimes the model has no good French word and writes <unk> (unknown). Even then, "
-                      "the attention shows which English word it was trying to translate.",
-            "undergrad": "The vocabulary is a shortlist of frequent words; rare words become <unk>. Here the "
-                         "model writes <unk> for “letter” (« lettre » is in its list but was too rare to "
-                         "win). α points at “letter”, so the word can be copied or looked up in a dictionary "
-                         "(Jean et al. 2015).",
+            "school": "The model knows 30,000 French words, and « grille-pain » is not one of them, so it "
+                      "writes <unk> (unknown). The attention shows which English word it was translating: "
+                      "the app looks that word up in a dictionary and writes « grille-pain » in its place.",
+            "undergrad": "The everyday model's vocabulary is a shortlist of its 30,000 most frequent words; "
+                         "rarer ones become <unk>. Here it writes <unk> for “toaster”, with α on “toaster”, so "
+                         "the word can be replaced by its dictionary translation, « grille-pain », learnt from "
+                         "the training data's word alignments (Jean et al. 2015).",
             "phd": "Table 1 of the paper reports BLEU without sentences containing unknown words. The "
                    "argmax of α_i at an <unk> output gives the source position for post-hoc replacement "
-                   "(Luong et al. 2015; Jean et al. 2015). Note also the error « lisent » and the "
-                   "dropped “slowly”: attention does not guarantee coverage.",
+                   "(Luong et al. 2015; Jean et al. 2015): a dictionary lookup, else a copy. It works when "
+                   "α is sharp; Jean et al.'s large-vocabulary softmax avoids most <unk> in the first place.",
         },
         question="The model writes <unk>. Which English word was it looking at?",
-        expect=((4, "<unk>", "letter"),),
+        expect=((5, "<unk>", "toaster"),),
+    ),
+    Stop(
+        key="wrapup", title="10. What we learned", sentence=None,
+        narration={
+            "school": "Three ideas: squeezing a whole sentence into one list of numbers loses words; attention "
+                      "lets the model look back at every English word, a little or a lot, before each French "
+                      "word; and it learns by itself where to look, even when French changes the word order.",
+            "undergrad": "RNNsearch replaces the fixed vector c by c_i = Σ_j α_ij h_j, with α_i a softmax over "
+                         "learned energies e_ij = a(s_{i−1}, h_j). The alignment is learned from translation "
+                         "alone; it handles reordering and keeps quality up on long sentences (Fig. 2).",
+            "phd": "Soft, differentiable alignment removed the encoder–decoder bottleneck and became the "
+                   "template for later attention models. Whether α explains the output is a separate "
+                   "question: the explanation page compares it with gradient and leave-one-out attributions "
+                   "and edits α to see what changes.",
+        },
+        question="At stop 9 the model looked at “toaster” when it wrote <unk>. Does that prove α explains "
+                 "the word it wrote? How would you test it?",
     ),
 )
+
+IDEAS: tuple[str, ...] = (
+    "One fixed vector is a bottleneck: RNNencdec loses words, more so in long sentences.",
+    "Attention is a soft search: energies e_ij → softmax α_ij → a fresh context c_i = Σ_j α_ij h_j for every word.",
+    "The alignment is learned from translation alone: it reorders (« voiture rouge ») and keeps long sentences up.",
+)
+"""The wrap-up's three ideas, one line each."""
+NOT_ATTENTION = ("What attention is not: an explanation by itself. α shows where the model looked, not why it "
+                 "wrote the word: on the explanation page, another α often gives the same word, and gradient "
+                 "attributions pick the same top word only part of the time.")
+"""The wrap-up's one-slide answer from the page *Is attention an explanation?*."""

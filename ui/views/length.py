@@ -196,3 +196,21 @@ def curve_figure(rows: pd.DataFrame) -> go.Figure:
     fig.update_layout(title="Validation BLEU during training (greedy)", xaxis_title="updates",
                       yaxis_title="BLEU", legend_title="model", margin={"t": 50}, **READABLE)
     return fig
+
+
+FIG2_FILE, FIG2_TEST = "europarl-en-fr.results.json", "europarl-v7-fr-en/test2000q4"
+"""The results file and test set that show the paper's Fig. 2 (the Europarl RNNsearch-50 and RNNencdec-50)."""
+
+
+def opening_results(all_results: dict[str, dict[str, Any]]) -> int:
+    """Index of the results file the page opens on: the Fig. 2 file when it has per-length scores, else
+    the first file that has some (a file without them would hide the figure), else the first."""
+    names = list(all_results)
+    with_rows = [n for n in names if not length_rows(all_results[n]).empty]
+    pick = FIG2_FILE if FIG2_FILE in with_rows else (with_rows[0] if with_rows else None)
+    return names.index(pick) if pick is not None else 0
+
+
+def opening_test(tests: list[str]) -> int:
+    """Index of the test set the page opens on: Fig. 2's when the file has it, else the first."""
+    return tests.index(FIG2_TEST) if FIG2_TEST in tests else 0

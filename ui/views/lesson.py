@@ -90,46 +90,140 @@ def cell_size(n_src: int, width: int = 560) -> int:
     return max(24, min(40, width // max(n_src, 1)))
 
 
+def row_values(trace: DecodeTrace, quantity: str = "alpha") -> list[list[float] | None]:
+    """Each step's row as recorded by the decode trace: its weights α_ij (``"alpha"``) or its energies
+    e_ij before the softmax (``"energy"``); ``None`` where the step has none (a fixed context)."""
+    if quantity not in ("alpha", "energy"):
+        raise ValueError(f"no such row: {quantity}")
+    rows = [s.alpha if quantity == "alpha" else s.energies for s in trace.steps]
+    return [None if r is None else list(r) for r in rows]
+
+
+PALETTES = {"blues": "Blue (dark = more)", "viridis": "Viridis, colour-blind safe (dark = more)"}
+"""α's colour schemes, URL value → label; both run light to dark, so "dark = looked at a lot" holds."""
+
+
+def _colour(quantity: str, cells: pd.DataFrame, legend: str, rows: int, palette: str = "blues",
+            log: bool = False) -> alt.Color:
+    """α on a fixed 0–1 scale (``palette``; ``log``: symmetric-log, so weights of 0.01–0.1 show too);
+    energies, which have no fixed range, on a purple one over the values shown."""
+    length = max(40, min(120, rows * 30 - 20)) if legend == "right" else 120
+    if quantity == "alpha":
+        scale = alt.Scale(scheme=palette if palette in PALETTES else "blues", domain=[0, 1],
+                          reverse=palette == "viridis", **({"type": "symlog", "constant": 0.01} if log else {}))
+        ticks = [0, 0.01, 0.1, 1] if log else [0, 0.5, 1]
+        return alt.Color("alpha:Q", scale=scale, legend=alt.Legend(title="α_ij (log)" if log else "α_ij",
+                                                                    orient=legend, gradientLength=length, values=ticks))
+    lo, hi = (float(cells["alpha"].min()), float(cells["alpha"].max())) if len(cells) else (0.0, 1.0)
+    # the light half of the purples only, so each cell's number reads in dark ink (≥ 4.5:1) on any cell
+    return alt.Color("alpha:Q", scale=alt.Scale(scheme={"name": "purples", "extent": [0, 0.55]},
+                                                domain=[lo, max(hi, lo + 1e-6)]),
+                     legend=alt.Legend(title="e_ij", orient=legend, gradientLength=length))
+
+
+def describe(trace: DecodeTrace, last: int, hidden: bool, quantity: str = "alpha") -> str:
+    """The heatmap in words, for a screen reader (Vega-Lite's ``description``, the SVG's label): the
+    sentence, then each drawn row's most-read source word and its weight (or energy), the hidden row as such."""
+    values, name = row_values(trace, quantity), "α" if quantity == "alpha" else "energy e"
+    parts = []
+    for i, s in enumerate(trace.steps[: last + 1]):
+        row = values[i]
+        if (hidden and i == last) or row is None or not row:
+            parts.append(f"« {s.token} »: hidden, to predict" if hidden and i == last else f"« {s.token} »: no row")
+            continue
+        j = max(range(len(row)), key=row.__getitem__)
+        parts.append(f"« {s.token} » reads “{trace.src_tokens[j]}” ({name} = {row[j]:.2f})")
+    kind = "Attention weights α" if quantity == "alpha" else "Energies e_ij"
+    return f"{kind} of “{trace.source}”, one row per French word written: " + "; ".join(parts) + "."
+
+
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
-                       cell: int | None = None, legend: str = "right", fit: bool = False) -> alt.LayerChart | None:
+                       cell: int | None = None, legend: str = "right", fit: bool = False,
+                       quantity: str = "alpha", palette: str = "blues", log: bool = False) -> alt.LayerChart | None:
     """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
     ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
 
     ``step`` None draws every row (a stop without a prediction). ``fit`` stretches the columns to
-    the container's width (cells of ``cell`` px otherwise). ``None`` for a fixed context."""
+    the container's width (cells of ``cell`` px otherwise). ``quantity="energy"`` draws the energies
+    e_ij the trace recorded before the softmax instead of α, each cell with its number; ``palette`` and
+    ``log`` colour α (:func:`_colour`). The chart carries its rows in words (:func:`describe`) for a
+    screen reader. ``None`` for a fixed context."""
     if not trace.has_alignment:
         return None
     last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
     cell = cell or cell_size(len(trace.src_tokens))
     src, tgt = source_labels(trace), [s.token for s in trace.steps[: last + 1]]
-    shown = [s.alpha for s in trace.steps[:last]]
-    shown.append(trace.steps[last].alpha if (revealed or step is None) else None)
+    values = row_values(trace, quantity)
+    shown = [*values[:last], values[last] if revealed or step is None else None]
     cells = alpha_frame(src, tgt, shown)
     x = alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
               axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False,
                             labelFlush=False))
     y = alt.Y("i:O", title=None, scale=alt.Scale(domain=list(range(len(tgt)))),
               axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False))  # no label off its row
+    name = "α_ij" if quantity == "alpha" else "e_ij"
     tips = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
-            alt.Tooltip("alpha:Q", title="α_ij", format=".3f")]
+            alt.Tooltip("alpha:Q", title=name, format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(
-        x=x, y=y, tooltip=tips, color=alt.Color("alpha:Q", scale=alt.Scale(scheme="blues", domain=[0, 1]),
-                                                legend=alt.Legend(title="α_ij", orient=legend, gradientLength=120)))]
+        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt), palette, log))]
     if step is not None and not revealed:
         hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src)})
         layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y))
         layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold").encode(
             x=x, y=y, text="q:N"))
     elif step is not None:
-        v = verdict(trace, last, guess)
-        marks = [{"i": last, "j": v.argmax, "what": "model's argmax"}]
-        layers.append(alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
-                                                                size=cell * 6).encode(x=x, y=y))
-        if v.guess is not None:
-            frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
-            layers.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
+        layers.extend(_marks(trace, last, guess, x, y, cell))
+    if quantity == "energy" and len(cells):  # the numbers themselves (energies have no fixed scale), over the marks
+        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK).encode(
+            x=x, y=y, text=alt.Text("alpha:Q", format=".1f")))
     return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
-                                         height=alt.Step(max(18, min(cell, 30))))
+                                         height=alt.Step(max(18, min(cell, 30))),
+                                         description=describe(trace, last, step is not None and not revealed, quantity))
+
+
+def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int) -> list[alt.Chart]:
+    """The revealed row's marks: the model's argmax crossed in orange, the class's guess framed in red."""
+    v = verdict(trace, last, guess)
+    marks = [{"i": last, "j": v.argmax, "what": "model's argmax"}]
+    out = [alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
+                                                     size=cell * 6).encode(x=x, y=y)]
+    if v.guess is not None:
+        frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
+        out.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
+    return out
+
+
+def energy_verdict_text(trace: DecodeTrace, step: int, guess: int | None) -> str:
+    """The energies stop's verdict: the highest energy e_ij of the row (the trace's own numbers) and the
+    guess's (plain text)."""
+    s = trace.steps[step]
+    if s.energies is None:
+        raise ValueError("this step has no energies (fixed context)")
+    e = list(s.energies)
+    j = max(range(len(e)), key=e.__getitem__)
+    head = f"Before “{s.token}” the highest energy is “{trace.src_tokens[j]}” (e = {e[j]:.2f})."
+    if guess is None or not 0 <= guess < len(e):
+        return head + " No guess was made."
+    if guess == j:
+        return f"{head} Your guess “{trace.src_tokens[guess]}” is right."
+    return f"{head} Your guess “{trace.src_tokens[guess]}” has e = {e[guess]:.2f}."
+
+
+FIRST_ROW_NOTE = ("Why does the first row read « {src} »? The first word is scored from the decoder's starting "
+                  "state, a summary of the whole sentence, before any word is written: the model looks, then "
+                  "picks « {word} ».")
+
+
+def first_row_note(trace: DecodeTrace, shown_rows: int) -> str | None:
+    """One line on the first row when it is drawn (``shown_rows`` ≥ 1) and its largest α is not on the
+    first source word (often ``</s>`` or the verb); None otherwise."""
+    if shown_rows < 1 or not trace.steps or trace.steps[0].alpha is None or not trace.steps[0].alpha:
+        return None
+    a = list(trace.steps[0].alpha)
+    j = max(range(len(a)), key=a.__getitem__)
+    if j == 0:
+        return None
+    return FIRST_ROW_NOTE.format(src=trace.src_tokens[j], word=trace.steps[0].token)
 
 
 def energy_table(trace: DecodeTrace, step: int) -> pd.DataFrame:
@@ -190,7 +284,14 @@ def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> 
     text = base.mark_text(fontSize=14).encode(
         text=alt.Text("cos:Q", format=".1f"),
         color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
-    return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8))
+    near = []
+    for j, w in enumerate(words):  # each word's most similar other word, for a screen reader
+        others = [k for k in range(len(words)) if k != j]
+        if others:
+            k = max(others, key=lambda k: sim[j, k])
+            near.append(f"“{w}” is most like “{words[k]}” ({sim[j, k]:.1f})")
+    text_ = "Cosine similarity of the annotations h_j of every pair of source words: " + "; ".join(near) + "."
+    return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8), description=text_)
 
 
 def fig2_frame(results: Mapping[str, Any], test: str, decoding: str = "greedy",
@@ -228,7 +329,16 @@ def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Ch
         color=alt.Color("model:N", title=None, scale=alt.Scale(domain=names, range=model_colours(names)),
                         legend=alt.Legend(orient="top", direction="vertical")),
         tooltip=["model:N", "bucket:N", alt.Tooltip("bleu:Q", format=".1f"), alt.Tooltip("n:Q", title="sentences")],
-    ).properties(width=width, height=230, title=title)
+    ).properties(width=width, height=230, title=title, description=fig2_description(frame, title))
+
+
+def fig2_description(frame: pd.DataFrame, title: str) -> str:
+    """Fig. 2 in words, for a screen reader: each model's BLEU from the shortest to the longest bucket."""
+    parts = []
+    for name, g in frame.sort_values("lo").groupby("model", sort=True):
+        first, last = g.iloc[0], g.iloc[-1]
+        parts.append(f"{name} {first.bleu:.1f} BLEU at {first.bucket} words, {last.bleu:.1f} at {last.bucket}")
+    return f"BLEU by source sentence length, {title}: " + "; ".join(parts) + "."
 
 
 def wide(frame: pd.DataFrame, label: str = "source word") -> pd.DataFrame:

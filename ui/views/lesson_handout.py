@@ -1,28 +1,50 @@
-"""The Lesson's printable handout: one self-contained, print-styled HTML page.
+"""The Lesson's printable handout and its separate answer key: self-contained, print-styled HTML pages.
 
-Pure: it takes the stops, the narration level and each stop's figure (an SVG document, rendered
-elsewhere by vl-convert) and returns HTML text. Every word of text is escaped; figures are embedded
-as ``data:`` images so no markup of theirs runs in the page. Each stop starts a new printed page.
+Pure: they take the stops and each stop's figure (an SVG document, rendered elsewhere by vl-convert),
+note and answer, and return HTML text. Every word of text is escaped; figures are embedded as
+``data:`` images so no markup of theirs runs in the page.
+
+The handout is for the class: each stop's title, sentence, figure (the row to predict hidden) and
+question with room to write, and no narration or answer (the narration of a prediction names its
+answer). Two stops side by side on A4, so ten stops print on three pages. The answer key is for the
+teacher: each question with its answer and the model's own numbers.
 """
 
 from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
-from ui.lesson_content import LEVELS, Stop
+from ui.lesson_content import Stop
 from ui.views.common import esc
 
+TITLE = "Attention in neural machine translation"
+CREDIT = ("Bahdanau, Cho &amp; Bengio (2015), “Neural machine translation by jointly learning to align and "
+          "translate”")
 STYLE = """
-body { font-family: Georgia, 'DejaVu Serif', serif; font-size: 14pt; color: #111; margin: 2em; }
-h1 { font-size: 22pt; } h2 { font-size: 17pt; margin-top: 0; }
-.stop { break-after: page; page-break-after: always; }
-.sentence { font-style: italic; }
-.question { border: 2px solid #111; padding: 0.6em; margin: 0.8em 0; }
-.answer { border-bottom: 1px solid #888; height: 2.2em; }
-img { max-width: 100%; height: auto; }
-@media print { body { margin: 0; } a { color: #111; text-decoration: none; } }
+@page { size: A4; margin: 12mm; }
+body { font-family: Georgia, 'DejaVu Serif', serif; font-size: 10.5pt; color: #111; margin: 0; }
+h1 { font-size: 16pt; margin: 0 0 2mm; } h2 { font-size: 12pt; margin: 0 0 1mm; }
+.intro { margin: 0 0 3mm; }
+.stops { display: grid; grid-template-columns: 1fr 1fr; column-gap: 6mm; row-gap: 4mm; }
+.stop { break-inside: avoid; page-break-inside: avoid; border-top: 1px solid #888; padding-top: 2mm; }
+.sentence { font-style: italic; margin: 0 0 1mm; }
+.note { margin: 1mm 0; }
+.question { border: 1.5px solid #111; padding: 1.5mm 2mm; margin: 1.5mm 0 0; }
+.answer { border-bottom: 1px solid #888; height: 6mm; }
+figure { margin: 0; } img { max-width: 100%; max-height: 52mm; height: auto; display: block; }
+ol { margin: 1mm 0; padding-left: 5mm; }
+.key p { margin: 1mm 0; } .key .stop { padding-bottom: 1mm; }
+a { color: #111; text-decoration: none; }
 """
+
+
+class Answer(Protocol):
+    """A stop's teacher line (:class:`ui.lesson_teacher.Teacher`)."""
+
+    answer: str
+    say: str
 
 
 def svg_image(svg: str, alt: str) -> str:
@@ -31,33 +53,58 @@ def svg_image(svg: str, alt: str) -> str:
     return f'<img alt="{esc(alt)}" src="data:image/svg+xml;base64,{data}">'
 
 
-def stop_html(stop: Stop, level: str, figure: str | None, note: str | None = None) -> str:
-    """One stop of the handout: title, sentence, narration at ``level``, figure, note, question."""
+def stop_html(stop: Stop, figure: str | None, note: str | None = None, extra: Sequence[str] = ()) -> str:
+    """One stop of the handout: title, sentence, figure, note, ``extra`` lines as a list, question, room
+    to answer. No narration: it would answer the question."""
     parts = [f'<section class="stop"><h2>{esc(stop.title)}</h2>']
     if stop.sentence:
         parts.append(f'<p class="sentence">“{esc(stop.sentence)}”</p>')
-    parts.append(f"<p>{esc(stop.narration.get(level, ''))}</p>")
     if figure:
         parts.append(f"<figure>{svg_image(figure, stop.title)}</figure>")
     if note:
-        parts.append(f"<p>{esc(note)}</p>")
+        parts.append(f'<p class="note">{esc(note)}</p>')
+    if extra:
+        parts.append("<ol>" + "".join(f"<li>{esc(x)}</li>" for x in extra) + "</ol>")
     parts.append(f'<div class="question"><strong>Question.</strong> {esc(stop.question)}'
                  '<div class="answer"></div><div class="answer"></div></div></section>')
     return "\n".join(parts)
 
 
-def handout_html(stops: Sequence[Stop], level: str, figures: Mapping[str, str | None],
-                 notes: Mapping[str, str] | None = None, title: str = "Attention in neural machine translation"
-                 ) -> str:
-    """The whole handout: a title, the level, then each stop (see :func:`stop_html`).
-
-    ``figures`` maps a stop's key to its SVG (figures hide the row to predict, as in class);
-    ``notes`` to a line under the figure (e.g. both translations)."""
-    notes = notes or {}
-    body = "\n".join(stop_html(s, level, figures.get(s.key), notes.get(s.key)) for s in stops)
+def _page(title: str, intro: str, body: str) -> str:
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-            f"<style>{STYLE}</style></head><body>\n<h1>{esc(title)}</h1>\n"
-            f"<p>Bahdanau, Cho &amp; Bengio (2015), “Neural machine translation by jointly learning to align and "
-            f"translate”, in {len(stops)} stops. Narration: {esc(LEVELS.get(level, level).lower())}. "
-            "Grey “?” rows are for you to predict.</p>\n"
+            f'<style>{STYLE}</style></head><body>\n<h1>{esc(title)}</h1>\n<p class="intro">{intro}</p>\n'
             f"{body}\n</body></html>\n")
+
+
+def handout_html(stops: Sequence[Stop], figures: Mapping[str, str | None], notes: Mapping[str, str] | None = None,
+                 extras: Mapping[str, Sequence[str]] | None = None, title: str = TITLE) -> str:
+    """The class's handout: a title, then each stop (see :func:`stop_html`) two to a row.
+
+    ``figures`` maps a stop's key to its SVG (figures hide the row to predict, as in class); ``notes``
+    to a line under the figure (e.g. both translations); ``extras`` to lines listed under it."""
+    notes, extras = notes or {}, extras or {}
+    body = "\n".join(stop_html(s, figures.get(s.key), notes.get(s.key), extras.get(s.key, ())) for s in stops)
+    intro = (f"{CREDIT}, in {len(stops)} stops. Grey “?” rows are for you to predict: which English word will "
+             "the next French word read?")
+    return _page(title, intro, f'<div class="stops">\n{body}\n</div>')
+
+
+def answer_key_html(stops: Sequence[Stop], answers: Mapping[str, Answer], model: Mapping[str, str] | None = None,
+                    title: str = TITLE + ": answer key") -> str:
+    """The teacher's answer key: each stop's question, its answer, what to say, and ``model`` (the
+    model's own numbers for the stop, from its decode trace) where given."""
+    model = model or {}
+    rows = []
+    for s in stops:
+        a = answers.get(s.key)
+        parts = [f'<section class="stop"><h2>{esc(s.title)}</h2>',
+                 f"<p><strong>Question.</strong> {esc(s.question)}</p>"]
+        if a is not None:
+            parts.append(f"<p><strong>Answer.</strong> {esc(a.answer)}</p>")
+        if s.key in model:
+            parts.append(f"<p><strong>The model.</strong> {esc(model[s.key])}</p>")
+        if a is not None:
+            parts.append(f"<p><em>Say:</em> {esc(a.say)}</p>")
+        rows.append("\n".join(parts) + "</section>")
+    return _page(title, f"{CREDIT}: the answers, for the teacher only.", '<div class="key">\n' + "\n".join(rows)
+                 + "\n</div>")

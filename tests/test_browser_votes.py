@@ -1,0 +1,91 @@
+"""The class votes from their phones, in Debian's Chromium against a real server: 30 phones (each its
+own browser context, a 390×844 phone viewport) open the address the projector shows, vote, discuss and
+vote again; the projector counts 30 votes each round, then draws the histogram, whose tally adds up to 30.
+A second vote from a phone in the same round is not counted. Screenshots: test-artifacts/votes-*.png."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from tests import readability as R
+from tests.chromium import (
+    ARTIFACTS,
+    browser,  # noqa: F401 (a fixture)
+    shipped_app_url,  # noqa: F401 (a fixture)
+)
+from ui.vote_panel import join_address
+
+WAIT = 180_000
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+PHONES = 30
+
+# the panel's line ends with its count ("… · first vote: 30 votes"), which the fragment redraws every 2 s
+COUNT_JS = """(want) => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+  .some(e => e.innerText.startsWith('Vote on your phone:') && e.innerText.trim().endsWith(': ' + want))"""
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_join_address_names_a_host_a_phone_can_reach() -> None:
+    assert join_address("http://localhost:8501/lesson?ls_stop=7", "192.168.1.20") == "http://192.168.1.20:8501/vote"
+    assert join_address("http://10.0.0.5:8501/lesson", "192.168.1.20") == "http://10.0.0.5:8501/vote"
+    assert join_address("https://class.example.org/lesson", None) == "https://class.example.org/vote"
+
+
+@pytest.fixture(scope="module")
+def projector(browser: object, shipped_app_url: str) -> Iterator[object]:
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    R.rendered(page, f"{shipped_app_url}/lesson?ls_stop=7&ls_vote=true")
+    yield page
+    page.close()
+
+
+def counted(page: object, n: int) -> None:
+    """Wait until the projector's panel shows ``n`` votes for the current round."""
+    page.wait_for_function(COUNT_JS, arg=f"{n} vote{'s' if n != 1 else ''}", timeout=WAIT)
+
+
+def vote(browser: object, url: str, word: str, again: str | None = None) -> str:
+    """One phone: open ``url``, tap ``word`` (and then try ``again``, which must not count); its URL."""
+    ctx = browser.new_context(**PHONE)
+    try:
+        page = ctx.new_page()
+        page.goto(url, timeout=WAIT)
+        page.get_by_role("button", name=word, exact=True).click(timeout=WAIT)
+        page.get_by_text(f"Your vote: {word}.").wait_for(timeout=WAIT)
+        if again:
+            page.reload()
+            page.get_by_text(f"Your vote: {word}.").wait_for(timeout=WAIT)  # still its first vote
+            assert not page.get_by_role("button", name=again, exact=True).count()
+        return page.url
+    finally:
+        ctx.close()
+
+
+def test_thirty_phones_vote_twice_and_the_projector_counts_them(browser: object, shipped_app_url: str,
+                                                                projector: object) -> None:
+    address = projector.locator("code").filter(has_text="/vote").inner_text()
+    assert address.endswith("/vote"), address
+    phone_url = f"{shipped_app_url}/vote"  # the address's path on this test's loopback server
+    urls = [vote(browser, phone_url, "car" if k % 3 else "red", again="house" if k == 0 else None)
+            for k in range(PHONES)]
+    tokens = {parse_qs(urlparse(u).query)["v"][0] for u in urls}
+    assert len(tokens) == PHONES  # thirty different phones
+    counted(projector, PHONES)
+    projector.screenshot(path=str(ARTIFACTS / "votes-first-round.png"))
+    projector.get_by_role("button", name="Discuss, then vote again").click()
+    counted(projector, 0)
+    for k, u in enumerate(urls):  # the same phones (their pages reloaded), most now convinced
+        vote(browser, u, "red" if k == 0 else "car")
+    counted(projector, PHONES)
+    projector.get_by_role("button", name="Show the votes").click()
+    tally = projector.get_by_text(re.compile("^First vote:"))
+    tally.wait_for(timeout=WAIT)
+    text = tally.inner_text()
+    projector.screenshot(path=str(ARTIFACTS / "votes-histogram.png"))
+    assert text == f"First vote: red 10 · car 20 ({PHONES}). After discussion: red 1 · car 29 ({PHONES}).", text
+    assert projector.locator('[data-testid="stVegaLiteChart"]').count() >= 2  # the α chart and the histogram

@@ -1,0 +1,189 @@
+"""The Lesson page's Streamlit side that is not layout: its clicker script and styles, the models and
+traces a stop reads (one decode trace per sentence, cached), Fig. 2's results, and the printed handout
+and answer key (built from :mod:`ui.views.lesson_handout`). Used by ``pages/lesson.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import altair as alt
+import numpy as np
+import streamlit as st
+
+from nmt.trace import DecodeTrace
+from ui import models
+from ui import widgets as W
+from ui.lesson_content import FIG2, GROUP, IDEAS, STOPS, Stop
+from ui.lesson_teacher import TEACHER
+from ui.views import lesson as L
+from ui.views import unknown as U
+from ui.views.common import FONT_MAIN, chart_svg, md, readable
+from ui.views.heatmaps import fixed_context_chart
+from ui.views.lesson_handout import answer_key_html, handout_html
+
+Annotations = Callable[[str, float, str], np.ndarray]
+"""The page's cached encoder call: (checkpoint path, mtime, sentence) → h_j."""
+
+# A guess (or the level) clicked with the mouse keeps the keyboard focus in its group, which takes ← and →
+# for itself (the level switch changes level, PageDown does nothing): the clicker's keys would then be lost.
+# After a pointer click (a key's click has detail 0, and keeps its focus) the control lets the focus go,
+# so ← / → / PageUp / PageDown reach the Back / Next shortcuts. "." is a clicker's other blank-screen key,
+# which Streamlit's shortcuts cannot take: it clicks Reveal, as B does. A fixed script, installed once per
+# page, with nothing from the user in it.
+RELEASE_PILLS = """<script>
+if (!window.lessonReleasesPills) {
+  window.lessonReleasesPills = true;
+  const groups = '[data-testid="stButtonGroup"] button, [data-testid="stRadio"] label, [role="radiogroup"] input, '
+    + '[data-testid="stCheckbox"] label';
+  document.addEventListener('click', (e) => {
+    const hit = e.detail > 0 && e.target.closest && e.target.closest(groups);
+    if (hit) setTimeout(() => { if (document.activeElement) document.activeElement.blur(); }, 0);
+  }, true);
+  document.addEventListener('keydown', (e) => {
+    const t = e.target;
+    if (e.key !== '.' || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const b = document.querySelector('.st-key-ls_reveal button');
+    if (b && !b.disabled) { e.preventDefault(); b.click(); }
+  }, true);
+}
+</script>"""
+# the selected guess pill: white on dark red (7.3:1), not Streamlit's red on pink (3.84:1)
+PILL_CSS = ('<style>[data-testid="stButtonGroup"] button[aria-checked="true"], '
+            '[data-testid="stButtonGroup"] button[aria-checked="true"] * '
+            '{background-color:#a51d24 !important; color:#ffffff !important; border-color:#a51d24 !important}</style>')
+KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B or . reveals (a clicker's blank-screen keys)"
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def read_results(name: str, mtime: float) -> dict[str, Any]:
+    """A results file of the checkpoint folder, by its fixed name from the lesson's content."""
+    try:
+        return json.loads((models.checkpoint_dir() / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def results(name: str) -> dict[str, Any]:
+    """A results file named in the lesson's content (BLEU by length), or {} when it is missing."""
+    path = models.checkpoint_dir() / name
+    return read_results(name, path.stat().st_mtime) if path.is_file() else {}
+
+
+def fig2_charts() -> list[tuple[Any, str]]:
+    """Each Fig. 2 chart that has results, with its gaps in words (RNNsearch minus RNNencdec)."""
+    out = []
+    for name, test, title, better, worse in FIG2:
+        frame = L.fig2_frame(results(name), test)
+        chart = L.fig2_chart(frame, title)
+        if chart is not None:
+            gaps = L.bleu_gaps(frame, better, worse)
+            out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
+    return out
+
+
+def model_pair(name: str = GROUP, warn: bool = True) -> models.ModelGroup | None:
+    """The checkpoint group a stop was written for (the Multi30k pair; the everyday model for stop 9),
+    else the lesson's pair, else the default pair, with a warning (``warn``)."""
+    groups = models.scan(models.checkpoint_dir())
+    group = next((g for g in groups if g.name == name and g.search is not None), None)
+    if group is None and name != GROUP:
+        group = next((g for g in groups if g.name == GROUP and g.search is not None), None)
+    if group is None:
+        group = models.default_group(groups)
+        if group is None or group.search is None:
+            if warn:
+                W.no_checkpoints()
+            return None
+    if group.name != name and warn:
+        st.warning(f"This stop was written for the {name} models, which are missing: showing {md(group.name)}; "
+                   "the narration may not match what this model does.")
+    return group
+
+
+def trace_of(ckpt: models.CheckpointInfo, text: str) -> DecodeTrace:
+    """The greedy trace of ``text`` (cached for every visitor)."""
+    return W.decode(W.job_for(ckpt, "greedy"), [text])[0]
+
+
+def as_read(ckpt: models.CheckpointInfo, trace: DecodeTrace, stop: Stop, revealed: bool) -> U.Shown:
+    """The translation as the class reads it: each ``<unk>`` replaced and marked (:mod:`ui.views.unknown`),
+    except at the row to predict until it is revealed (its replacement would give the answer away)."""
+    hold = () if revealed or stop.predict is None or not trace.steps else (min(stop.predict, len(trace.steps) - 1),)
+    return U.shown(trace, models.load(ckpt).tgt_tok.detokenize, hold)
+
+
+# ----------------------------------------------------------------------------------------------
+# Handout and answer key
+# ----------------------------------------------------------------------------------------------
+
+
+def stop_figure(stop: Stop, group: models.ModelGroup, annotations: Annotations) -> Any:
+    """The figure of a stop as printed: the rows so far with the row to predict hidden (energies at the
+    energies stop), the bottleneck's RNNencdec beside, the annotations' similarities or Fig. 2; None
+    for the wrap-up."""
+    assert group.search is not None
+    if stop.key == "length":
+        charts = [c for c, _ in fig2_charts()]
+        return alt.hconcat(*charts).resolve_scale(color="independent") if charts else None
+    if stop.sentence is None:
+        return None
+    if stop.key == "annotations":
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=30)
+    t = trace_of(group.search, stop.sentence)
+    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False, cell=34 if stop.key == "energies" else 24,
+                                 quantity="energy" if stop.key == "energies" else "alpha")
+    if stop.key == "bottleneck" and group.encdec is not None:  # beside the RNNencdec's one summary
+        fixed = fixed_context_chart(trace_of(group.encdec, stop.sentence), title="RNNencdec: one fixed c",
+                                    max_width=240)
+        return chart if fixed is None else alt.hconcat(chart, fixed)
+    return chart
+
+
+def stop_note(stop: Stop, group: models.ModelGroup) -> str | None:
+    """The translation under a stop's figure, with the row to predict held back (its <unk> unreplaced)."""
+    if not stop.sentence or group.search is None:
+        return None
+    note = f"RNNsearch: {as_read(group.search, trace_of(group.search, stop.sentence), stop, False).labelled}"
+    if stop.key == "bottleneck" and group.encdec is not None:
+        note += f" · RNNencdec: {as_read(group.encdec, trace_of(group.encdec, stop.sentence), stop, False).labelled}"
+    return note
+
+
+def handout(annotations: Annotations) -> str:
+    """The handout's HTML: each stop's title, sentence, figure and question, no narration and no answer
+    (figures rendered by vl-convert when the download is clicked)."""
+    figures, notes = {}, {}
+    for stop in STOPS:
+        group = model_pair(stop.group, warn=False)
+        if group is None or group.search is None:
+            continue
+        chart = stop_figure(stop, group, annotations)
+        figures[stop.key] = None if chart is None else chart_svg(readable(chart, FONT_MAIN))
+        if (note := stop_note(stop, group)) is not None:
+            notes[stop.key] = note
+    return handout_html(STOPS, figures, notes, extras={"wrapup": IDEAS})
+
+
+def model_line(stop: Stop) -> str | None:
+    """The model's own answer to a stop's row, from its decode trace (plain text), or None."""
+    group = model_pair(stop.group, warn=False)
+    if stop.predict is None or not stop.sentence or group is None or group.search is None:
+        return None
+    t = trace_of(group.search, stop.sentence)
+    step = min(stop.predict, len(t.steps) - 1)
+    if stop.key == "energies":
+        return L.energy_verdict_text(t, step, None).removesuffix(" No guess was made.")
+    return L.verdict_text(L.verdict(t, step, None)).removesuffix(" No guess was made.")
+
+
+def answer_key() -> str:
+    """The answer key's HTML: each stop's question, its answer, and the model's own numbers."""
+    lines = {s.key: line for s in STOPS if (line := model_line(s)) is not None}
+    if gaps := [g for _, g in fig2_charts()]:
+        lines["length"] = " · ".join(gaps)
+    return answer_key_html(STOPS, TEACHER, lines)
