@@ -35,7 +35,9 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
         candidate_controls,
         candidate_panel,
         context_panel,
+        energies_panel,
         export_section,
+        log_panel,
         table_dialog,
         topk_panel,
     )
@@ -262,12 +264,7 @@ def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choi
             contrast_panel.panel(lm, trace, step, trace.context)
     if tabs[3].open:
         with tabs[3]:
-            chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
-            if chart is not None:
-                st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
-                st.caption(choice.description.look.energies)  # the model's own score (nmt.equations)
-            else:
-                st.info(sv.no_energies_note(trace, choice.description.look))
+            energies_panel(trace, choice, look, nonce)
     if tabs[4].open:
         with tabs[4]:
             if trace.picture != "summary":
@@ -276,11 +273,7 @@ def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choi
                 st.caption("Shown above, under the summary band.")
     if tabs[5].open:
         with tabs[5]:
-            log = list(reversed(ss["log"]))
-            st.dataframe(log, hide_index=True, width="stretch", height=min(38 + 35 * len(log), 320), column_config={
-                "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
-                "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
-                "what": st.column_config.TextColumn(width=900)})
+            log_panel()
     if tabs[6].open:
         with tabs[6]:
             export_section(trace, look, group)

@@ -126,3 +126,23 @@ def candidate_panel(trace: DecodeTrace, big: bool) -> None:
     if rows:
         with st.expander("The words each source word brought into the list (besides the most frequent)"):
             st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def energies_panel(trace: DecodeTrace, choice: models.Choice, look: sc.Look, nonce: str) -> None:
+    """The energies e_ij of every step so far, captioned with the model's own score (:mod:`nmt.equations`),
+    or why there are none."""
+    chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
+    if chart is not None:
+        st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
+        st.caption(choice.description.look.energies)
+    else:
+        st.info(sv.no_energies_note(trace, choice.description.look))
+
+
+def log_panel() -> None:
+    """This session's event log, newest first."""
+    log = list(reversed(ss["log"]))
+    st.dataframe(log, hide_index=True, width="stretch", height=min(38 + 35 * len(log), 320), column_config={
+        "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
+        "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
+        "what": st.column_config.TextColumn(width=900)})
