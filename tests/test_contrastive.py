@@ -101,3 +101,25 @@ def test_the_views_tables_in_source_order_and_percent() -> None:
     assert list(cv.shares_frame(c)["share %"]) == pytest.approx([12.5, 12.5, 75.0])
     assert cv.to_csv(c).splitlines()[1].startswith("0,the,")
     assert cv.alternatives([("rouge", 0.6), ("bleu", 0.3), ("vert", 0.1)], "bleu") == ["rouge", "vert"]
+
+
+def test_integrated_gradients_equal_a_riemann_sum_written_out_on_a_two_word_source(
+        lm: checkpoint.LoadedModel) -> None:
+    """IG by hand on a two-word source ("Two dogs." → three tokens and </s>): the path integral of ∂F/∂x from
+    the zero embedding, as a midpoint sum over 256 points with torch's autograd through the batched
+    teacher-forced pass, times (x − 0); no Captum."""
+    t = greedy(lm, ["Two dogs"], topk=5)[0]
+    rec = t.steps[1]
+    alt = lm.tgt_vocab.stoi[next(w for w, _ in rec.topk if w != rec.token)]
+    src_ids = lm.src_vocab.encode(t.src_tokens[:-1])
+    prefix = [s.token_id for s in t.steps[:2]]
+    c = contrast(lm, src_ids, prefix, alt, src_tokens=t.src_tokens)
+    x = lm.model.encoder.embed(torch.tensor([src_ids])).detach()
+    n = 256
+    total = torch.zeros_like(x)
+    for k in range(n):
+        xk = ((k + 0.5) / n * x).requires_grad_(True)  # the straight path from the zero baseline
+        (g,) = torch.autograd.grad(_f(lm, xk, prefix, alt), xk)
+        total += g
+    ig = (x * total / n).sum(-1)[0]
+    assert c.ig == pytest.approx(ig.tolist(), abs=0.02)

@@ -52,3 +52,18 @@ def test_buckets_are_tested_from_the_minimum_size_and_differences_come_largest_f
     assert all(row["k"] % 2 == 0 and row["delta_chrf"] > 0 for row in top)  # only the "xyz" lines differ
     assert [abs(r["delta_chrf"]) for r in top] == sorted((abs(r["delta_chrf"]) for r in top), reverse=True)
     assert res["baseline"] == "A" and res["systems"] == ["B"] and res["resamples"] == 50
+
+
+def test_the_numbers_are_sacrebleus_own_paired_bootstrap() -> None:
+    """paired_test reports what sacrebleu's PairedTest computes on the same systems (its fixed seed)."""
+    from sacrebleu.metrics import BLEU, CHRF
+    from sacrebleu.significance import PairedTest
+
+    half = [r if k % 3 else "le chien" for k, r in enumerate(REFS)]
+    ours = paired.paired_test([("A", JUNK), ("B", half)], REFS, resamples=300)
+    _, theirs = PairedTest([("A", JUNK), ("B", half)], {"BLEU": BLEU(), "chrF": CHRF()}, [REFS], test_type="bs",
+                           n_samples=300)()
+    for metric, key in (("BLEU", "BLEU"), ("chrF", "chrF2")):
+        b = theirs[key][1]
+        assert ours[metric]["B"] == {"score": round(b.score, 2), "mean": round(float(b.mean), 2),
+                                     "ci95": round(float(b.ci), 2), "p_value": round(float(b.p_value), 4)}
