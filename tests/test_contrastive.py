@@ -99,7 +99,7 @@ def test_the_views_tables_in_source_order_and_percent() -> None:
     c = _contrast([0.1, -1.5, 0.6, 0.0])
     assert list(cv.source_frame(c)["source word"]) == ["red", "car", "the", "</s>"]
     assert list(cv.shares_frame(c)["share %"]) == pytest.approx([12.5, 12.5, 75.0])
-    assert cv.to_csv(c).splitlines()[1].startswith("0,the,")
+    assert cv.csv_of(c).splitlines()[1].startswith("0,the,")
     assert cv.alternatives([("rouge", 0.6), ("bleu", 0.3), ("vert", 0.1)], "bleu") == ["rouge", "vert"]
 
 

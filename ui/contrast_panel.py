@@ -87,5 +87,5 @@ def show(c: Contrast) -> None:
         "logit difference": st.column_config.NumberColumn(format="%+.3f"),
         "share %": st.column_config.ProgressColumn(format="%.0f%%", min_value=0.0, max_value=100.0)})
     stem = W.safe_stem(f"why-{c.chosen}-not-{c.alternative}")
-    W.downloads([W.Download("CSV", cv.to_csv(c), f"{stem}.csv", "text/csv"),
-                 W.Download("JSON", cv.to_json(c), f"{stem}.json", "application/json")], key=f"why_dl_{c.step}")
+    W.downloads([W.Download("CSV", cv.csv_of(c), f"{stem}.csv", "text/csv"),
+                 W.Download("JSON", cv.json_of(c), f"{stem}.json", "application/json")], key=f"why_dl_{c.step}")

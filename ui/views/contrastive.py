@@ -45,10 +45,10 @@ def summary_line(c: Contrast) -> str:
             f"shares' gap {c.shares_gap:.4f}")
 
 
-def to_csv(c: Contrast) -> str:
+def csv_of(c: Contrast) -> str:
     """The source rows as CSV, in source order, user text defused as in every export (:func:`csv_text`)."""
     return csv_text(source_frame(c).sort_values("j"))
 
 
-def to_json(c: Contrast) -> str:
+def json_of(c: Contrast) -> str:
     return json.dumps(c.to_dict(), ensure_ascii=False, indent=1)
