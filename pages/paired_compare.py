@@ -27,7 +27,7 @@ with shell.page("Is A really better than B?"):  # navigation first; a failing im
     from nmt.paired import RESAMPLES, compare
     from ui import heavy, models
     from ui import widgets as W
-    from ui.views.common import csv_text, md, model_heading
+    from ui.views.common import csv_text, md, model_heading, readable
     from ui.views.heatmaps import trace_chart
     from ui.views.paired import (
         length_frame,
@@ -49,6 +49,7 @@ DEFAULT_PAIRS = (("europarl-en-fr-rnnencdec-50", "europarl-en-fr-rnnsearch-50"),
 PREFER_NEWS = ("wmt/newstest2014-fren", "europarl-v7-fr-en/test2000q4", "multi30k/test_2016_flickr")
 PREFER_M30K = ("multi30k/test_2016_flickr", "wmt/newstest2014-fren")
 HEATMAP_WIDTH = 260  # px of α cells in a half-width column at 1280×720
+FIXED_EXTRA = 90  # px above and below a fixed context's band: its title and the source axis' title
 ss = st.session_state
 
 
@@ -156,6 +157,8 @@ def overall(res: dict[str, Any], labels: dict[str, str]) -> None:
                f"sacrebleu's bootstrap over {res['resamples']:,} resampled test sets; p: how often resampling "
                "gives a difference at least as large if the two were equally good (two-sided). "
                f"sacrebleu's smallest p is 1/(resamples + 1).")
+    sigs = res["overall"].get("signatures", {})
+    st.caption("sacrebleu signatures: " + " · ".join(f"{m} {md(s)}" for m, s in sigs.items()))
     st.subheader("By source length")
     lf = length_frame(res)
     st.dataframe(lf, hide_index=True, column_config={c: num(format="%.2f") for c in lf.columns
@@ -210,10 +213,14 @@ def alphas(res: dict[str, Any], a: models.CheckpointInfo, b: models.CheckpointIn
         with col:
             st.html(model_heading(labels[c.path.stem], models.description(c).colour))
             st.markdown(md(trace.translation) or "(empty)")
-            chart = trace_chart(trace, title=f"{models.description(c).name}: α_ij", max_width=HEATMAP_WIDTH,
-                                legend="bottom")
-            if chart is not None:
+            name = models.description(c).name
+            title = f"{name}: α_ij" if trace.has_alignment else f"{name}: one fixed c, no α"
+            chart = trace_chart(trace, title=title, max_width=HEATMAP_WIDTH, legend="bottom")
+            if chart is not None and trace.has_alignment:
                 W.show_chart(chart, key=f"pr_chart_{role}")
+            elif chart is not None:  # Streamlit's height="content" drew the band squeezed to ~60 % of its height
+                st.altair_chart(readable(chart), width="stretch", height=int(chart.height) + FIXED_EXTRA,
+                                key=f"pr_chart_{role}")
 
 
 def main() -> None:
