@@ -53,12 +53,15 @@ FIXED_EXTRA = 90  # px above and below a fixed context's band: its title and the
 ss = st.session_state
 
 
-def default_pair(names: list[str]) -> tuple[int, int]:
+def default_pair(names: list[str], groups: list[models.ModelGroup]) -> tuple[int, int]:
     """Positions of the default A and B in ``names`` (file names): the first pair of :data:`DEFAULT_PAIRS`
-    found, else the first two files (the first alone twice when there is one)."""
-    for a, b in DEFAULT_PAIRS:
-        if f"{a}.pt" in names and f"{b}.pt" in names:
-            return names.index(f"{a}.pt"), names.index(f"{b}.pt")
+    found, else the first group's RNNencdec and RNNsearch, else the first two files (the first alone twice
+    when there is one)."""
+    pairs = [(f"{a}.pt", f"{b}.pt") for a, b in DEFAULT_PAIRS]
+    pairs += [(g.encdec.name, g.search.name) for g in groups if g.encdec is not None and g.search is not None]
+    for a, b in pairs:
+        if a in names and b in names:
+            return names.index(a), names.index(b)
     return 0, min(1, len(names) - 1)
 
 
@@ -69,7 +72,7 @@ def pick_models() -> tuple[models.CheckpointInfo, models.CheckpointInfo] | None:
         W.no_checkpoints()
         return None
     names = list(ckpts)
-    ia, ib = default_pair(names)
+    ia, ib = default_pair(names, models.scan(models.checkpoint_dir()))
     c1, c2 = st.columns(2)
     chosen = []
     for col, key, label, index, what in ((c1, "pr_a", "Model A (the baseline)", ia, "the baseline"),

@@ -4,11 +4,13 @@ The builders are checked on result dicts written by hand in :func:`nmt.paired.co
 verdict's words below and above p = 0.05 and at sacrebleu's floor 1 / (resamples + 1), identical
 outputs said as such, and the rows of the three tables. The page runs on the shipped checkpoints
 (skipped without them): the default view draws, Run on 40 sentences shows the verdict and the tables,
-and picking a sentence draws both models' α.
+and picking a sentence draws both models' α; on the tiny pair (trained by tests/conftest.py), a split of 5
+pairs gets its one-line error and no table.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +18,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.conftest import plain
+from nmt import corpora
+from tests.conftest import FIXTURES, plain
 from ui import models
 from ui.views import paired as V
 
@@ -149,3 +152,29 @@ def test_the_same_checkpoint_twice_gets_one_line(shipped: None) -> None:
     at.run()
     assert not at.exception and [plain(w.value) for w in at.warning] == [
         "A and B are the same checkpoint: pick two different models."]
+
+
+@pytest.fixture
+def tiny_env(tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The tiny RNNsearch / RNNencdec pair as the checkpoint folder; a data folder whose only split,
+    multi30k/val, holds the 5 validation pairs of the fixtures (fewer than a paired test needs)."""
+    (tmp_path / "multi30k").mkdir()
+    for lang in ("en", "fr"):
+        shutil.copy(FIXTURES / "tiny" / f"val.{lang}", tmp_path / "multi30k" / f"val.{lang}")
+    monkeypatch.setenv(models.ENV_VAR, str(tiny_checkpoint_dir))
+    monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path))
+    return tmp_path
+
+
+def test_a_split_too_small_gets_one_line(tiny_env: Path) -> None:
+    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at.query_params.update({"pr_split": "multi30k/val"})
+    at.run()
+    _clean(at)
+    assert (at.selectbox(key="pr_a").value, at.selectbox(key="pr_b").value) == (
+        "tiny-en-fr-rnnencdec.pt", "tiny-en-fr-rnnsearch.pt")  # the group's RNNencdec is the baseline
+    assert at.selectbox(key="pr_split").value == "multi30k/val"
+    at.button(key="pr_go").click().run()
+    assert not at.exception and [plain(e.value) for e in at.error] == [
+        "multi30k/val has 5 usable sentence pairs; a paired test needs at least 10. Pick a larger split."]
+    assert not at.dataframe
