@@ -28,6 +28,7 @@ with shell.page("Is A really better than B?"):  # navigation first; a failing im
     from ui import heavy, models
     from ui import widgets as W
     from ui.views.common import csv_text, md, model_heading, readable
+    from ui.views.compare import compare_chart
     from ui.views.heatmaps import trace_chart
     from ui.views.paired import (
         length_frame,
@@ -219,8 +220,8 @@ def alphas(res: dict[str, Any], a: models.CheckpointInfo, b: models.CheckpointIn
             name = models.description(c).name
             title = f"{name}: α_ij" if trace.has_alignment else f"{name}: one fixed c, no α"
             chart = trace_chart(trace, title=title, max_width=HEATMAP_WIDTH, legend="bottom")
-            if chart is not None and trace.has_alignment:
-                W.show_chart(chart, key=f"pr_chart_{role}")
+            if chart is not None and trace.has_alignment:  # a local window outlined, as on Compare attention
+                W.show_chart(compare_chart(trace, title, max_width=HEATMAP_WIDTH), key=f"pr_chart_{role}")
             elif chart is not None:  # Streamlit's height="content" drew the band squeezed to ~60 % of its height
                 st.altair_chart(readable(chart), width="stretch", height=int(chart.height) + FIXED_EXTRA,
                                 key=f"pr_chart_{role}")

@@ -55,12 +55,13 @@ def test_the_verdict_below_above_and_at_the_floor() -> None:
     assert V.verdict(result(p_bleu=0.012), "A", "B") == (
         "B is better than A by +5.85 BLEU, p = 0.012 (1,000 paired resamples): unlikely to be chance.")
     assert V.verdict(result(p_bleu=0.05), "A", "B") == (
-        "B is better than A by +5.85 BLEU, p = 0.050 (1,000 paired resamples): not distinguishable from chance "
-        "at p < 0.05.")
-    worse = V.verdict(result(bleu_b=3.0, p_bleu=0.3), "RNNencdec", "RNNsearch")
-    assert worse.startswith("RNNsearch is worse than RNNencdec by −1.02 BLEU, p = 0.300")
-    assert "not distinguishable" in worse
-    assert V.verdict(result(p_chrf=0.3), "A", "B", "chrF").startswith("B is better than A by +9.62 chrF, p = 0.300")
+        "B scores higher than A by +5.85 BLEU, p = 0.050 (1,000 paired resamples): not distinguishable from "
+        "chance at p < 0.05.")
+    lower = V.verdict(result(bleu_b=3.0, p_bleu=0.3), "RNNencdec", "RNNsearch")
+    assert lower.startswith("RNNsearch scores lower than RNNencdec by −1.02 BLEU, p = 0.300")
+    assert "not distinguishable" in lower
+    assert V.verdict(result(bleu_b=3.0, p_bleu=0.01), "A", "B").startswith("B is worse than A by −1.02 BLEU, p = 0.010")
+    assert V.verdict(result(p_chrf=0.3), "A", "B", "chrF").startswith("B scores higher than A by +9.62 chrF, p = 0.300")
     # the floor moves with the resamples: 1/201 = 0.004975 is written p ≤ 0.005, not p = 0.005
     assert "p ≤ 0.005 (200 paired resamples): unlikely" in V.verdict(result(p_bleu=0.005, resamples=200), "A", "B")
     assert V.p_text(0.006, 200) == "p = 0.006" and V.p_text(None, 1000) == "—"

@@ -52,7 +52,8 @@ def _signed(x: float) -> str:
 
 def verdict(result: Mapping[str, Any], a: str, b: str, metric: str = "BLEU", alpha: float = ALPHA) -> str:
     """One line in plain words: whether ``b`` differs from the baseline ``a`` in ``metric``, by how much,
-    with sacrebleu's p and the number of paired resamples, and whether that is unlikely to be chance."""
+    with sacrebleu's p and the number of paired resamples, and whether that is unlikely to be chance.
+    "Better" and "worse" are said only below ``alpha``; above it, only that B scores higher or lower."""
     b_name = result["systems"][0]
     n = int(result["resamples"])
     if result["identical_outputs"].get(b_name):
@@ -62,13 +63,14 @@ def verdict(result: Mapping[str, Any], a: str, b: str, metric: str = "BLEU", alp
     delta = scores[b_name]["score"] - scores[result["baseline"]]["score"]
     p = scores[b_name]["p_value"]
     how = f"{_signed(delta)} {metric}, {p_text(p, n)} ({n:,} paired resamples)"
-    if delta > 0:
-        head = f"{b} is better than {a} by {how}"
-    elif delta < 0:
-        head = f"{b} is worse than {a} by {how}"
-    else:
+    significant = p is not None and p < alpha
+    if delta == 0:
         head = f"{b} and {a} have the same {metric} ({how})"
-    if p is not None and p < alpha:
+    elif significant:  # "better" only where the test carries it
+        head = f"{b} is {'better' if delta > 0 else 'worse'} than {a} by {how}"
+    else:
+        head = f"{b} scores {'higher' if delta > 0 else 'lower'} than {a} by {how}"
+    if significant:
         return f"{head}: unlikely to be chance."
     return f"{head}: not distinguishable from chance at p < {alpha:g}."
 
