@@ -92,13 +92,19 @@ def held_out(src: str, tgt: str) -> list[Split]:
 
 
 def settings(a: models.CheckpointInfo, src: str, tgt: str) -> tuple[Split, int, int] | None:
-    """The split (default: a built-in test set of A's corpus), the sentence limit and the beam size."""
+    """The split (default: a built-in test set of A's corpus, followed while untouched), the sentence limit
+    and the beam size."""
     splits = held_out(src, tgt)
     if not splits:
         st.info(f"No held-out {src}–{tgt} test set was found. " + W.roots_note())
         return None
     meta = models.read_meta(str(a.path), a.mtime)
     prefer = PREFER_M30K if models.data_name(meta).startswith("Multi30k") else PREFER_NEWS
+    labels = [s.label for s in splits]
+    default = next((x for x in prefer if x in labels), labels[0])
+    if ss.get("pr_split") is not None and ss.get("pr_split") == ss.get("_pr_split_default") != default:
+        ss["pr_split"] = default  # an untouched test set follows the models (Europarl's or Multi30k's)
+    ss["_pr_split_default"] = default
     c1, c2, c3 = st.columns([3, 1.3, 1.5])
     split = W.split_picker(splits, "pr_split", label="Test set", prefer=prefer, container=c1)
     limit = c2.selectbox("Sentences", LIMITS, index=LIMITS.index(DEFAULT_LIMIT), key="pr_limit", bind=BIND,

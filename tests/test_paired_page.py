@@ -130,6 +130,15 @@ def test_the_page_compares_and_opens_both_alphas(shipped: None) -> None:
     assert (at.selectbox(key="pr_a").value, at.selectbox(key="pr_b").value) == PAIR
     assert at.selectbox(key="pr_split").value == "wmt/newstest2014-fren"
     assert not at.dataframe  # a URL never starts the work: nothing until Run
+    at.selectbox(key="pr_a").set_value("m30k-en-fr-rnnencdec.pt").run()  # an untouched test set follows A's corpus
+    assert at.selectbox(key="pr_split").value == "multi30k/test_2016_flickr"
+    at.selectbox(key="pr_a").set_value(PAIR[0]).run()
+    assert at.selectbox(key="pr_split").value == "wmt/newstest2014-fren"
+    at.selectbox(key="pr_split").set_value("europarl-v7-fr-en/test2000q4").run()  # one picked by hand stays
+    at.selectbox(key="pr_a").set_value("m30k-en-fr-rnnencdec.pt").run()
+    assert at.selectbox(key="pr_split").value == "europarl-v7-fr-en/test2000q4"
+    at.selectbox(key="pr_a").set_value(PAIR[0])
+    at.selectbox(key="pr_split").set_value("wmt/newstest2014-fren").run()
     at.selectbox(key="pr_limit").set_value(40).run()
     at.button(key="pr_go").click().run()
     _clean(at)
