@@ -39,6 +39,7 @@ with shell.page("Is A really better than B?"):  # navigation first; a failing im
         size_problem,
         verdict,
     )
+    from ui.views.unknown import shown
 
 BIND = W.BIND
 LIMITS = (40, 100, 200, 500, 1000, 0)  # sentences compared (0: the whole split)
@@ -222,7 +223,10 @@ def alphas(res: dict[str, Any], a: models.CheckpointInfo, b: models.CheckpointIn
     for col, role, c, trace in zip(st.columns(2, gap="large"), "ab", (a, b), traces):
         with col:
             st.html(model_heading(labels[c.path.stem], models.description(c).colour))
-            st.markdown(md(trace.translation) or "(empty)")
+            text = shown(trace, models.load(c).tgt_tok.detokenize)  # each <unk> as its source word, marked
+            st.markdown(text.markdown or "(empty)")
+            if text.note:
+                st.caption(text.note)
             name = models.description(c).name
             title = f"{name}: α_ij" if trace.has_alignment else f"{name}: one fixed c, no α"
             chart = trace_chart(trace, title=title, max_width=HEATMAP_WIDTH, legend="bottom")
