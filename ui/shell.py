@@ -49,6 +49,7 @@ PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
     ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),
     ("pages/compare_attention.py", "Compare attention", ":material/join_inner:"),
     ("pages/length_quality.py", "Length vs quality", ":material/show_chart:"),
+    ("pages/paired_compare.py", "Is A really better than B?", ":material/balance:"),
     ("pages/explanation.py", "Is attention an explanation?", ":material/psychology_alt:"),
 )
 
