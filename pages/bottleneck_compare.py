@@ -159,7 +159,7 @@ def pictures(results: list[tuple[Column, DecodeTrace, DecodeTrace | None]]) -> N
         with box:
             chart = trace_chart(own, title=f"{c.name}: one fixed c", max_width=FIXED_WIDTH)
             if chart is not None:
-                W.show_chart(chart, key=f"bn_chart_{W.safe_stem(c.name)}", fit=True)
+                W.show_chart(chart, key=f"bn_chart_{W.safe_stem(c.name)}", fit=True, keep_height=True)
             _downloads(c, own, forced, chart)
 
 

@@ -317,9 +317,17 @@ def safe_stem(text: str, limit: int = 40) -> str:
     return (s[:limit].rstrip("-") or "sentence")
 
 
-def show_chart(chart: Any, key: str | None = None, fit: bool = False, size: int = FONT) -> None:
-    """An altair chart at its own width, or (``fit``) its column's width, with text of ``size`` px."""
-    st.altair_chart(readable(chart, size), width="stretch" if fit else "content", key=key)
+FIT_EXTRA = 90  # px a fitted chart needs beyond its plot's height: its title and the top axis' title
+
+
+def show_chart(chart: Any, key: str | None = None, fit: bool = False, size: int = FONT,
+               keep_height: bool = False) -> None:
+    """An altair chart at its own width, or (``fit``) its column's width, with text of ``size`` px;
+    ``keep_height`` keeps a fitted chart's plot height (Streamlit's "content" height drew RNNencdec's
+    fixed-c band at about 60 % of it, its row labels printed over each other)."""
+    plot = getattr(chart, "height", None)
+    tall = {"height": plot + FIT_EXTRA} if keep_height and fit and isinstance(plot, int) else {}
+    st.altair_chart(readable(chart, size), width="stretch" if fit else "content", key=key, **tall)
 
 
 def run_button(label: str, key: str, token: str, help: str | None = None) -> bool:
