@@ -8,6 +8,7 @@ output and per-token log-probabilities on 100 test sentences. JoeyNMT is not nee
 from __future__ import annotations
 
 import ast
+import math
 import shutil
 from pathlib import Path
 
@@ -151,3 +152,35 @@ def test_yaml_subset_refuses_what_it_does_not_read() -> None:
 def test_unknown_toolkit_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert nmt_main(["import", "fairseq", "x", "--out", "y.pt"]) == 2
     assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+VARIANTS = sorted(p.name for p in (FIX / "variants").iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_untrained_variants_equal_joeynmt(name: str, tmp_path: Path) -> None:
+    """LSTMs, two layers, luong attention and input feeding off: untrained JoeyNMT models (made by
+    variants/make_variants.py.txt with JoeyNMT's own initialisation and greedy search) give the same
+    tokens and, within 1e-4, the same per-token log p once imported."""
+    folder = FIX / "variants" / name
+    out = tmp_path / f"{name}.pt"
+    checkpoint.atomic_save(joeynmt.convert(folder / "model"), out)
+    lm = checkpoint.load(out)
+    raw = _lines("test.raw.en")[:30]
+    theirs = [ast.literal_eval(line) for line in (folder / "joeynmt.tokens").read_text(encoding="utf-8").splitlines()]
+    traces = decoding.greedy(lm, raw, max_len=joeynmt.max_output_length, topk=2)
+    # untrained models are nearly uniform: a choice between words within 1e-4 nats of each other is a
+    # near-tie that float rounding on another machine may settle either way, so tokens are compared up
+    # to each line's first near-tie (the log p below cover every token)
+    compared = 0
+    for tr, want in zip(traces, theirs, strict=True):
+        margins = [math.log(s.topk[0][1]) - math.log(s.topk[1][1]) for s in tr.steps]
+        k = next((i for i, m in enumerate(margins) if m < 1e-4), len(margins))
+        assert tr.target_tokens[:k] == want[:k]
+        compared += k
+    assert compared >= 0.5 * sum(map(len, theirs)), compared
+    scores = [ast.literal_eval(line) for line in (folder / "joeynmt.scores").read_text(encoding="utf-8").splitlines()]
+    hyps = [" ".join(w for w in t if w != "</s>") for t in theirs]
+    forced = decoding.forced(lm, [s.lower() for s in _lines("test.en")[:30]], hyps, pretokenized=True, topk=1)
+    worst = max(abs(s.logprob - b) for tr, sc in zip(forced, scores, strict=True) for s, b in zip(tr.steps, sc))
+    assert worst <= 1e-4, worst
