@@ -100,6 +100,8 @@ def test_transformer_is_refused_in_one_line(tmp_path: Path) -> None:
     ("hidden_size: 64", "hidden_size: 48", "hidden_size 32 .encoder. vs 48"),
     ("level: \"word\"", "level: \"bpe\"", "level 'bpe'"),
     ("lowercase: True", "lowercase: True\n        pretokenizer_typo: 1", "pretokenizer_typo: an option"),
+    ("lowercase: True", "lowercase: True\n        tokenizer_cfg:\n            pretokenizer: moses", "escapes HTML"),
+    ("rnn_type: \"gru\"", "rnn_type: \"lstm\"", "rnn_type 'lstm' / 'gru'"),
 ])
 def test_unmapped_options_are_refused(tmp_path: Path, old: str, new: str, match: str) -> None:
     model = _copy_model(tmp_path)
@@ -184,3 +186,13 @@ def test_untrained_variants_equal_joeynmt(name: str, tmp_path: Path) -> None:
     forced = decoding.forced(lm, [s.lower() for s in _lines("test.en")[:30]], hyps, pretokenized=True, topk=1)
     worst = max(abs(s.logprob - b) for tr, sc in zip(forced, scores, strict=True) for s, b in zip(tr.steps, sc))
     assert worst <= 1e-4, worst
+
+
+def test_split_spaces_reads_text_as_it_is(tmp_path: Path) -> None:
+    """``--split spaces``: typed text is split at spaces (lower-cased, as the config says), not Moses-tokenised."""
+    out = tmp_path / "spaces.pt"
+    assert nmt_main(["import", "joeynmt", str(MODEL), "--out", str(out), "--split", "spaces"]) == 0
+    lm = checkpoint.load(out)
+    assert lm.meta["tokenisation"]["split"] == "spaces"
+    assert lm.src_tok.tokenize("A dog, running.") == ["a", "dog,", "running."]
+    assert lm.tgt_tok.detokenize(["un", "chien", "."]) == "un chien ."
