@@ -347,6 +347,7 @@ def check_fits(ckpt: dict[str, Any]) -> None:
         if words != size:
             raise ValueError(f"its {side} vocabulary has {words} words but its model {size}")
         Tokenizer(ckpt[f"{side}_lang"])  # an unsupported language: ValueError
+    tokenizers(ckpt)  # an unknown tokenisation: ValueError
     with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
         shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
     stored = {k: tuple(v.shape) for k, v in ckpt["model"].items() if not k.endswith(quantize.SCALE_SUFFIX)}
@@ -359,14 +360,24 @@ def check_fits(ckpt: dict[str, Any]) -> None:
                          f"{list(shapes[k])} by its config")
 
 
+def tokenizers(ckpt: dict[str, Any]) -> dict[str, Tokenizer]:
+    """The source and target tokenisers a checkpoint asks for: Moses (and its truecasers), or what an
+    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``; :mod:`nmt.importers`)."""
+    tc, how = truecasers(ckpt), ckpt.get("meta", {}).get("tokenisation") or {}
+    if not isinstance(how, dict):
+        raise ValueError("its meta's tokenisation is not a table")
+    return {side: Tokenizer(ckpt[f"{side}_lang"], tc[side], lowercase=how.get("lowercase", False) is True,
+                            split=how.get("split", "moses")) for side in ("src", "tgt")}
+
+
 def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:
-    tc = truecasers(ckpt)
+    tok = tokenizers(ckpt)
     return LoadedModel(
         model=model_from_checkpoint(ckpt, device),
         src_vocab=Vocab(ckpt["src_vocab"]),
         tgt_vocab=Vocab(ckpt["tgt_vocab"]),
-        src_tok=Tokenizer(ckpt["src_lang"], tc["src"]),
-        tgt_tok=Tokenizer(ckpt["tgt_lang"], tc["tgt"]),
+        src_tok=tok["src"],
+        tgt_tok=tok["tgt"],
         meta=dict(ckpt.get("meta", {})),
         path=path,
     )

@@ -78,10 +78,11 @@ def _run_batch(
 def greedy(
     lm: LoadedModel, sentences: Sequence[str], *, context: str | None = None, topk: int = 5,
     unk_replace: bool = False, batch_size: int = 64, max_src_tokens: int = MAX_SOURCE_TOKENS,
-    candidates: CandidateSpec | None = None,
+    candidates: CandidateSpec | None = None, max_len: Callable[[int], int] = max_target_len,
 ) -> list[DecodeTrace]:
     """Greedy decoding: y_i = argmax p(y | y_<i, x) until ``</s>`` (over each sentence's candidate
-    list with ``candidates``, :mod:`nmt.candidates`)."""
+    list with ``candidates``, :mod:`nmt.candidates`), at most ``max_len(source ids incl. </s>)`` steps
+    (another toolkit's rule reproduces its output, e.g. :func:`nmt.importers.joeynmt.max_output_length`)."""
     mode = context or lm.config.context
     sources = [prepare_source(lm, s, max_src_tokens, candidates=candidates) for s in sentences]
     traces = [new_trace(lm, s, "greedy", mode) for s in sources]
@@ -91,7 +92,7 @@ def greedy(
 
     for idx in in_length_order(len(sources), [len(s.ids) for s in sources], batch_size):
         _run_batch(lm, [sources[b] for b in idx], [traces[b] for b in idx], mode, argmax,
-                   [max_target_len(len(sources[b].ids)) for b in idx], topk)
+                   [max_len(len(sources[b].ids)) for b in idx], topk)
     return [finish_trace(lm, t, unk_replace) for t in traces]
 
 

@@ -24,7 +24,9 @@ Choices, written down:
   The reversed encoder's states are put back in source order, so s always indexes word s.
 * Bridge: decoder layer l starts from encoder layer l's final state (h and, for LSTMs, c): the
   concatenation [→h_S; ←h_1] for the bidirectional encoder, the state after reading word 1 for the
-  reversed one (Sutskever et al.); no parameters.
+  reversed one (Sutskever et al.); no parameters. ``bridge="learned"`` (JoeyNMT's, for imported
+  models, :mod:`nmt.importers.joeynmt`): every layer starts from s_0 = tanh(W_b [→h_S; ←h_1] + b_b) of
+  the top encoder layer, an LSTM's cells from the same s_0.
 * Cells: LSTM (Luong's) or GRU, ``layers`` deep (the paper: 4; 1 keeps the parameter count with
   the shipped RNNsearch's: 11.1M vs 12.0M at m = 256, n = 512 on Multi30k's vocabularies).
 * Positions are 0-based: local-m uses p_t = min(t, S − 1) (the clamp keeps a window inside the
@@ -62,6 +64,7 @@ SCORES = ("dot", "general", "concat", "location")
 ATTENTIONS = ("global", "local-m", "local-p")
 CELLS = ("lstm", "gru")
 ENCODERS = ("bidirectional", "reversed")
+BRIDGES = ("copy", "learned")
 
 
 @dataclass
@@ -83,16 +86,20 @@ class LuongConfig:
     max_positions: int = 128  # rows of the location score's W_a (decoding caps sources at 101)
     context: str = "attention"  # the only context mode (nmt.decoding reads cfg.context)
     arch: str = "luong"
+    bridge: str = "copy"  # copy: encoder layer l's finals; learned: tanh(W_b [→h_S; ←h_1] + b_b) (JoeyNMT's)
 
     def __post_init__(self) -> None:
         for name, allowed in (("score", SCORES), ("attention", ATTENTIONS), ("cell", CELLS),
-                              ("encoder", ENCODERS), ("context", ("attention",)), ("arch", ("luong",))):
+                              ("encoder", ENCODERS), ("context", ("attention",)), ("arch", ("luong",)),
+                              ("bridge", BRIDGES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
         if self.layers < 1 or self.window < 0:
             raise ValueError("layers must be ≥ 1 and window ≥ 0")
         if self.encoder == "bidirectional" and self.hidden_dim % 2:
             raise ValueError("a bidirectional encoder needs an even hidden_dim (n/2 units per direction)")
+        if self.bridge == "learned" and self.encoder != "bidirectional":
+            raise ValueError("the learned bridge reads a bidirectional encoder's [→h_S; ←h_1]")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -230,6 +237,8 @@ class LuongNMT(nn.Module):
         self.W_c = nn.Linear(2 * n, n)  # eq. (5)
         self.W_s = nn.Linear(n, cfg.tgt_vocab_size)  # eq. (6)
         self.dropout = nn.Dropout(cfg.dropout)
+        if cfg.bridge == "learned":
+            self.W_b = nn.Linear(n, n)  # s_0 = tanh(W_b [→h_S; ←h_1] + b_b), JoeyNMT's bridge
         if init:
             for p in self.parameters():
                 nn.init.uniform_(p, -0.1, 0.1)  # §4.1
@@ -271,8 +280,13 @@ class LuongNMT(nn.Module):
         if self.cfg.encoder == "reversed":
             memory = memory.gather(1, rev.expand_as(memory))  # back in source order: h̄_s is word s's
         h_fin, c_fin = final if self.cfg.cell == "lstm" else (final, None)
+        h0 = self._bridge(h_fin)  # (B, L, n)
+        if self.cfg.bridge == "learned":  # every layer (and an LSTM's cells) from the top layer's finals
+            h0 = torch.tanh(self.W_b(h0[:, -1:])).expand_as(h0).contiguous()  # (B, L, n)
+            return LuongEncoderState(memory, self.attention.keys(memory), mask, src_len, h0,
+                                     None if c_fin is None else h0)
         return LuongEncoderState(memory, self.attention.keys(memory), mask, src_len,
-                                 self._bridge(h_fin), None if c_fin is None else self._bridge(c_fin))
+                                 h0, None if c_fin is None else self._bridge(c_fin))
 
     def _bridge(self, final: torch.Tensor) -> torch.Tensor:
         """Encoder final states (L·dirs, B, n/dirs) → decoder initial states (B, L, n): [→h_S; ←h_1]."""

@@ -40,7 +40,7 @@ SIZE_FIELDS = {"src_vocab_size": 4, "tgt_vocab_size": 4, "vocab_size": 4, "emb_d
                "attn_dim": 1, "maxout_dim": 1, "layers": 1, "max_positions": 1, "window": 0, "lm_hidden": 1,
                "readout_dim": 1}
 MAX_SIZE = 10_000_000
-TEXT_FIELDS = ("context", "arch", "score", "attention", "cell", "encoder")
+TEXT_FIELDS = ("context", "arch", "score", "attention", "cell", "encoder", "bridge")
 MAX_DEPTH = 64  # nesting deeper than this is not something a writer of ours produces
 
 

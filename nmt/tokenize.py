@@ -30,19 +30,35 @@ def _moses(lang: str) -> tuple[MosesPunctNormalizer, MosesTokenizer, MosesDetoke
     return MosesPunctNormalizer(lang=lang), MosesTokenizer(lang=lang), MosesDetokenizer(lang=lang)
 
 
+SPLITS = ("moses", "spaces")
+
+
 class Tokenizer:
     """Turns raw text into model tokens and model tokens back into readable text, for one language.
 
     With a ``truecaser`` (checkpoints trained on truecased text, :mod:`nmt.truecase`) the tokens
-    are truecased after tokenising and detruecased before detokenising."""
+    are truecased after tokenising and detruecased before detokenising. Imported models
+    (:mod:`nmt.importers`) may ask for ``lowercase`` tokens and for ``split="spaces"``: the text
+    split at single spaces as it is (JoeyNMT's ``pretokenizer: none``), joined by spaces again."""
 
-    def __init__(self, lang: str, truecaser: Truecaser | None = None) -> None:
+    def __init__(self, lang: str, truecaser: Truecaser | None = None, lowercase: bool = False,
+                 split: str = "moses") -> None:
+        if split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         self.lang = lang
         self.truecaser = truecaser
+        self.lowercase, self.split = lowercase, split
         self._norm, self._tok, self._detok = _moses(lang)
 
     def tokenize(self, text: str) -> list[str]:
-        """Normalised, Moses-tokenised words of one raw sentence (no HTML escaping)."""
+        """Normalised, Moses-tokenised words of one raw sentence (no HTML escaping), lower-cased when asked."""
+        if self.split == "spaces":
+            text = text.strip().lower() if self.lowercase else text.strip()
+            return text.split(" ") if text else []
+        tokens = self._moses_tokens(text)
+        return [t.lower() for t in tokens] if self.lowercase else tokens
+
+    def _moses_tokens(self, text: str) -> list[str]:
         text = self._norm.normalize(text.strip())
         if not text:
             return []
@@ -58,6 +74,8 @@ class Tokenizer:
 
         ``<unk>``, ``<s>`` and ``<pad>`` are detokenised as plain words (Moses would otherwise leave
         "L' <unk>" apart, which tokenises back to "L", "'"), then written back."""
+        if self.split == "spaces":
+            return " ".join(tokens)
         tokens = list(tokens) if self.truecaser is None else self.truecaser.detruecase(tokens)
         specials = [w for w in PROTECTED if w in tokens]
         if not specials:

@@ -1,0 +1,35 @@
+"""The stepper opens on a model imported from JoeyNMT (tests/fixtures/joeynmt) and steps as it decodes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from nmt import checkpoint, decoding
+from nmt.importers import joeynmt
+from tests.stepper_app import SENTENCE, click, start, trace
+
+FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
+
+
+@pytest.fixture
+def imported_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A checkpoints folder holding only the imported fixture, read by the app through the environment."""
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    checkpoint.atomic_save(joeynmt.convert(FIX), folder / "joey-en-fr-tiny.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    return folder
+
+
+def test_stepper_opens_on_an_imported_model_and_steps_its_greedy_path(imported_dir: Path) -> None:
+    at = start({"text": SENTENCE})
+    assert at.selectbox(key="model").value == "joey-en-fr-tiny"
+    for _ in range(3):
+        click(at, "btn_step")
+    lm = checkpoint.load(imported_dir / "joey-en-fr-tiny.pt")
+    want = decoding.greedy(lm, [SENTENCE])[0].steps[:3]
+    got = trace(at).steps
+    assert [(s.token, round(s.logprob, 5)) for s in got] == [(s.token, round(s.logprob, 5)) for s in want]
+    assert got[0].alpha is not None and abs(sum(got[0].alpha) - 1.0) < 1e-5
