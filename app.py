@@ -25,7 +25,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import checkpoint_files, contrast_panel, fusion_ui, models, paper_panel, twins
+    from ui import checkpoint_files, fusion_ui, models, paper_panel, twins
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
@@ -180,13 +180,12 @@ def leave_presentation() -> None:
 
 def clicker_keys(at_start: bool, done: bool) -> None:
     """A presenter's clicker sends PageDown / PageUp (Step / Back) and Esc (leave presentation): hidden
-    buttons whose shortcuts still work."""
+    buttons (``sh.page_css`` hides their container) whose shortcuts still work."""
     with st.container(key="stepper_clicker"):
         st.button("PageDown", key="btn_pgdn", shortcut="PageDown", on_click=ctl.on_step, disabled=done)
         st.button("PageUp", key="btn_pgup", shortcut="PageUp", on_click=ctl.on_back, disabled=at_start)
         if ss["present"]:
             st.button("Leave presentation", key="btn_esc", shortcut="Esc", on_click=leave_presentation)
-    st.html("<style>.st-key-stepper_clicker{display:none}</style>")
 
 
 def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sc.Look, key: str,
@@ -261,6 +260,8 @@ def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choi
             phases_panel(lm, trace, None if step is None else step.i)
     if tabs[2].open:
         with tabs[2]:
+            from ui import contrast_panel  # here: it needs scipy (attribution), the rest of the stepper does not
+
             contrast_panel.panel(lm, trace, step, trace.context)
     if tabs[3].open:
         with tabs[3]:

@@ -33,11 +33,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+# the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
+STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -148,7 +152,7 @@ def timed_step(page: Any, n: int) -> float:
     from playwright.sync_api import expect
 
     t0 = time.perf_counter()
-    page.get_by_role("button", name="Step", exact=True).click()
+    page.get_by_role("button", name=STEP).click()
     expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(n, timeout=60_000)
     seconds = time.perf_counter() - t0
     page.wait_for_timeout(500)
@@ -174,7 +178,7 @@ def bench_browser(repeats: int) -> dict[str, Any]:
             for r in range(repeats + 1):  # the first round warms the server up (model load) and is dropped
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
                 chips = page.locator('[data-testid="translation-so-far"] > span')
-                step = page.get_by_role("button", name="Step", exact=True)
+                step = page.get_by_role("button", name=STEP)
                 t0 = time.perf_counter()
                 page.goto(f"{base}/?text={quote(SENTENCE_30)}&beam=12")
                 step.wait_for(timeout=120_000)
@@ -197,7 +201,7 @@ def bench_browser(repeats: int) -> dict[str, Any]:
                 page.keyboard.press("ArrowRight")  # 0.5 → 0.25 s per word
                 page.get_by_text("0.25 s / word").first.wait_for(timeout=30_000)
                 page.wait_for_timeout(1000)
-                page.get_by_role("button", name="Play", exact=True).click()
+                page.get_by_role("button", name=PLAY).click()
                 count = "n => document.querySelectorAll('[data-testid=\"translation-so-far\"] > span').length >= n"
                 page.wait_for_function(count, arg=1, timeout=60_000, polling=20)
                 t0 = time.perf_counter()

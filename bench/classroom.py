@@ -24,12 +24,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlparse
+
+# the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
+STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -70,14 +74,14 @@ def one_round(page: Any, base: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     t0 = time.perf_counter()
     page.goto(base + "/", timeout=120_000)
-    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=120_000)
+    page.get_by_role("button", name=STEP).wait_for(timeout=120_000)
     page.get_by_test_id("source-words").wait_for(timeout=120_000)
     out["first_view_s"] = time.perf_counter() - t0
     page.wait_for_timeout(1500)
     steps = []
     for n in range(1, 4):
         t0 = time.perf_counter()
-        page.get_by_role("button", name="Step", exact=True).click()
+        page.get_by_role("button", name=STEP).click()
         expect(page.locator(CHIPS)).to_have_count(n, timeout=60_000)
         steps.append(time.perf_counter() - t0)
         page.wait_for_timeout(500)
@@ -87,9 +91,9 @@ def one_round(page: Any, base: str) -> dict[str, Any]:
     out["unfreeze_s"] = _toggle(page, False)
     page.wait_for_timeout(1000)
     page.goto(f"{base}/?text={quote(SENTENCE_30)}", timeout=120_000)
-    page.get_by_role("button", name="Play", exact=True).wait_for(timeout=120_000)
+    page.get_by_role("button", name=PLAY).wait_for(timeout=120_000)
     page.wait_for_timeout(1500)
-    page.get_by_role("button", name="Play", exact=True).click()
+    page.get_by_role("button", name=PLAY).click()
     page.wait_for_function(COUNT, arg=2, timeout=60_000, polling=10)
     t0 = time.perf_counter()
     page.wait_for_function(COUNT, arg=14, timeout=60_000, polling=10)

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import spearmanr
 
 UNREAD = 0.2
 REREAD = 3.0
@@ -52,6 +51,8 @@ def coverage(alpha: Sequence[Sequence[float]], n_src: int, unread: float = UNREA
 def flags_vs_quality(flags: Sequence[int], chrf: Sequence[float]) -> dict[str, Any]:
     """How a sentence's flag count goes with its sentence chrF over a split: Spearman ρ and its p-value
     (scipy), and the mean chrF of sentences with and without flags (NaN where a group is empty)."""
+    from scipy.stats import spearmanr  # here, not at the top: the corpus pages' tables need no scipy
+
     f, q = np.asarray(flags, dtype=np.float64), np.asarray(chrf, dtype=np.float64)
     res = spearmanr(f, q) if len(f) > 2 and f.std() > 0 and q.std() > 0 else None
     flagged = q[f > 0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,9 @@ from tests.chromium import (
     browser,  # noqa: F401 (a fixture)
     sync_api,
 )
+
+# the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
+STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +84,7 @@ def _preset_then_three_steps(page: object) -> None:
     assert "Two dogs" in wait_query(page, lambda q: "Two dogs" in q.get("text", [""])[0]).get("text", [""])[0]
     page.screenshot(path=str(ARTIFACTS / "01-preset.png"), full_page=True)
 
-    step = page.get_by_role("button", name="Step", exact=True)
+    step = page.get_by_role("button", name=STEP)
     for n in range(1, 4):
         step.click()
         wait_chips(page, n)
@@ -155,11 +159,11 @@ def _run_to_end_then_play(page: object) -> None:
     # Play from the start: the words appear one by one, then playback stops by itself.
     page.get_by_role("button", name="Reset").click()
     wait_chips(page, 0)
-    page.get_by_role("button", name="Play", exact=True).click()
+    page.get_by_role("button", name=PLAY).click()
     page.get_by_role("button", name="Pause").wait_for(timeout=30_000)
     sync_api.expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(
         n_words, timeout=60_000)
-    sync_api.expect(page.get_by_role("button", name="Play", exact=True)).to_be_disabled(timeout=30_000)
+    sync_api.expect(page.get_by_role("button", name=PLAY)).to_be_disabled(timeout=30_000)
     settle(page)
     page.screenshot(path=str(ARTIFACTS / "05b-played.png"), full_page=True)
 
@@ -170,7 +174,7 @@ def _html_input_stays_text(page: object, dialogs: list[str]) -> None:
     box.fill("<script>alert(1)</script> <b>bold</b> dog 😀")
     box.press("Control+Enter")
     settle(page)
-    page.get_by_role("button", name="Step", exact=True).click()
+    page.get_by_role("button", name=STEP).click()
     settle(page)
     assert dialogs == []
     page.get_by_test_id("source-words").get_by_text("script").first.wait_for()
@@ -220,7 +224,7 @@ def _boxes(page: object) -> dict[str, dict]:
     """Where the stepper's parts are: the sentence box, the Step button, the source words shaded by
     α, the translation so far and the α heatmap."""
     parts = {"sentence": page.get_by_role("textbox", name="Source sentence (English)"),
-             "step": page.get_by_role("button", name="Step", exact=True),
+             "step": page.get_by_role("button", name=STEP),
              "alpha_row": page.get_by_test_id("source-words"),
              "translation": page.get_by_test_id("translation-so-far"),
              "heatmap": page.get_by_test_id("stVegaLiteChart").first}
@@ -238,10 +242,10 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(app_url: str, br
     presentation mode collapses the sidebar, drops the tabs and keeps every heatmap text at 14 px or more."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike.")
-    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     settle(page)
     for n in range(1, 4):
-        page.get_by_role("button", name="Step", exact=True).click()
+        page.get_by_role("button", name=STEP).click()
         wait_chips(page, n)
     page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
     boxes = _boxes(page)
@@ -297,7 +301,7 @@ def test_phone_shows_a_usable_stepper(app_url: str, browser: object) -> None:
     page.screenshot(path=str(ARTIFACTS / "10-phone-390x844.png"))
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    step = page.get_by_role("button", name="Step", exact=True).bounding_box()
+    step = page.get_by_role("button", name=STEP).bounding_box()
     assert step["width"] < 200  # the controls wrap in a row, not one full-width button per line
     page.close()
 
@@ -307,7 +311,7 @@ def test_beam_mode_switch_and_step_timings(app_url: str, browser: object) -> Non
     timings of this (tiny) model go to test-artifacts, the shipped model's to bench/app-stepper-cpu.json."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{app_url}/?text=A+man+is+riding+a+bike+down+the+street.&beam=12")
-    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     settle(page)
     t0 = time.perf_counter()
     page.get_by_test_id("stRadio").get_by_text("beam", exact=True).click()
@@ -317,7 +321,7 @@ def test_beam_mode_switch_and_step_timings(app_url: str, browser: object) -> Non
     chips = page.locator('[data-testid="translation-so-far"] > span')
     for n in range(1, 4):
         t0 = time.perf_counter()
-        page.get_by_role("button", name="Step", exact=True).click()
+        page.get_by_role("button", name=STEP).click()
         sync_api.expect(chips).to_have_count(n, timeout=30_000)
         timings["beam_step_s"].append(time.perf_counter() - t0)
         settle(page)

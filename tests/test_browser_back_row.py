@@ -15,6 +15,7 @@ Screenshots go to test-artifacts/back-row-*.png.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -28,6 +29,9 @@ from tests.chromium import (
     sync_api,
 )
 from tests.controls import unlabelled
+
+# the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
+STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECTOR = {"viewport": {"width": 1280, "height": 720}}
@@ -115,7 +119,7 @@ def test_the_stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, 
                   + ("&present=true" if present else ""), ZOOM_150)
     try:
         sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
-        page.get_by_role("button", name="Step", exact=True).click()  # reachable and clickable
+        page.get_by_role("button", name=STEP).click()  # reachable and clickable
         sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)
         page.wait_for_function(R.IDLE, timeout=WAIT)
         svg = page.locator('[data-testid="stVegaLiteChart"] svg').first

@@ -23,6 +23,9 @@ import pytest
 from scripts import app_server
 from tests.chromium import ARTIFACTS, launched, sync_api
 
+# the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
+STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
+
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "checkpoints"
 WAIT = 120_000  # ms: a shared, loaded machine; the first decode loads a 30 MB model
@@ -41,7 +44,7 @@ def page() -> Iterator[object]:
             launched() as b:
         p = b.new_page(viewport={"width": 1280, "height": 720})
         p.goto(app.url)
-        p.get_by_role("button", name="Step", exact=True).wait_for(timeout=WAIT)
+        p.get_by_role("button", name=STEP).wait_for(timeout=WAIT)
         yield p
 
 
@@ -59,7 +62,7 @@ def step_to(page: object, n: int) -> str:
     """Press Step until ``n`` words are written; returns the readout line."""
     chips = page.locator('[data-testid="translation-so-far"] > span')
     while (have := chips.count()) < n:
-        page.get_by_role("button", name="Step", exact=True).click()
+        page.get_by_role("button", name=STEP).click()
         sync_api.expect(chips).to_have_count(have + 1, timeout=WAIT)  # counted before the click: no race
     settle(page)
     return readout(page)

@@ -9,6 +9,7 @@ import, as on a machine where scipy is missing (it once was, and the explanation
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,9 @@ import pytest
 
 from scripts import app_server
 from tests.chromium import ARTIFACTS, launched
+
+# the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
+STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -55,13 +59,13 @@ def test_missing_package_keeps_the_navigation(app_without_scipy: str, page: obje
     page.screenshot(path=str(ARTIFACTS / "shell-missing-package.png"))
     # the other pages still work on that server: the navigation leads to the stepper
     page.get_by_test_id("stSidebar").get_by_role("link", name="Step through decoding").click()
-    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     assert not page.get_by_test_id("stAlertContentError").count()
 
 
 def test_classroom_chrome(app_without_scipy: str, page: object) -> None:
     page.goto(app_without_scipy)
-    page.get_by_role("button", name="Step", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     assert not page.get_by_test_id("stAppDeployButton").count()
     assert not page.get_by_role("button", name="Deploy").count()
     icon = page.locator("link[rel~='icon']").first.get_attribute("href") or ""
