@@ -152,12 +152,12 @@ def controls(done: bool) -> None:
         st.button("Reset", key="btn_reset", icon=":material/first_page:", on_click=ctl.on_reset,
                   disabled=at_start and not ss["plan"])
         st.button("Back", key="btn_back", icon=":material/chevron_left:", on_click=ctl.on_back, disabled=at_start,
-                  shortcut="Left")  # a clicker: ← / PageUp back, → / PageDown step, P plays (clicker_keys)
+                  shortcut="Left", help="Key: ← or PageUp")  # a clicker: ← / PageUp, → / PageDown (clicker_keys)
         st.button("Step", key="btn_step", icon=":material/chevron_right:", on_click=ctl.on_step, disabled=done,
-                  type="primary", shortcut="Right")
+                  type="primary", shortcut="Right", help="Key: → or PageDown")
         st.button("Pause" if playing else "Play", key="btn_play",
                   icon=":material/pause:" if playing else ":material/play_arrow:", on_click=ctl.on_play,
-                  disabled=done and not playing, shortcut="P")
+                  disabled=done and not playing, shortcut="P", help="Key: P")
         st.button("Run to end", key="btn_run", icon=":material/last_page:", on_click=ctl.on_run, disabled=done)
         # labelled above the slider; in presentation mode beside it (sh.page_css), so the row stays as
         # low as the buttons and 12 words fit 720 px (issue 21: every control labelled)

@@ -216,6 +216,9 @@ def page_css(present: bool) -> str:
         "padding-left:2rem;padding-right:2rem}",
         '[data-testid="stMainBlockContainer"] h1{font-size:1.9rem;padding:0 0 .2rem 0}',
         '[data-testid="stVegaLiteChart"]{overflow-x:auto;max-width:100%}',  # a wide heatmap scrolls in itself
+        # the buttons' key badges (→, ←, P, T) widened the controls row until it wrapped onto a second
+        # line, pushing the heatmap below 720 px; the keys still work (the buttons' help and the README say them)
+        '[data-testid="stMainBlockContainer"] button kbd{display:none}',
         # the clicker's hidden buttons (app.clicker_keys): keys only, and no row gap for their wrapper
         '.st-key-stepper_clicker,[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_clicker){display:none}',
         # a narrow window (150 % zoom of 1280×720 is 853 CSS px): the preset, the sentence and the toggle
@@ -230,9 +233,6 @@ def page_css(present: bool) -> str:
         css.append('[data-testid="stMainBlockContainer"]{padding-top:2.3rem}')
         css.append('[data-testid="stMainBlockContainer"] [data-testid="stVerticalBlock"]{gap:.5rem}')
         css.append('[data-testid="stMainBlockContainer"] button p{font-size:1.2rem}')
-        # the buttons' key badges (→, ←, P, T) widened the controls row past 1280 px, wrapping the
-        # Presentation switch onto a second line; the keys still work, the projector just does not show them
-        css.append('[data-testid="stMainBlockContainer"] button kbd{display:none}')
         css.append('[data-testid="stMainBlockContainer"] textarea{font-size:1.25rem}')
         # the Play speed slider's label beside it, not above: the controls row stays one button high
         css.append('.st-key-w_speed [data-testid="stSlider"]{display:flex;align-items:center;gap:.6rem}'
