@@ -136,9 +136,11 @@ class Attributions:
 def attribute(
     lm: LoadedModel, src_ids: Sequence[int], tgt_ids: Sequence[int], *, steps: Sequence[int] | None = None,
     methods: Sequence[str] = METHODS, ig_steps: int | None = None, baseline: str = "zero", src_len: int | None = None,
-    src_tokens: Sequence[str] | None = None, grad_units: int = GRAD_UNITS,
+    src_tokens: Sequence[str] | None = None, grad_units: int = GRAD_UNITS, alternative: int | None = None,
 ) -> Attributions:
-    """Scores of every method for target positions ``steps`` (default all) of ``tgt_ids``.
+    """Scores of every method for target positions ``steps`` (default all) of ``tgt_ids``; with
+    ``alternative`` (a target word's id), the gradient methods explain the contrast log p(y_i) −
+    log p(alternative) instead (:mod:`nmt.contrastive`), and the leave-one-out methods do not apply.
 
     ``src_ids`` end with ``</s>`` and may carry padding after ``src_len`` real tokens; ``tgt_ids``
     is y_1 … y_Ty as decoded (the model reads <s> y_1 … y_{Ty−1}). One batch row per explained
@@ -151,6 +153,8 @@ def attribute(
     unknown = set(methods) - set(METHODS)
     if unknown:
         raise ValueError(f"unknown attribution methods {sorted(unknown)}; expected {METHODS}")
+    if alternative is not None and {"loo_embed", "loo_alpha"} & set(methods):
+        raise ValueError("a contrast with an alternative word is explained by the gradient methods only")
     dev = lm.device
     steps = list(range(len(tgt_ids))) if steps is None else list(steps)
     if not steps or not all(0 <= i < len(tgt_ids) for i in steps):
@@ -174,7 +178,8 @@ def attribute(
     out = Attributions(list(src_tokens or []), [lm.tgt_vocab.itos[t] for t in tgt_ids], steps, n_src,
                        run.alpha[0, step_t].cpu().numpy(), logprob=lp.cpu().numpy(), ig_steps=ig_steps,
                        baseline=baseline)
-    batch = (x, x_base, lens, tgt_in, tgt_out, step_t)
+    alt_out = None if alternative is None else torch.full_like(tgt_out, int(alternative))
+    batch = (x, x_base, lens, tgt_in, tgt_out, step_t, alt_out)
     first = IG_START if ig_steps is None else ig_steps
     out.scores.update(_gradient_rows(model, batch, steps, Tx, methods, first, grad_units))
     if "ig" in methods:
@@ -197,16 +202,17 @@ def _gradient_rows(
     points: int, grad_units: int,
 ) -> dict[str, np.ndarray]:
     """Gradient methods (and ``ig_delta``) for target positions ``steps`` at ``points`` IG points, in
-    chunks (:func:`step_chunks`); ``batch`` = (x, x', lengths, target in, target out, all steps)."""
-    x, x_base, lens, tgt_in, tgt_out, _ = batch
+    chunks (:func:`step_chunks`); ``batch`` = (x, x', lengths, target in, target out, all steps, and the
+    alternative's ids or None)."""
+    x, x_base, lens, tgt_in, tgt_out, _, alt_out = batch
     step_t = torch.tensor(list(steps), device=x.device)
     grads: dict[str, list[np.ndarray]] = {}
     if not {"saliency", "x_grad", "ig"} & set(methods):
         return {}
     for part in step_chunks(steps, tx, points if "ig" in methods else 1, grad_units):
         k = len(part)
-        for name, rows in _gradients(model, x, x_base, (lens[:k], tgt_in[:k], tgt_out[:k], step_t[part]), methods,
-                                     points).items():
+        args = (lens[:k], tgt_in[:k], tgt_out[:k], step_t[part], *(() if alt_out is None else (alt_out[:k],)))
+        for name, rows in _gradients(model, x, x_base, args, methods, points).items():
             grads.setdefault(name, []).append(rows)
     return {name: np.concatenate(rows) for name, rows in grads.items()}
 

@@ -7,8 +7,8 @@ the model preferred y_i), a function of the source embeddings X, computed by the
 
 * gradient × input Σ_d x_jd ∂F/∂x_jd (Captum ``InputXGradient``);
 * integrated gradients from the zero (or ``<unk>``) embedding, whose sum over j equals
-  F(X) − F(X') up to the completeness gap; the number of points doubles from :data:`IG_START` until the gap
-  is under :data:`GAP_TOL` nats (or :data:`IG_MAX` points);
+  F(X) − F(X') up to the completeness gap; the number of points doubles, as for every attribution
+  (:func:`nmt.attribution.attribute`), until the gap is under :data:`GAP_TOL` nats (or its maximum);
 * α_ij of the step, beside them (what the model looked at is not necessarily what decided).
 
 Where the contrast came from inside the step: the deep output reads s_{i-1}, E y_{i-1} and c_i
@@ -27,13 +27,12 @@ import numpy as np
 import torch
 from captum.attr import IntegratedGradients
 
-from nmt.attribution import IG_MAX, _gradients
+from nmt.attribution import IG_GAP_TOL, attribute
 from nmt.checkpoint import LoadedModel
 from nmt.surgery import require_surgery
-from nmt.vocab import BOS_ID, UNK_ID
+from nmt.vocab import BOS_ID
 
-IG_START = 64
-GAP_TOL = 0.05  # nats: |Σ_j IG_j − (F(X) − F(X'))|
+GAP_TOL = IG_GAP_TOL  # nats: |Σ_j IG_j − (F(X) − F(X'))|, as for every attribution of the app
 READOUT_POINTS = 64
 SHARES = ("state", "previous word", "context")  # s_{i-1}, E y_{i-1}, c_i
 
@@ -65,35 +64,27 @@ class Contrast:
 def contrast(lm: LoadedModel, src_ids: Sequence[int], prefix_ids: Sequence[int], alternative: int, *,
              src_tokens: Sequence[str] | None = None, baseline: str = "zero") -> Contrast:
     """Explain why the model wrote ``prefix_ids[-1]`` (step i = len(prefix_ids) − 1, after the words before
-    it) and not ``alternative``. ``src_ids`` end with ``</s>``."""
+    it) and not ``alternative``. ``src_ids`` end with ``</s>``. The attributions are
+    :func:`nmt.attribution.attribute`'s with the alternative (its points chosen by the completeness gap)."""
     model = require_surgery(lm)
     step, chosen = len(prefix_ids) - 1, int(prefix_ids[-1])
     if step < 0 or alternative == chosen:
         raise ValueError("a contrast needs a written word and a different alternative")
+    tokens = list(src_tokens or [lm.src_vocab.itos[t] for t in src_ids])
+    att = attribute(lm, src_ids, prefix_ids, steps=[step], methods=("x_grad", "ig"), baseline=baseline,
+                    src_tokens=tokens, alternative=int(alternative))
     dev = lm.device
-    src = torch.tensor([list(src_ids)], device=dev)
-    lens = torch.tensor([len(src_ids)], device=dev)
-    tgt_out = torch.tensor([list(prefix_ids)], device=dev)
-    tgt_in = torch.tensor([[BOS_ID, *prefix_ids[:-1]]], device=dev)
-    alt_out = torch.full_like(tgt_out, int(alternative))
-    with torch.no_grad():
-        x = model.encoder.embed(src)  # (1, Tx, m)
-        unk = model.encoder.embed(torch.tensor([UNK_ID], device=dev))
-        fill = unk if baseline == "unk" else torch.zeros_like(unk)
-        x_base = fill.view(1, 1, -1).expand_as(x).contiguous()
-        run = model.teacher_force(model.encode_embeddings(x, lens), tgt_in)
+    with torch.no_grad():  # the step's log p and its readout's inputs (for the shares)
+        run = model.teacher_force(model.encode(torch.tensor([list(src_ids)], device=dev),
+                                               torch.tensor([len(src_ids)], device=dev)),
+                                  torch.tensor([[BOS_ID, *prefix_ids[:-1]]], device=dev))
     lp = run.log_probs[0, step]
-    args = (lens, tgt_in, tgt_out, torch.tensor([step], device=dev), alt_out)
-    points, got = IG_START, _gradients(model, x, x_base, args, ("x_grad", "ig"), IG_START)
-    while abs(float(got["ig_delta"][0])) > GAP_TOL and points < IG_MAX:
-        points = min(2 * points, IG_MAX)
-        got = _gradients(model, x, x_base, args, ("x_grad", "ig"), points)
     shares, gap = readout_shares(model, run, step, chosen, int(alternative))
     itos = lm.tgt_vocab.itos
-    return Contrast(list(src_tokens or [lm.src_vocab.itos[t] for t in src_ids]), step, itos[chosen],
-                    itos[int(alternative)], float(lp[chosen] - lp[alternative]), float(lp[chosen]),
-                    float(lp[alternative]), run.alpha[0, step].tolist(), got["x_grad"][0].tolist(),
-                    got["ig"][0].tolist(), abs(float(got["ig_delta"][0])), points, baseline, shares, gap)
+    return Contrast(tokens, step, itos[chosen], itos[int(alternative)], float(lp[chosen] - lp[alternative]),
+                    float(lp[chosen]), float(lp[alternative]), att.alpha[0].tolist(),
+                    att.scores["x_grad"][0].tolist(), att.scores["ig"][0].tolist(), abs(float(att.ig_delta[0])),
+                    int(att.ig_points[0]), baseline, shares, gap)
 
 
 def readout_shares(model: Any, run: Any, step: int, chosen: int, alternative: int) -> tuple[dict[str, float], float]:
