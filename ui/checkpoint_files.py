@@ -17,24 +17,24 @@ from nmt import corpora
 UNREADABLE = "unreadable"  # the key under which ui.models.read_meta keeps why a file cannot be read
 
 
-def _pt_files(directory: Path) -> list[Path]:
+def _pt_files(directory: Path) -> tuple[list[Path], list[Path]]:
+    """The ``*.pt`` files of ``directory`` whose path, links resolved, stays inside it, and those that lead out."""
     try:
-        return sorted(directory.glob("*.pt"))
+        root = directory.resolve()
+        found = sorted(directory.glob("*.pt"))
     except OSError:
-        return []
+        return [], []
+    inside = [p for p in found if corpora.inside(p, root)]
+    return inside, [p for p in found if p not in inside]
 
 
 def listed(directory: Path) -> list[tuple[Path, float]]:
     """The checkpoint files of ``directory`` to read, with their modification times: ``*.pt`` files
     in it whose path, links resolved, stays inside it."""
-    try:
-        root = directory.resolve()
-    except OSError:
-        return []
     out = []
-    for p in _pt_files(directory):
+    for p in _pt_files(directory)[0]:
         try:
-            if corpora.inside(p, root) and p.is_file():
+            if p.is_file():
                 out.append((p, p.stat().st_mtime))
         except OSError:
             continue
@@ -66,14 +66,7 @@ def _problem(name: str, mtime: float) -> str | None:
 
 def notes(directory: Path) -> list[str]:
     """One line per file of ``directory`` the app leaves out, and why."""
-    try:
-        root = directory.resolve()
-    except OSError:
-        return []
-    out = []
-    for p in _pt_files(directory):
-        if not corpora.inside(p, root):
-            out.append(f"left out: {p.name} is a link to a file outside the checkpoint folder")
+    out = [f"left out: {p.name} is a link to a file outside the checkpoint folder" for p in _pt_files(directory)[1]]
     for p, mtime in listed(directory):
         reason = problem(p, mtime)
         if reason:
