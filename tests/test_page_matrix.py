@@ -10,12 +10,10 @@ and says plainly why it does not for the others (RNNencdec, Luong), as the model
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT, plain
+from tests.page_app import open_page as run
 from ui import models
 
 CKPT = ROOT / "checkpoints"
@@ -32,15 +30,6 @@ def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
     missing = [s for s in STEMS if not (CKPT / f"{s}.pt").exists()]
     if missing:
         pytest.skip(f"shipped checkpoints missing: {missing}")
-
-
-def run(page: str, **params: Any) -> AppTest:
-    """A fresh session of ``pages/<page>`` opened from a URL with ``params``: no exception, no error box."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=300)
-    at.query_params.update(params)
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    return at
 
 
 @pytest.mark.parametrize("stem", STEMS)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import plain
+from tests.page_app import open_page as run
 from ui import models
 from ui.presets import PRESETS, long_sentence
 from ui.views.beam import DEFAULT_SENTENCE
@@ -28,7 +28,6 @@ TYPED_FILE = "europarl-tatoeba-en-fr-rnnsearch-30k.pt"
 EVERYDAY = "Where is the station?"
 FRENCH = "Où est la gare"  # the 30k RNNsearch's translation; no Multi30k model writes it
 NOTE = "Your own sentence: translated by the pair trained for everyday sentences (europarl-tatoeba-en-fr-30k)"
-TIMEOUT = 300
 
 pytestmark = pytest.mark.skipif(not (CHECKPOINTS / TYPED_FILE).is_file(), reason=f"{TYPED_FILE} is not shipped")
 
@@ -37,15 +36,6 @@ pytestmark = pytest.mark.skipif(not (CHECKPOINTS / TYPED_FILE).is_file(), reason
 def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real checkpoint folder (``RNNSEARCH_CHECKPOINTS`` unset)."""
     monkeypatch.delenv(models.ENV_VAR, raising=False)
-
-
-def run(page: str, **params: Any) -> AppTest:
-    """A fresh session of ``pages/<page>``, opened with the URL's query parameters ``params``."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=TIMEOUT)
-    at.query_params.update(params)
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]  # no boundary message
-    return at
 
 
 def type_in(at: AppTest, key: str, text: str) -> AppTest:

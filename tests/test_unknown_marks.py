@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Any
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from nmt.decoding import beam_search
 from nmt.metrics import sentence_scores
@@ -22,6 +20,7 @@ from nmt.tokenize import Tokenizer
 from nmt.trace import COPIED, DICTIONARY, DecodeTrace, NBestEntry, Replacement, StepRecord
 from nmt.truecase import detruecase
 from nmt.vocab import EOS, UNK
+from tests.page_app import open_page as run
 from ui import models
 from ui.views import unknown as U
 from ui.views.common import md
@@ -169,15 +168,6 @@ needs_pair = pytest.mark.skipif(not (ROOT / "checkpoints" / SEARCH).is_file(), r
 def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real checkpoint folder (``RNNSEARCH_CHECKPOINTS`` unset)."""
     monkeypatch.delenv(models.ENV_VAR, raising=False)
-
-
-def run(page: str, **params: Any) -> AppTest:
-    """A fresh session of ``pages/<page>`` opened with the URL's query parameters ``params``."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=300)
-    at.query_params.update(params)
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    return at
 
 
 @needs_pair
