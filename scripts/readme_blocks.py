@@ -268,7 +268,7 @@ def hansards(s: dict[str, Any]) -> str:
             f"{a['recall']:.3f}), Europarl RNNsearch-50 {e['aer']:.3f} (precision {e['precision']:.3f}, recall "
             f"{e['recall']:.3f}), and {ep['thresholded'][str(tau)]['aer']:.3f} linking every α ≥ {tau} (τ chosen "
             f"on the trial set). A statistical aligner does far better: eflomal, run on the gold sentences plus "
-            f"{count(stat['extra_training_pairs'])} lowercased Europarl pairs (`scripts/hansards_eflomal.sh`), "
+            f"{count(stat['extra_training_pairs'])} lowercased Europarl pairs (`docs/recorded/hansards-eflomal.md`), "
             f"reaches {stat['forward']['aer']:.3f} forward and {stat['intersection']['aer']:.3f} for the "
             f"intersection of both directions; fast_align with grow-diag is reported at {fast_align} on this set, "
             f"and Luong et al. (2015) report {luong_ref.replace('-', '–')} for attention on RWTH de–en.")
