@@ -34,11 +34,14 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import torch
 import torch.distributed as dist
 from tqdm import tqdm
+
+from nmt import checkpoint
 
 
 @dataclass
@@ -314,3 +317,26 @@ def train(task: Task, cfg: LoopConfig, ranks: Ranks | None = None) -> dict[str, 
             signal.signal(sig, handler)
     lp.st["wall"] = lp.wall_base + time.time() - lp.wall_t0
     return lp.st
+
+
+def save_state_file(path: Path, model: torch.nn.Module, task: Task, args: dict[str, Any]) -> None:
+    """Write a task's resumable state (fp32 weights, :func:`training_state`, its options) atomically:
+    the state file of the LM and controller trainings (``--state``), whose own checkpoints are small."""
+    weights = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+    checkpoint.atomic_save({"format": checkpoint.FORMAT, "config": {"arch": "training-state"}, "model": weights,
+                            "weights_sha256": checkpoint.weights_digest(weights), "meta": {"args": args},
+                            "train_state": training_state(task.optimizer, task.scheduler, task.progress)}, path)
+
+
+def load_state_file(path: Path, model: torch.nn.Module, task: Task, args: dict[str, Any],
+                    keys: Sequence[str]) -> None:
+    """Resume from :func:`save_state_file`'s file: refused (one line) when one of the options ``keys``
+    (the model, the data and their order, the recipe) differs from the saved run's."""
+    state = checkpoint.read_checkpoint(path)
+    saved = state["meta"]["args"]
+    differs = [f"{k} is {saved.get(k)} in the saved run but {args.get(k)} now" for k in keys
+               if saved.get(k) != args.get(k)]
+    if differs:
+        raise checkpoint.CheckpointError(f"cannot resume {path.name}: " + "; ".join(differs))
+    model.load_state_dict(state["model"])
+    restore_state(state["train_state"], task.optimizer, task.scheduler, task.progress)
