@@ -140,9 +140,11 @@ def recorded_args(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def loop_config(args: argparse.Namespace) -> loop.LoopConfig:
-    """The LM's schedule: epochs, a time budget, saves every ``--save-minutes``, gradient norm ≤ 1."""
+    """The LM's schedule: epochs, a time budget, saves every ``--save-minutes`` (and, with ``--state``, at
+    each epoch's end, so a finished run can go on for more epochs), gradient norm ≤ 1."""
     return loop.LoopConfig(epochs=args.epochs, max_updates=args.max_updates, time_budget_s=args.minutes * 60,
-                           save_every_s=args.save_minutes * 60, clip=1.0, log_every=50, progress=args.progress)
+                           save_every_s=args.save_minutes * 60, save_each_epoch=args.state is not None, clip=1.0,
+                           log_every=50, progress=args.progress)
 
 
 class LMTask:
