@@ -84,7 +84,7 @@ class GRULanguageModel(nn.Module):
 
     def logits(self, h: torch.Tensor, rows: torch.Tensor | None = None) -> torch.Tensor:
         """E (P h) + b (…, K_y) from GRU states h (…, n); with ``rows``, over those words only (…, |rows|)
-        (training's exact softmax over the words a text holds, :func:`scripts.train_lm.restricted_loss`)."""
+        (training's exact softmax over the words a text holds, :func:`nmt.lm_training.restricted_loss`)."""
         if rows is None:
             return self.dropout(self.proj(h)) @ self.embed.weight.T + self.out_bias
         return self.dropout(self.proj(h)) @ self.embed.weight[rows].T + self.out_bias[rows]

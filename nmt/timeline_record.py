@@ -1,21 +1,21 @@
 """Recording a training timeline (:mod:`nmt.timeline`) from inside ``train.py``.
 
 ``train.py --timeline`` calls :func:`start` once the run is built (recording update 0 of a fresh
-run), :func:`after_update` after every update (recording the scheduled ones) and :func:`at_end`
-when the run stops. Each entry decodes the probe sentences greedily with :func:`nmt.decoding.greedy`
-(the model's own step), scores BLEU on a fixed sample of validation sentences, the training loss
-on a fixed sample of training pairs (teacher forcing, dropout off, no label smoothing: the same
-pairs at every entry, so the curve is smooth and a resumed run measures what an uninterrupted one
-does) and, for en→fr models with α, the AER of argmax α on the built-in Hansards trial set.
-Recording runs in eval mode, with no gradient and no random numbers drawn, so it does not change
-the training it watches; its time is not counted as training time.
+run); the NMT task (:mod:`nmt.nmt_task`) calls :func:`after_update` from the one training loop's
+hook after every update (recording the scheduled ones) and :func:`at_end` when the run stops. Each
+entry decodes the probe sentences greedily with :func:`nmt.decoding.greedy` (the model's own step),
+scores BLEU on a fixed sample of validation sentences, the training loss on a fixed sample of
+training pairs (teacher forcing, dropout off, no label smoothing: the same pairs at every entry, so
+the curve is smooth and a resumed run measures what an uninterrupted one does) and, for en→fr
+models with α, the AER of argmax α on the built-in Hansards trial set. Recording runs in eval
+mode, with no gradient and no random numbers drawn, so it does not change the training it watches;
+its time is not counted as training time.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -190,11 +190,11 @@ def start(run: Any, presets: Mapping[str, Sequence[str]]) -> Recorder | None:
 
 
 def after_update(run: Any) -> None:
-    """Record the update just made if it is scheduled (its time not counted as training time)."""
+    """Record the update just made if it is scheduled (the NMT task's hook in :mod:`nmt.loop`, which
+    does not count a hook's time as training time)."""
     rec, update = run.timeline, run.st["update"]
     if rec is not None and timeline.is_scheduled(update) and update not in rec.tl.updates:
         rec.record(run.lm, update)
-        run.t_last = time.time()
 
 
 def at_end(run: Any) -> None:

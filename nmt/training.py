@@ -3,7 +3,7 @@
 ``configure`` sets up the process (distributed group, threads, determinism, seeds, precision),
 ``load_data`` checks the run to resume and reads the training and validation data and the
 vocabularies, ``build_run`` builds the model, optimiser and schedule (restored when resuming) into
-the :class:`Run` that ``train.py``'s loop, validation and saving phases update.
+the :class:`Run` that the one training loop (:mod:`nmt.loop`, with :class:`nmt.nmt_task.NMTTask`) updates.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from nmt.checkpoint import CheckpointError, LoadedModel, read_checkpoint
 from nmt.contract import capabilities
 from nmt.data import Example, corpus_file, files_sha256, filter_by_length, read_parallel, tokenize_pairs
 from nmt.device import CpuInfo, Precision, choose_precision, cpu_info, pick_device
+from nmt.loop import new_progress, restore_state
 from nmt.luong import LuongConfig, build_model
 from nmt.model import ModelConfig
 from nmt.resume import refusal, remove_stale_temporaries, resume_problems, rewind_metrics
@@ -223,14 +224,7 @@ class Run:
     scheduler: torch.optim.lr_scheduler.ReduceLROnPlateau
     lm: LoadedModel  # the model as validation decodes it
     meta_base: dict[str, Any]  # what every checkpoint's meta records about the run
-    st: dict[str, Any]  # progress: update, epoch, batch_in_epoch, best_bleu, bad_evals, times, tokens, stopped
-    wall_base: float = 0.0
-    wall_t0: float = 0.0
-    interrupted: list[int] = field(default_factory=list)  # signals received
-    t_last: float = 0.0  # end of the last update (training time excludes validation)
-    win_tokens: int = 0  # the log line's window: tokens, summed loss and start time
-    win_loss: torch.Tensor | float = 0.0
-    win_t: float = 0.0
+    st: dict[str, Any]  # progress (nmt.loop.new_progress): update, epoch, batch_in_epoch, best_bleu, …, segments
     restricted: RestrictedLinear | None = None  # the output layer's V′ switch (--sampled-vocab), else None
     timeline: Any = None  # --timeline's nmt.timeline_record.Recorder (rank 0), else None
 
@@ -270,27 +264,18 @@ def build_run(env: Env, data: Data) -> Run:
     optimizer = build_optimizer(args, model)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(
         optimizer, mode="max", factor=args.lr_decay, patience=args.lr_patience, min_lr=args.min_lr)
-    st: dict[str, Any] = {"update": 0, "epoch": 0, "batch_in_epoch": 0, "best_bleu": -1.0, "bad_evals": 0,
-                          "elapsed": 0.0, "wall": 0.0, "tokens": 0, "stopped": "", "segment_start": 0,
-                          "segment_from": None, "segments_before": []}
+    st = {**new_progress("bleu"), "segment_start": 0, "segment_from": None, "segments_before": []}
     if data.resume is not None:
         model.load_state_dict(data.resume["model"])
-        ts = data.resume["train_state"]
-        optimizer.load_state_dict(ts["optimizer"])
-        if data.resume.get("meta", {}).get("args", {}).get("lr", args.lr) != args.lr:  # --force-resume let it by
-            for group in optimizer.param_groups:
-                group["lr"] = args.lr  # the learning rate asked for, not the saved one, as the checkpoint records
-        scheduler.load_state_dict(ts["scheduler"])
-        st.update(ts["progress"], stopped="")  # a resumed run decides afresh when to stop
-        torch.set_rng_state(ts["torch_rng"])
-        random.setstate((ts["py_rng"][0], tuple(ts["py_rng"][1]), ts["py_rng"][2]))
+        saved_lr = data.resume.get("meta", {}).get("args", {}).get("lr", args.lr)
+        # --force-resume let another learning rate by: the one asked for, not the saved one, as the checkpoint records
+        restore_state(data.resume["train_state"], optimizer, scheduler, st, lr=args.lr if saved_lr != args.lr else None)
         env.say(f"resumed at update {st['update']} (epoch {st['epoch']}, batch {st['batch_in_epoch']})")
     elif data.init is not None:  # a new segment: the weights go on, the optimiser starts afresh
         model.load_state_dict(segments.init_weights(data.init))
         st.update(segments.start_progress(data.init, args.init_from))
         env.say(f"starting from {args.init_from} at update {st['update']} (epoch {st['epoch']}), "
                 f"learning rate warmed up over {args.warmup} updates")
-    wall_base, wall_t0 = st["wall"], time.time()  # wall time of all invocations, validation included
     if env.is_main:
         rewind_metrics(env.metrics_path, st["update"])  # each update is logged once, also after a kill
     train_model: torch.nn.Module = model
@@ -298,7 +283,7 @@ def build_run(env: Env, data: Data) -> Run:
         train_model = DistributedDataParallel(model, find_unused_parameters=args.context != "attention")
     lm = LoadedModel(model, data.src_vocab, data.tgt_vocab, Tokenizer(args.src, data.truecase.get("src")),
                      Tokenizer(args.tgt, data.truecase.get("tgt")))
-    return Run(env, data, model, train_model, optimizer, scheduler, lm, run_meta(env, data), st, wall_base, wall_t0,
+    return Run(env, data, model, train_model, optimizer, scheduler, lm, run_meta(env, data), st,
                restricted=restricted)
 
 

@@ -30,7 +30,7 @@ from nmt import checkpoint, cli
 from nmt.data import read_parallel
 from nmt.evaluate import evaluate
 from nmt.fusion import fuse, load_controller, load_lm
-from scripts.train_lm import TATOEBA_CREDIT
+from nmt.lm_training import TATOEBA_CREDIT
 
 
 def scored(res: dict[str, Any], keep: int = 5) -> dict[str, Any]:

@@ -103,7 +103,7 @@ class Update:
     def __call__(self, batch: Batch, v_prime: torch.Tensor | None) -> torch.Tensor:
         b = batch.to(self.device)
         tgt_out = b.tgt_out
-        if v_prime is not None:  # targets as positions in V′ (sorted), as train.update passes them
+        if v_prime is not None:  # targets as positions in V′ (sorted), as nmt.nmt_task.NMTTask.loss passes them
             self.restricted.candidates = v_prime.to(self.device)
             tgt_out = torch.searchsorted(self.restricted.candidates, b.tgt_out)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.device.type == "cuda"):

@@ -184,8 +184,9 @@ def test_the_shipped_lm_fits_the_europarl_model_only() -> None:
 
 
 def test_deep_fusion_training_loss_is_the_fused_steps_log_p_and_trains_the_controller_only(tm, lm) -> None:
-    """scripts/train_fusion.py's teacher-forced loss equals −Σ log p of the same words decoded step by
-    step by the fused model (forced decoding); one update moves v_g, b_g and W_f and nothing else."""
+    """The controller training's (nmt/fusion_training.py) teacher-forced loss equals −Σ log p of the same
+    words decoded step by step by the fused model (forced decoding); one update moves v_g, b_g and W_f and
+    nothing else."""
     from nmt.data import Example, make_batch
     from scripts.train_fusion import fused_loss
 

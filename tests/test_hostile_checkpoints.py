@@ -169,7 +169,7 @@ def test_every_writer_seals() -> None:
                   for line in p.read_text(encoding="utf-8").splitlines() if "torch.save(" in line]
     saved += [("train.py", ln.strip()) for ln in (ROOT / "train.py").read_text().splitlines() if "torch.save(" in ln]
     assert saved == [("nmt/checkpoint.py", "torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal "
-                      "(nmt.seal); other dicts as given"), ("scripts/train_lm.py", "torch.save(ids, cache)")]
+                      "(nmt.seal); other dicts as given"), ("nmt/lm_training.py", "torch.save(ids, cache)")]
 
 
 def test_atomic_save_seals_a_checkpoint_and_nothing_else(tmp_path: Path) -> None:
