@@ -191,3 +191,42 @@ def test_vocabulary_rows_swap_unk_and_pad(imported: checkpoint.LoadedModel) -> N
     w = imported.model.W_s.weight
     assert torch.equal(w[1], ck["generator"]["weight"][0]) and torch.equal(w[0], ck["generator"]["weight"][1])
     assert math.isclose(float(imported.model.W_s.bias[1].detach()), float(ck["generator"]["bias"][0]))
+
+
+VARIANTS = sorted(p.name for p in (FIX / "variants").iterdir() if p.is_dir())
+
+
+def test_variants_cover_every_mapped_option() -> None:
+    """GRU and LSTM, 1 and 2 layers, dot / general / mlp, input feeding off, OpenNMT-py's bridge."""
+    cfgs = [onmt.build(onmt.read_checkpoint(FIX / "variants" / v / "model_step_0.pt"))[0].cfg for v in VARIANTS]
+    assert {c.cell for c in cfgs} == {"gru", "lstm"} and {c.layers for c in cfgs} == {1, 2}
+    assert {c.score for c in cfgs} == {"dot", "general", "concat"} and {c.bridge for c in cfgs} == {"copy", "onmt"}
+    assert False in {c.input_feeding for c in cfgs} and {c.output_tanh for c in cfgs} == {True, False}
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_untrained_variants_equal_onmt(name: str, tmp_path: Path) -> None:
+    """Untrained models built by OpenNMT-py's own builder (variants/make_variants.py.txt) give, once imported,
+    onmt_translate's greedy tokens and OpenNMT-py's own per-token log p (within 1e-4) on 30 sentences."""
+    folder = FIX / "variants" / name
+    out = tmp_path / f"{name}.pt"
+    checkpoint.atomic_save(onmt.convert(folder / "model_step_0.pt", "en", "fr"), out)
+    lm = checkpoint.load(out)
+    theirs = [(text.split(" "), float(score)) for text, score in
+              (line.split("\t") for line in (folder / "onmt.test").read_text(encoding="utf-8").splitlines())]
+    traces = decoding.greedy(lm, _lines("test.raw.en")[:30], max_len=onmt.max_output_length, topk=2)
+    # untrained models are nearly uniform: a choice between words within 1e-4 nats of each other is a
+    # near-tie that float rounding on another machine may settle either way, so tokens are compared up
+    # to each line's first near-tie (the log p below cover every token)
+    compared = 0
+    for tr, (want, _) in zip(traces, theirs, strict=True):
+        margins = [math.log(s.topk[0][1]) - math.log(s.topk[1][1]) for s in tr.steps]
+        k = next((i for i, m in enumerate(margins) if m < 1e-4), len(margins))
+        assert tr.target_tokens[:k] == [*want, "</s>"][:k]
+        compared += k
+    assert compared >= 0.5 * sum(len(w) for w, _ in theirs), compared
+    scores = [ast.literal_eval(line) for line in (folder / "onmt.test.scores").read_text(encoding="utf-8").splitlines()]
+    forced = decoding.forced(lm, _lines("test.en")[:30], [" ".join(w) for w, _ in theirs], pretokenized=True, topk=1)
+    worst = max(abs(s.logprob - b) for tr, sc in zip(forced, scores, strict=True)
+                for s, b in zip(tr.steps, sc, strict=True))
+    assert worst <= 1e-4, worst
