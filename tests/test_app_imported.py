@@ -1,4 +1,5 @@
-"""The stepper opens on a model imported from JoeyNMT (tests/fixtures/joeynmt) and steps as it decodes."""
+"""The stepper opens on models imported from JoeyNMT (tests/fixtures/joeynmt) and OpenNMT-py
+(tests/fixtures/onmt) and steps as they decode."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from nmt import checkpoint, decoding
-from nmt.importers import joeynmt
+from nmt.importers import joeynmt, onmt
 from tests.stepper_app import SENTENCE, click, start, trace
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
@@ -33,3 +34,24 @@ def test_stepper_opens_on_an_imported_model_and_steps_its_greedy_path(imported_d
     got = trace(at).steps
     assert [(s.token, round(s.logprob, 5)) for s in got] == [(s.token, round(s.logprob, 5)) for s in want]
     assert got[0].alpha is not None and abs(sum(got[0].alpha) - 1.0) < 1e-5
+
+
+ONMT = Path(__file__).parent / "fixtures" / "onmt" / "model" / "model_step_1500.pt"
+
+
+def test_stepper_opens_on_an_imported_onmt_model_and_steps_its_greedy_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OpenNMT-py fixture (tests/fixtures/onmt): its source has no </s>, so α on the </s> column is 0."""
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    checkpoint.atomic_save(onmt.convert(ONMT, "en", "fr"), folder / "onmt-en-fr-tiny.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    at = start({"text": SENTENCE})
+    assert at.selectbox(key="model").value == "onmt-en-fr-tiny"
+    for _ in range(3):
+        click(at, "btn_step")
+    lm = checkpoint.load(folder / "onmt-en-fr-tiny.pt")
+    want = decoding.greedy(lm, [SENTENCE], max_len=onmt.max_output_length)[0].steps[:3]
+    got = trace(at).steps
+    assert [(s.token, round(s.logprob, 5)) for s in got] == [(s.token, round(s.logprob, 5)) for s in want]
+    assert abs(sum(got[0].alpha) - 1.0) < 1e-5 and got[0].alpha[-1] == 0.0  # the last column is </s>
