@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -36,22 +37,27 @@ def test_stepper_opens_on_an_imported_model_and_steps_its_greedy_path(imported_d
     assert got[0].alpha is not None and abs(sum(got[0].alpha) - 1.0) < 1e-5
 
 
-ONMT = Path(__file__).parent / "fixtures" / "onmt" / "model" / "model_step_1500.pt"
+ONMT = Path(__file__).parent / "fixtures" / "onmt"
 
 
-def test_stepper_opens_on_an_imported_onmt_model_and_steps_its_greedy_path(
+def test_stepper_opens_on_an_imported_onmt_model_and_steps_onmt_greedy_path(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The OpenNMT-py fixture (tests/fixtures/onmt): its source has no </s>, so α on the </s> column is 0."""
+    """The OpenNMT-py fixture (tests/fixtures/onmt) on its first test sentence: the stepper's first steps are
+    onmt_translate's words with OpenNMT-py's own log p (onmt.test, onmt.test.scores); its source has no
+    </s>, so α on the </s> column is 0."""
     folder = tmp_path / "ckpts"
     folder.mkdir()
-    checkpoint.atomic_save(onmt.convert(ONMT, "en", "fr"), folder / "onmt-en-fr-tiny.pt")
+    checkpoint.atomic_save(onmt.convert(ONMT / "model" / "model_step_1500.pt", "en", "fr"),
+                           folder / "onmt-en-fr-tiny.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
-    at = start({"text": SENTENCE})
+    sentence = (ONMT / "test.raw.en").read_text(encoding="utf-8").splitlines()[0]
+    words = (ONMT / "onmt.test").read_text(encoding="utf-8").splitlines()[0].split("\t")[0].split(" ")
+    scores = ast.literal_eval((ONMT / "onmt.test.scores").read_text(encoding="utf-8").splitlines()[0])
+    at = start({"text": sentence})
     assert at.selectbox(key="model").value == "onmt-en-fr-tiny"
-    for _ in range(3):
+    for _ in range(4):
         click(at, "btn_step")
-    lm = checkpoint.load(folder / "onmt-en-fr-tiny.pt")
-    want = decoding.greedy(lm, [SENTENCE], max_len=onmt.max_output_length)[0].steps[:3]
     got = trace(at).steps
-    assert [(s.token, round(s.logprob, 5)) for s in got] == [(s.token, round(s.logprob, 5)) for s in want]
+    assert [s.token for s in got] == words[:4]
+    assert max(abs(s.logprob - b) for s, b in zip(got, scores, strict=False)) <= 1e-4
     assert abs(sum(got[0].alpha) - 1.0) < 1e-5 and got[0].alpha[-1] == 0.0  # the last column is </s>
