@@ -41,7 +41,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import lexicon, quantize, seal
+from nmt import lexicon, quantize, seal, subword_sentencepiece
 from nmt.contract import DecodableModel
 from nmt.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
 from nmt.digests import SHIPPED as SHIPPED
@@ -362,12 +362,14 @@ def check_fits(ckpt: dict[str, Any]) -> None:
 
 def tokenizers(ckpt: dict[str, Any]) -> dict[str, Tokenizer]:
     """The source and target tokenisers a checkpoint asks for: Moses (and its truecasers), or what an
-    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``; :mod:`nmt.importers`)."""
+    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``, ``subword``; :mod:`nmt.importers`)."""
     tc, how = truecasers(ckpt), ckpt.get("meta", {}).get("tokenisation") or {}
     if not isinstance(how, dict):
         raise ValueError("its meta's tokenisation is not a table")
+    sub = how.get("subword")
+    subword = None if sub is None else subword_sentencepiece.from_record(sub)  # one model for both sides
     return {side: Tokenizer(ckpt[f"{side}_lang"], tc[side], lowercase=how.get("lowercase", False) is True,
-                            split=how.get("split", "moses")) for side in ("src", "tgt")}
+                            split=how.get("split", "moses"), subword=subword) for side in ("src", "tgt")}
 
 
 def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:

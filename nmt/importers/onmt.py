@@ -45,7 +45,7 @@ from typing import Any
 
 import torch
 
-from nmt import checkpoint
+from nmt import checkpoint, subword_sentencepiece
 from nmt.checkpoint import CheckpointError
 from nmt.importers import onmt_opt as oo
 from nmt.luong import LuongConfig, LuongNMT
@@ -200,8 +200,37 @@ def build(ck: dict[str, Any]) -> tuple[LuongNMT, Vocab, Vocab]:
     return model.eval(), src_vocab, tgt_vocab
 
 
-def convert(path: str | Path, src_lang: str, tgt_lang: str, split: str = "moses") -> dict[str, Any]:
-    """The sealed checkpoint dict of an OpenNMT-py checkpoint (:func:`nmt.checkpoint.make_checkpoint`)."""
+def sentencepiece_model(path: Path, opt: dict[str, Any], spm: Path | None) -> tuple[Path, bytes]:
+    """The one sentencepiece model of both sides: ``spm``, else the file the opt names (``src_subword_model``,
+    ``tgt_subword_model``) looked for beside the checkpoint; two different models are refused."""
+    for side in ("src", "tgt"):
+        if opt.get(f"{side}_subword_vocab") and opt.get(f"{side}_vocab_threshold", 0) > 0:
+            raise Refused(f"opt.{side}_subword_vocab with a threshold: sentencepiece vocabulary restriction is "
+                          "not reproduced")
+    if spm is None:
+        named = {Path(str(opt.get(f"{side}_subword_model") or "")).name for side in ("src", "tgt")}
+        files = {path.parent / name for name in named if name}
+        if not files or not all(f.is_file() for f in files):
+            raise Refused(f"transform 'sentencepiece': its model {sorted(named)} is not beside {path.name}; give "
+                          "it with --spm FILE")
+        models = {f.read_bytes(): f for f in files}
+        if len(models) != 1:
+            raise Refused("transform 'sentencepiece': different source and target models; one joint model is "
+                          "mapped (this app's tokenisation record holds one)")
+        model, spm = next(iter(models.items()))
+    else:
+        model = spm.read_bytes()
+    try:
+        subword_sentencepiece.SentencePiece(model)
+    except ValueError as err:
+        raise Refused(f"{spm.name}: {err}") from None
+    return spm, model
+
+
+def convert(path: str | Path, src_lang: str, tgt_lang: str, split: str = "moses",
+            spm: Path | None = None) -> dict[str, Any]:
+    """The sealed checkpoint dict of an OpenNMT-py checkpoint (:func:`nmt.checkpoint.make_checkpoint`);
+    ``spm``: the sentencepiece model of a model trained with that transform (default: found beside it)."""
     path = Path(path)
     ck = read_checkpoint(path)
     model, src_vocab, tgt_vocab = build(ck)
@@ -209,18 +238,24 @@ def convert(path: str | Path, src_lang: str, tgt_lang: str, split: str = "moses"
         names = oo.transforms(ck["opt"])
     except ValueError as err:
         raise Refused(str(err)) from None
-    if "sentencepiece" in names:
-        raise Refused("transform 'sentencepiece': give its models with --src-spm and --tgt-spm")
     if split not in oo.SPLITS:
         raise Refused(f"split {split!r}: one of {oo.SPLITS}")
+    files = {path.name: sha256(path)}
+    tokens: dict[str, Any] = {"level": "word", "lowercase": False, "split": split,
+                              "onmt": "the line is split at spaces; no transform changes the text"}
+    if "sentencepiece" in names:
+        spm_path, spm_model = sentencepiece_model(path, ck["opt"], spm)
+        files[spm_path.name] = sha256(spm_path)
+        tokens = {"level": "subword", "lowercase": False, "split": split,
+                  "subword": subword_sentencepiece.record(spm_model),
+                  "onmt": "the line's words, joined by spaces, become pieces by the sentencepiece transform"}
     meta = {
         "imported": {"toolkit": TOOLKIT, "version": "3.x (OpenNMT-py does not record its version; the "
                      "checkpoint has its 3.x layout)", "checkpoint": path.name,
-                     "steps": ck["opt"].get("train_steps"), "files_sha256": {path.name: sha256(path)},
+                     "steps": ck["opt"].get("train_steps"), "files_sha256": files,
                      "mapped_against": MAPPED_AGAINST},
         "source_config": ck["opt"],
-        "tokenisation": {"level": "word", "lowercase": False, "split": split,
-                         "onmt": "the line is split at spaces; no transform changes the text"},
+        "tokenisation": tokens,
     }
     return checkpoint.make_checkpoint(model, src_vocab, tgt_vocab, src_lang, tgt_lang, meta)
 
@@ -238,8 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--split", choices=oo.SPLITS, default="moses",
                    help="how the text OpenNMT-py read had been tokenised: moses (this app's Moses tokeniser) or "
                         "spaces (raw text, split at spaces)")
+    p.add_argument("--spm", type=Path, default=None,
+                   help="the sentencepiece model of a model trained with the sentencepiece transform (default: the "
+                        "file its opt names, beside the checkpoint)")
     args = p.parse_args(argv)
-    ckpt = convert(args.ckpt, args.src_lang, args.tgt_lang, args.split)
+    ckpt = convert(args.ckpt, args.src_lang, args.tgt_lang, args.split, args.spm)
     checkpoint.atomic_save(ckpt, args.out)
     lm = checkpoint.load(args.out)  # read back: sealed, intact and buildable
     cfg = lm.model.cfg
