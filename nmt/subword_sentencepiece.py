@@ -29,7 +29,10 @@ class SentencePiece:
 
     def __init__(self, model: bytes) -> None:
         """``model``: the bytes of a sentencepiece ``.model`` file (a protocol buffer; parsing runs no code)."""
-        import sentencepiece as spm  # only for models that use it
+        try:
+            import sentencepiece as spm  # only for models that use it
+        except ImportError:
+            raise ValueError("it needs the sentencepiece package (pip install -r requirements.txt)") from None
 
         self.sha256 = hashlib.sha256(model).hexdigest()
         try:

@@ -27,11 +27,14 @@ puts ``<unk>`` at 0 and ``<blank>`` (its padding) at 1, this project ``<pad>`` a
 1, so rows 0 and 1 of both embeddings and of the generator swap places, and ``<blank>`` is renamed.
 Tokenisation: OpenNMT-py splits each line at spaces; the text it read was tokenised before, by what
 only its trainer knows: ``--split moses`` (default; this app's Moses tokeniser) or ``--split spaces``.
+A model trained with the ``sentencepiece`` transform (one joint model for both sides) gets that model's
+bytes in its tokenisation record (:mod:`nmt.subword_sentencepiece`): the words become its pieces.
 
 Refused, in one line saying what and why (:mod:`nmt.importers.onmt_opt`): Transformers and other
 encoders or decoders, unidirectional encoders, SRU, coverage, copy attention, context gates,
-sparsemax, features, position encodings, LoRA or quantised layers, transforms other than the
-training-pair filters, options OpenNMT-py 3.5.1 does not have, weight names or shapes that do not fit.
+sparsemax, features, position encodings, LoRA or quantised layers, transforms other than sentencepiece
+and the training-pair filters, separate source and target sentencepiece models, options OpenNMT-py
+3.5.1 does not have, weight names or shapes that do not fit.
 """
 
 from __future__ import annotations
