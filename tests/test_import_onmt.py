@@ -230,3 +230,28 @@ def test_untrained_variants_equal_onmt(name: str, tmp_path: Path) -> None:
     worst = max(abs(s.logprob - b) for tr, sc in zip(forced, scores, strict=True)
                 for s, b in zip(tr.steps, sc, strict=True))
     assert worst <= 1e-4, worst
+
+
+class _Halves:
+    """A stand-in subword model: each word becomes ▁ + its first letter, then the rest (if any)."""
+
+    def encode(self, words: list[str]) -> list[str]:
+        return [p for w in words for p in ("▁" + w[0], w[1:]) if p]
+
+    def decode(self, pieces: list[str]) -> list[str]:
+        return "".join(pieces).replace("▁", " ").split()
+
+
+def test_tokenizer_applies_a_subword_model_to_its_words() -> None:
+    """Moses words first (« dog, » → « dog » « , »), then pieces; pieces back to words, then Moses detokenising."""
+    from nmt.tokenize import Tokenizer
+
+    tok = Tokenizer("en", subword=_Halves())
+    assert tok.tokenize("A dog, running.") == ["▁A", "▁d", "og", "▁,", "▁r", "unning", "▁."]
+    assert tok.detokenize(["▁A", "▁d", "og", "▁,", "▁r", "unning", "▁."]) == "A dog, running."
+
+
+def test_a_subword_record_of_another_kind_is_refused() -> None:
+    ckpt = {"src_lang": "en", "tgt_lang": "fr", "meta": {"tokenisation": {"subword": {"kind": "wordpiece"}}}}
+    with pytest.raises(ValueError, match="its subword kind 'wordpiece' is not one this app applies"):
+        checkpoint.tokenizers(ckpt)
