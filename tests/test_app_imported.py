@@ -61,3 +61,22 @@ def test_stepper_opens_on_an_imported_onmt_model_and_steps_onmt_greedy_path(
     assert [s.token for s in got] == words[:4]
     assert max(abs(s.logprob - b) for s, b in zip(got, scores, strict=False)) <= 1e-4
     assert abs(sum(got[0].alpha) - 1.0) < 1e-5 and got[0].alpha[-1] == 0.0  # the last column is </s>
+
+
+def test_stepper_shows_sentencepiece_pieces_of_an_imported_onmt_model(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sentencepiece fixture (tests/fixtures/onmt/sentencepiece): the stepper's source row is OpenNMT-py's
+    pieces of the sentence, and its steps are onmt_translate's pieces."""
+    pytest.importorskip("sentencepiece")  # pinned in requirements.txt
+    sp = ONMT / "sentencepiece"
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    checkpoint.atomic_save(onmt.convert(sp / "model_step_1500.pt", "en", "fr"), folder / "onmt-sp.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    at = start({"text": (ONMT / "test.raw.en").read_text(encoding="utf-8").splitlines()[0]})
+    for _ in range(4):
+        click(at, "btn_step")
+    tr = trace(at)
+    assert tr.src_tokens == [*(sp / "test.pieces.en").read_text(encoding="utf-8").splitlines()[0].split(" "), "</s>"]
+    want = (sp / "onmt.pieces.test").read_text(encoding="utf-8").splitlines()[0].split("\t")[0].split(" ")
+    assert [s.token for s in tr.steps] == want[:4]
