@@ -255,3 +255,16 @@ def test_a_subword_record_of_another_kind_is_refused() -> None:
     ckpt = {"src_lang": "en", "tgt_lang": "fr", "meta": {"tokenisation": {"subword": {"kind": "wordpiece"}}}}
     with pytest.raises(ValueError, match="its subword kind 'wordpiece' is not one this app applies"):
         checkpoint.tokenizers(ckpt)
+
+
+def test_separate_sentencepiece_models_are_refused(tmp_path: Path) -> None:
+    """The record holds one model for both sides: a target model other than the source's is refused."""
+    sp = FIX / "sentencepiece"
+    with torch.serialization.safe_globals([argparse.Namespace]):
+        ck = torch.load(sp / "model_step_1500.pt", weights_only=True)
+    ck["opt"].tgt_subword_model = "fr.model"
+    torch.save(ck, tmp_path / "model_step_1500.pt")
+    (tmp_path / "spm.model").write_bytes((sp / "spm.model").read_bytes())
+    (tmp_path / "fr.model").write_bytes(b"another model")
+    with pytest.raises(onmt.Refused, match="different source and target models; one joint model is mapped"):
+        onmt.convert(tmp_path / "model_step_1500.pt", "en", "fr")
