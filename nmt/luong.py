@@ -26,13 +26,9 @@ Choices, written down:
   concatenation [→h_S; ←h_1] for the bidirectional encoder, the state after reading word 1 for the
   reversed one (Sutskever et al.); no parameters. ``bridge="learned"`` (JoeyNMT's, for imported
   models, :mod:`nmt.importers.joeynmt`): every layer starts from s_0 = tanh(W_b [→h_S; ←h_1] + b_b) of
-  the top encoder layer, an LSTM's cells from the same s_0. ``bridge="onmt"`` (OpenNMT-py's
-  ``-bridge``, :mod:`nmt.importers.onmt`): ReLU(W_b x + b_b) over the rows x of the finals as OpenNMT-py
-  views them (2L, B, n/2) → (2 · B, L · n/2), then [→h; ←h] per layer; an LSTM's cells through W_bc.
-* Imported options (all off for the models trained here): ``src_eos=False``, the encoder does not read
-  the source's ``</s>`` (OpenNMT-py's sources have none: it stays in the batch, masked, α = 0 on it);
-  ``score_bias``, the concat score's W_a[h_t; h̄_s] + b_a; ``output_tanh=False``, h̃_t = W_c[c_t; h_t] + b
-  without the tanh (both OpenNMT-py's ``mlp`` attention).
+  the top encoder layer, an LSTM's cells from the same s_0. ``bridge="onmt"``: OpenNMT-py's (:func:`_onmt_bridge`).
+* OpenNMT-py's options (:mod:`nmt.importers.onmt`; off for the models trained here): ``src_eos=False``, the
+  source's ``</s>`` is masked out, α = 0 on it; ``score_bias`` and ``output_tanh=False``: its ``mlp``.
 * Cells: LSTM (Luong's) or GRU, ``layers`` deep (the paper: 4; 1 keeps the parameter count with
   the shipped RNNsearch's: 11.1M vs 12.0M at m = 256, n = 512 on Multi30k's vocabularies).
 * Positions are 0-based: local-m uses p_t = min(t, S − 1) (the clamp keeps a window inside the
@@ -216,9 +212,8 @@ class LuongState:
 
 
 def _onmt_bridge(linear: nn.Linear, final: torch.Tensor) -> torch.Tensor:
-    """OpenNMT-py's bridge (onmt/encoders/rnn_encoder.py ``_bridge``) of encoder finals (2L, B, n/2): the
-    finals as (B, 2L, n/2) are read as 2 · B rows of L · n/2 values, each row → ReLU(W row + b), then
-    back to (2L, B, n/2). With L = 1 the two directions pass the same W_b apart."""
+    """OpenNMT-py's bridge (onmt/encoders/rnn_encoder.py ``_bridge``) of encoder finals (2L, B, n/2) read as
+    2 · B rows of L · n/2 values: ReLU(W row + b) each, back to (2L, B, n/2) (L = 1: each direction apart)."""
     B = final.shape[1]
     rows = final.permute(1, 0, 2).reshape(-1, linear.in_features)  # (2 · B, L · n/2)
     return torch.relu(linear(rows)).view(B, -1, final.shape[2]).permute(1, 0, 2)  # (2L, B, n/2)
