@@ -52,6 +52,7 @@ from nmt import checkpoint, subword_sentencepiece
 from nmt.checkpoint import CheckpointError
 from nmt.importers import onmt_opt as oo
 from nmt.luong import LuongConfig, LuongNMT
+from nmt.tokenize import SUPPORTED_LANGS
 from nmt.vocab import PAD, Vocab
 
 TOOLKIT = "opennmt-py"
@@ -271,8 +272,9 @@ def main(argv: list[str] | None = None) -> int:
                                             "converted exactly).")
     p.add_argument("ckpt", type=Path, help="OpenNMT-py's checkpoint (MODEL_step_N.pt)")
     p.add_argument("--out", type=Path, required=True, help="the checkpoint to write (NAME.pt)")
-    p.add_argument("--src-lang", default="en", help="the source language (OpenNMT-py does not record it)")
-    p.add_argument("--tgt-lang", default="fr", help="the target language")
+    p.add_argument("--src-lang", default="en", choices=SUPPORTED_LANGS,
+                   help="the source language (OpenNMT-py does not record it)")
+    p.add_argument("--tgt-lang", default="fr", choices=SUPPORTED_LANGS, help="the target language")
     p.add_argument("--split", choices=oo.SPLITS, default="moses",
                    help="how the text OpenNMT-py read had been tokenised: moses (this app's Moses tokeniser) or "
                         "spaces (raw text, split at spaces)")
