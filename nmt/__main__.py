@@ -25,7 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {  # name: (module, one line for --hel
     "export": ("nmt.export", "ship a training run: scored, verified checkpoints (fp16, int8) and results"),
     "timeline": ("nmt.timeline", "print or ship a training timeline (the Watch it learn page)"),
     "seal": ("nmt.seal", "seal a checkpoint written before checkpoints recorded a digest of their contents"),
-    "import": ("nmt.importers", "convert a model trained with another toolkit (joeynmt MODEL_DIR --out NAME.pt)"),
+    "import": ("nmt.importers", "convert a model trained with another toolkit (joeynmt DIR | onmt CKPT --out NAME.pt)"),
 }
 
 

@@ -26,7 +26,9 @@ Choices, written down:
   concatenation [→h_S; ←h_1] for the bidirectional encoder, the state after reading word 1 for the
   reversed one (Sutskever et al.); no parameters. ``bridge="learned"`` (JoeyNMT's, for imported
   models, :mod:`nmt.importers.joeynmt`): every layer starts from s_0 = tanh(W_b [→h_S; ←h_1] + b_b) of
-  the top encoder layer, an LSTM's cells from the same s_0.
+  the top encoder layer, an LSTM's cells from the same s_0. ``bridge="onmt"``: OpenNMT-py's (:func:`_onmt_bridge`).
+* OpenNMT-py's options (:mod:`nmt.importers.onmt`; off for the models trained here): ``src_eos=False``, the
+  source's ``</s>`` is masked out, α = 0 on it; ``score_bias`` and ``output_tanh=False``: its ``mlp``.
 * Cells: LSTM (Luong's) or GRU, ``layers`` deep (the paper: 4; 1 keeps the parameter count with
   the shipped RNNsearch's: 11.1M vs 12.0M at m = 256, n = 512 on Multi30k's vocabularies).
 * Positions are 0-based: local-m uses p_t = min(t, S − 1) (the clamp keeps a window inside the
@@ -64,7 +66,7 @@ SCORES = ("dot", "general", "concat", "location")
 ATTENTIONS = ("global", "local-m", "local-p")
 CELLS = ("lstm", "gru")
 ENCODERS = ("bidirectional", "reversed")
-BRIDGES = ("copy", "learned")
+BRIDGES = ("copy", "learned", "onmt")
 
 
 @dataclass
@@ -87,6 +89,9 @@ class LuongConfig:
     context: str = "attention"  # the only context mode (nmt.decoding reads cfg.context)
     arch: str = "luong"
     bridge: str = "copy"  # copy: encoder layer l's finals; learned: tanh(W_b [→h_S; ←h_1] + b_b) (JoeyNMT's)
+    src_eos: bool = True  # False: the source's </s> is masked out (OpenNMT-py's encoder never reads one)
+    score_bias: bool = False  # concat: v_aᵀ tanh(W_a[h_t; h̄_s] + b_a) (OpenNMT-py's mlp)
+    output_tanh: bool = True  # False: h̃_t = W_c[c_t; h_t] + b (OpenNMT-py's mlp)
 
     def __post_init__(self) -> None:
         for name, allowed in (("score", SCORES), ("attention", ATTENTIONS), ("cell", CELLS),
@@ -98,8 +103,8 @@ class LuongConfig:
             raise ValueError("layers must be ≥ 1 and window ≥ 0")
         if self.encoder == "bidirectional" and self.hidden_dim % 2:
             raise ValueError("a bidirectional encoder needs an even hidden_dim (n/2 units per direction)")
-        if self.bridge == "learned" and self.encoder != "bidirectional":
-            raise ValueError("the learned bridge reads a bidirectional encoder's [→h_S; ←h_1]")
+        if self.bridge != "copy" and self.encoder != "bidirectional":
+            raise ValueError(f"the {self.bridge} bridge reads a bidirectional encoder's [→h_S; ←h_1]")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -206,6 +211,14 @@ class LuongState:
         return _select(self, rows)
 
 
+def _onmt_bridge(linear: nn.Linear, final: torch.Tensor) -> torch.Tensor:
+    """OpenNMT-py's bridge (onmt/encoders/rnn_encoder.py ``_bridge``) of encoder finals (2L, B, n/2) read as
+    2 · B rows of L · n/2 values: ReLU(W row + b) each, back to (2L, B, n/2) (L = 1: each direction apart)."""
+    B = final.shape[1]
+    rows = final.permute(1, 0, 2).reshape(-1, linear.in_features)  # (2 · B, L · n/2)
+    return torch.relu(linear(rows)).view(B, -1, final.shape[2]).permute(1, 0, 2)  # (2L, B, n/2)
+
+
 def _check_context(context: str | None) -> None:
     if context not in (None, "attention"):
         raise ValueError(f"a Luong model has only the 'attention' context, not {context!r} "
@@ -233,12 +246,16 @@ class LuongNMT(nn.Module):
         self.tgt_embed = nn.Embedding(cfg.tgt_vocab_size, m, padding_idx=PAD_ID)
         feed = n if cfg.input_feeding else 0  # input feeding widens layer 1's input by h̃_{t-1}
         self.cells = nn.ModuleList([cell(m + feed, n)] + [cell(n, n) for _ in range(L - 1)])
-        self.attention = LuongAttention(n, cfg.score, cfg.attention, cfg.window, cfg.max_positions)
+        self.attention = LuongAttention(n, cfg.score, cfg.attention, cfg.window, cfg.max_positions, cfg.score_bias)
         self.W_c = nn.Linear(2 * n, n)  # eq. (5)
         self.W_s = nn.Linear(n, cfg.tgt_vocab_size)  # eq. (6)
         self.dropout = nn.Dropout(cfg.dropout)
         if cfg.bridge == "learned":
             self.W_b = nn.Linear(n, n)  # s_0 = tanh(W_b [→h_S; ←h_1] + b_b), JoeyNMT's bridge
+        elif cfg.bridge == "onmt":  # OpenNMT-py's: ReLU(W x + b) on rows of L · n/2 (see _onmt_bridge)
+            self.W_b = nn.Linear(L * n // 2, L * n // 2)
+            if cfg.cell == "lstm":
+                self.W_bc = nn.Linear(L * n // 2, L * n // 2)  # the cells' own
         if init:
             for p in self.parameters():
                 nn.init.uniform_(p, -0.1, 0.1)  # §4.1
@@ -268,6 +285,8 @@ class LuongNMT(nn.Module):
     def encode_embeddings(self, x: torch.Tensor, src_len: torch.Tensor) -> LuongEncoderState:
         """:meth:`encode` from source embeddings x = E x_s (B, S, m)."""
         S = x.shape[1]
+        if not self.cfg.src_eos:  # the last id (</s>) is not read: masked out, like padding (S ≥ 1 kept)
+            src_len = (src_len - 1).clamp(min=1)
         pos = torch.arange(S, device=x.device).unsqueeze(0)  # (1, S)
         mask = pos < src_len.unsqueeze(1)  # (B, S)
         x = self.dropout(x)  # (B, S, m)
@@ -280,6 +299,9 @@ class LuongNMT(nn.Module):
         if self.cfg.encoder == "reversed":
             memory = memory.gather(1, rev.expand_as(memory))  # back in source order: h̄_s is word s's
         h_fin, c_fin = final if self.cfg.cell == "lstm" else (final, None)
+        if self.cfg.bridge == "onmt":
+            h_fin = _onmt_bridge(self.W_b, h_fin)
+            c_fin = None if c_fin is None else _onmt_bridge(self.W_bc, c_fin)
         h0 = self._bridge(h_fin)  # (B, L, n)
         if self.cfg.bridge == "learned":  # every layer (and an LSTM's cells) from the top layer's finals
             h0 = torch.tanh(self.W_b(h0[:, -1:])).expand_as(h0).contiguous()  # (B, L, n)
@@ -318,7 +340,8 @@ class LuongNMT(nn.Module):
     ) -> tuple[LuongAttended, torch.Tensor]:
         """Attention and the attentional state h̃_t (N, T, n) for top states h (N, T, n); α given or own."""
         att = self.attention(h, enc.memory, enc.keys, enc.mask, t, alpha)
-        h_tilde = torch.tanh(self.W_c(torch.cat([att.context, h], -1)))  # (N, T, n)   eq. (5)
+        h_tilde = self.W_c(torch.cat([att.context, h], -1))  # (N, T, n)   eq. (5) before its tanh
+        h_tilde = torch.tanh(h_tilde) if self.cfg.output_tanh else h_tilde
         return att, self.dropout(h_tilde)
 
     def step(

@@ -38,13 +38,15 @@ class LuongAttended(Attended):
 class LuongAttention(nn.Module):
     """Scores, weights a_t(s) and context c_t for decoder states h_t; global or local."""
 
-    def __init__(self, n: int, score: str, attention: str, window: int, max_positions: int) -> None:
+    def __init__(self, n: int, score: str, attention: str, window: int, max_positions: int,
+                 bias: bool = False) -> None:
+        """``bias``: the concat score's W_a[h_t; h̄_s] + b_a (OpenNMT-py's ``mlp``); the paper's has none."""
         super().__init__()
         self.n, self.score, self.attention, self.D = n, score, attention, window
         if score == "general":
             self.W_a = nn.Linear(n, n, bias=False)  # h_tᵀ W_a h̄_s
         elif score == "concat":
-            self.W_a = nn.Linear(2 * n, n, bias=False)  # W_a [h_t; h̄_s]
+            self.W_a = nn.Linear(2 * n, n, bias=bias)  # W_a [h_t; h̄_s] (+ b_a)
             self.v_a = nn.Linear(n, 1, bias=False)
         elif score == "location":
             self.W_a = nn.Linear(n, max_positions, bias=False)  # one row per source position
@@ -75,7 +77,7 @@ class LuongAttention(nn.Module):
         elif self.score == "general":
             e = h @ keys.transpose(1, 2)  # (N, T, S)   h_tᵀ (W_a h̄_s)
         elif self.score == "concat":
-            q = F.linear(h, self.W_a.weight[:, : self.n])  # (N, T, n)   W_a's h columns · h_t
+            q = F.linear(h, self.W_a.weight[:, : self.n], self.W_a.bias)  # (N, T, n)   W_a's h columns · h_t (+ b_a)
             e = self.v_a(torch.tanh(q.unsqueeze(2) + keys.unsqueeze(1))).squeeze(-1)  # (N, T, S)
         else:
             if S > self.W_a.out_features:

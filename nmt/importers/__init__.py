@@ -1,7 +1,7 @@
 """Importers of models trained with other toolkits: ``python -m nmt import TOOLKIT …``.
 
-Each toolkit has its module (:mod:`nmt.importers.joeynmt`) whose ``main`` reads the toolkit's files
-without running anything they name, maps its weights onto a model of this project, and writes an
+Each toolkit has its module (:mod:`nmt.importers.joeynmt`, :mod:`nmt.importers.onmt`) whose ``main`` reads
+the toolkit's files without running anything they name, maps its weights onto a model of this project, and writes an
 ordinary sealed checkpoint (:func:`nmt.checkpoint.make_checkpoint`, :func:`nmt.checkpoint.atomic_save`).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-TOOLKITS: dict[str, str] = {"joeynmt": "nmt.importers.joeynmt"}
+TOOLKITS: dict[str, str] = {"joeynmt": "nmt.importers.joeynmt", "onmt": "nmt.importers.onmt"}
 
 
 def main(argv: list[str] | None = None) -> int:
