@@ -25,7 +25,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import checkpoint_files, fusion_ui, models, paper_panel, twins
+    from ui import checkpoint_files, fusion_ui, models, paper_panel, twins, user_models
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
@@ -61,6 +61,7 @@ INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
          "sum, the context c_i. Step through it and watch where it looks.")
 
+ORIGIN_HELP = "Where the model came from: trained by this project (on which corpus), or imported from another toolkit."
 ss = st.session_state
 
 
@@ -77,8 +78,11 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
     with st.sidebar:
         st.header("Model")
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
-                     help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
+                     format_func=lambda n: user_models.label(n, groups),
+                     help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder, then "
+                          f"“{user_models.LABEL}”, the folder of your own models.")
         st.caption(md(labels[ss["model"]]))
+        st.caption(md(models.origin({g.name: g for g in groups}[ss["model"]].members[0])), help=ORIGIN_HELP)
         credit = twins.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
         if credit:
             st.caption(md(credit))
@@ -88,6 +92,11 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
             for line in checkpoint_files.notes(models.checkpoint_dir()):  # each file left out, once
                 st.caption(md(line))
+        if user_models.folder() is not None:
+            with st.expander(user_models.LABEL):
+                st.caption(f"Folder: {md(shown(user_models.folder()))} (set by {user_models.ENV_VAR})")
+                for line in user_models.notes():
+                    st.caption(md(line))
         st.header("Decoding")
         st.radio("Mode", list(MODE_LABELS), key="mode", **url.BOUND, captions=list(MODE_LABELS.values()),
                  on_change=ctl.on_setting, args=("mode",),
@@ -353,7 +362,7 @@ def main() -> None:
     ss["_present_drawn"] = ss["present"]
     st.html(sh.page_css(ss["present"]))
     directory = models.checkpoint_dir()
-    groups = models.scan(directory)
+    groups = user_models.all_groups()
     if not groups:
         st.title("Step through decoding")
         st.error(f"No checkpoints found in {md(shown(directory))}.")

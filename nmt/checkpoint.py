@@ -41,7 +41,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import lexicon, quantize, seal
+from nmt import lexicon, provenance, quantize, seal
 from nmt.contract import DecodableModel
 from nmt.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
 from nmt.digests import SHIPPED as SHIPPED
@@ -261,6 +261,17 @@ class LoadedModel:
     @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
+
+    @property
+    def origin(self) -> str:
+        """Where it came from, in one line (:func:`nmt.provenance.origin`): trained here on what, or imported."""
+        return provenance.origin(self.meta)
+
+    @property
+    def subword(self) -> str | None:
+        """Its subword kind ("bpe", "sentencepiece"; :mod:`nmt.subword`), None for a word-level model: whether
+        its tokens are pieces of words, so that α may also be shown summed over words."""
+        return provenance.subword_kind(self.meta)
 
     @property
     def description(self) -> ModelDescription:
