@@ -41,7 +41,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import lexicon, provenance, quantize, seal
+from nmt import lexicon, provenance, quantize, seal, subword
 from nmt.contract import DecodableModel
 from nmt.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
 from nmt.digests import SHIPPED as SHIPPED
@@ -373,12 +373,15 @@ def check_fits(ckpt: dict[str, Any]) -> None:
 
 def tokenizers(ckpt: dict[str, Any]) -> dict[str, Tokenizer]:
     """The source and target tokenisers a checkpoint asks for: Moses (and its truecasers), or what an
-    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``; :mod:`nmt.importers`)."""
+    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``, ``subword``: the pieces'
+    segmenter, :func:`nmt.subword.segmenter`; :mod:`nmt.importers`)."""
     tc, how = truecasers(ckpt), ckpt.get("meta", {}).get("tokenisation") or {}
     if not isinstance(how, dict):
         raise ValueError("its meta's tokenisation is not a table")
     return {side: Tokenizer(ckpt[f"{side}_lang"], tc[side], lowercase=how.get("lowercase", False) is True,
-                            split=how.get("split", "moses")) for side in ("src", "tgt")}
+                            split=how.get("split", "moses"),
+                            subword=subword.segmenter(how.get("subword"), ckpt[f"{side}_vocab"]))
+            for side in ("src", "tgt")}
 
 
 def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:

@@ -14,6 +14,7 @@ from functools import cache
 
 from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
 
+from nmt.subword import Segmenter
 from nmt.truecase import Truecaser
 from nmt.vocab import BOS, PAD, UNK
 
@@ -42,16 +43,22 @@ class Tokenizer:
     split at single spaces as it is (JoeyNMT's ``pretokenizer: none``), joined by spaces again."""
 
     def __init__(self, lang: str, truecaser: Truecaser | None = None, lowercase: bool = False,
-                 split: str = "moses") -> None:
+                 split: str = "moses", subword: Segmenter | None = None) -> None:
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         self.lang = lang
         self.truecaser = truecaser
         self.lowercase, self.split = lowercase, split
+        self.subword = subword  # a subword model's pieces (:mod:`nmt.subword`): words → pieces → words
         self._norm, self._tok, self._detok = _moses(lang)
 
     def tokenize(self, text: str) -> list[str]:
-        """Normalised, Moses-tokenised words of one raw sentence (no HTML escaping), lower-cased when asked."""
+        """Normalised, Moses-tokenised words of one raw sentence (no HTML escaping), lower-cased when asked;
+        a subword model's pieces of them."""
+        words = self._words(text)
+        return self.subword.encode(words) if self.subword is not None else words
+
+    def _words(self, text: str) -> list[str]:
         if self.split == "spaces":
             text = text.strip().lower() if self.lowercase else text.strip()
             return text.split(" ") if text else []
@@ -73,7 +80,10 @@ class Tokenizer:
         """Readable sentence from model tokens.
 
         ``<unk>``, ``<s>`` and ``<pad>`` are detokenised as plain words (Moses would otherwise leave
-        "L' <unk>" apart, which tokenises back to "L", "'"), then written back."""
+        "L' <unk>" apart, which tokenises back to "L", "'"), then written back. A subword model's pieces
+        are joined into words first."""
+        if self.subword is not None:
+            tokens = self.subword.decode(tokens)
         if self.split == "spaces":
             return " ".join(tokens)
         tokens = list(tokens) if self.truecaser is None else self.truecaser.detruecase(tokens)
