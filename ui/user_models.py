@@ -15,10 +15,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import streamlit as st
+
+from nmt.corpora import shown
 from ui import checkpoint_files, models
+from ui.views.common import md
 
 ENV_VAR = "RNNSEARCH_USER_MODELS"
 LABEL = "Your models"
+ORIGIN_HELP = "Where the model came from: trained by this project (on which corpus), or imported from another toolkit."
 
 
 def folder() -> Path | None:
@@ -67,3 +72,14 @@ def label(name: str, groups: list[models.ModelGroup]) -> str:
     """A picker's label of a group or checkpoint name: ``Your models › NAME`` for the user's, else the name."""
     yours = {g.name for g in groups if g.yours} | {c.name for g in groups if g.yours for c in g.members}
     return f"{LABEL} › {name}" if name in yours else name
+
+
+def folder_expander() -> None:
+    """In the sidebar: the user's models folder (as the pages may show it) and each file of it left out, once."""
+    user = folder()
+    if user is None:
+        return
+    with st.expander(LABEL):
+        st.caption(f"Folder: {md(shown(user))} (set by {ENV_VAR})")
+        for line in notes():
+            st.caption(md(line))
