@@ -61,8 +61,11 @@ def segmenter(record: Any, vocabulary: Iterable[str]) -> Segmenter | None:
         known = [w for w in vocabulary if w not in SPECIALS] if record.get("restrict_to_vocabulary") else None
         return BpeSegmenter(record.get("codes", ""), record.get("separator", SEPARATOR), known)
     if kind == "sentencepiece":  # the OpenNMT-py importer's kind lives in nmt/subword_sentencepiece.py
-        from nmt import subword_sentencepiece  # type: ignore[attr-defined]
-
+        try:
+            from nmt import subword_sentencepiece  # type: ignore[attr-defined]
+        except ImportError:
+            raise ValueError("its sentencepiece pieces need nmt/subword_sentencepiece.py, which this "
+                             "installation lacks") from None
         return subword_sentencepiece.segmenter(record)  # type: ignore[no-any-return]
     raise ValueError(f"its subword kind {kind!r} is not one of {KINDS}")
 

@@ -30,7 +30,7 @@ def check_codes(codes: str) -> None:
     """Raise ValueError unless ``codes`` is a subword-nmt codes text: an optional ``#version:`` line, then
     one merge a line, two symbols apart (subword-nmt itself would ``sys.exit`` on a bad line)."""
     if not isinstance(codes, str) or not codes.strip():
-        raise ValueError("its BPE codes are empty")
+        raise ValueError("its BPE codes are not a non-empty text")
     lines = codes.rstrip("\n").split("\n")
     if lines[0].startswith("#version:"):
         version = lines[0].split()[-1]

@@ -118,3 +118,16 @@ def test_missing_or_bad_codes_are_refused(tmp_path: Path) -> None:
     (model / "bpe.codes").unlink()
     with pytest.raises(joeynmt.Refused, match=r"no bpe\.codes"):
         joeynmt.convert(model)
+
+
+@pytest.mark.parametrize("sub", [{"kind": "bpe", "codes": "#version: 0.2\na b c\n"}, {"kind": "bpe", "codes": 7},
+                                 {"kind": "wordpiece"}, "bpe"])
+def test_a_bad_subword_record_in_a_sealed_file_is_one_line_not_an_exit(tmp_path: Path, sub: object) -> None:
+    """subword-nmt would sys.exit on a bad codes line: a sealed file carrying one is refused, in one line."""
+    ckpt = joeynmt.convert(MODEL)
+    ckpt["meta"]["tokenisation"]["subword"] = sub
+    checkpoint.atomic_save(ckpt, tmp_path / "bad.pt")  # sealed again, with the bad record
+    with pytest.raises(checkpoint.CheckpointError, match=r"^bad\.pt does not hold a model this program can build: "
+                                                         r"its (BPE codes|subword kind|tokenisation's subword)") as err:
+        checkpoint.load(tmp_path / "bad.pt")
+    assert "\n" not in str(err.value)
