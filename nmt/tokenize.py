@@ -55,10 +55,11 @@ class Tokenizer:
     def tokenize(self, text: str) -> list[str]:
         """Normalised, Moses-tokenised words of one raw sentence (no HTML escaping), lower-cased when asked;
         a subword model's pieces of them."""
-        words = self._words(text)
+        words = self.words(text)
         return self.subword.encode(words) if self.subword is not None else words
 
-    def _words(self, text: str) -> list[str]:
+    def words(self, text: str) -> list[str]:
+        """The words of one raw sentence, before a subword model's pieces (what a word-level score compares)."""
         if self.split == "spaces":
             text = text.strip().lower() if self.lowercase else text.strip()
             return text.split(" ") if text else []

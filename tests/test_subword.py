@@ -71,3 +71,11 @@ def test_alpha_summed_over_source_pieces_and_averaged_over_target_pieces() -> No
     both = subword.average_rows(cols, [(0, 2), (2, 3)])  # target "le@@ s" then "vélos"
     np.testing.assert_allclose(both, [[0.3, 0.5, 0.2], [0.0, 0.8, 0.2]])
     np.testing.assert_allclose(both.sum(axis=1), [1.0, 1.0])  # rows stay distributions
+
+
+def test_word_level_scores_compare_words_not_pieces() -> None:
+    from ui.views.alignment import scoring_text
+
+    tok = Tokenizer("en", lowercase=True, subword=BpeSegmenter(CODES))
+    assert tok.words("Lower.") == ["lower", "."] and tok.tokenize("Lower.") == ["lo@@", "w@@", "e@@", "r", "."]
+    assert scoring_text("Lower.", "lower .", True, tok) == ("lower .", "lower .")
