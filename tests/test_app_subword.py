@@ -66,3 +66,23 @@ def test_a_word_level_model_has_no_switch(tmp_path: Path, monkeypatch: pytest.Mo
     at = start({"text": SENTENCE})
     click(at, "btn_step")
     assert not [s for s in at.segmented_control if s.key == "w_pieces"]
+
+
+def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> None:
+    import pyarrow as pa
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
+                           default_timeout=120)
+    at.query_params.update({"bx_text": SENTENCE, "bx_tab": "N-best and α"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def sources() -> set[str]:
+        proto = at.get("vega_lite_chart")[-1].proto
+        rows = [r for d in proto.datasets for r in pa.ipc.open_stream(d.data.data).read_all().to_pylist()]
+        return {r["source"] for r in rows if "source" in r}
+
+    assert sources() == set(PIECES)
+    at.segmented_control(key="bx_pieces").set_value("Words").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert sources() == set(WORDS)

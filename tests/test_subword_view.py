@@ -52,3 +52,13 @@ def test_the_heatmap_draws_the_words(pieces: DecodeTrace) -> None:
     assert spec is not None
     cells = {(v["i"], v["j"]): v["alpha"] for v in spec["data"]["values"]}
     assert len(cells) == 9 and cells[(1, 1)] == pytest.approx(0.8)
+
+
+def test_one_hypothesis_matrix_as_words() -> None:
+    from ui.views.subword_view import words_matrix
+
+    alpha = [[0.7, 0.1, 0.1, 0.1], [0.0, 0.6, 0.2, 0.2], [0.0, 0.2, 0.6, 0.2], [0.0, 0.0, 0.1, 0.9]]
+    src, tgt, merged = words_matrix(["a", "vél@@", "os", "</s>"], ["des", "vél@@", "os", "</s>"], alpha, "bpe")
+    assert src == ["a", "vélos", "</s>"] and tgt == ["des", "vélos", "</s>"]
+    assert [row == pytest.approx(want) for row, want in zip(merged, [[0.7, 0.2, 0.1], [0.0, 0.8, 0.2], [0.0, 0.1, 0.9]],
+                                                           strict=True)] == [True, True, True]

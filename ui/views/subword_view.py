@@ -37,6 +37,17 @@ def words_trace(trace: DecodeTrace, kind: str, separator: str = SEPARATOR) -> tu
     return grouped, tgt_spans
 
 
+def words_matrix(src_tokens: list[str], tgt_tokens: list[str], alpha: list[list[float]], kind: str,
+                 separator: str = SEPARATOR) -> tuple[list[str], list[str], list[list[float]]]:
+    """(source words, target words, α over them) of one hypothesis' α over pieces (rows: target pieces):
+    columns summed over a source word's pieces, rows averaged over a target word's."""
+    src_spans = subword.word_spans(src_tokens, kind, separator)
+    tgt_spans = subword.word_spans(tgt_tokens, kind, separator)
+    merged = subword.average_rows(subword.sum_columns(alpha, src_spans), tgt_spans)
+    return (subword.word_labels(src_tokens, src_spans, kind, separator),
+            subword.word_labels(tgt_tokens, tgt_spans, kind, separator), merged.tolist())
+
+
 def _word_step(k: int, word: str, pieces: list[StepRecord], src_spans: list[tuple[int, int]]) -> StepRecord:
     """One target word's row: α summed over source words' pieces and averaged over its own pieces."""
     last = pieces[-1]
