@@ -115,8 +115,8 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
                          help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec), then "
                               f"“{user_models.LABEL}”, the folder of your own models.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
-    box.caption(kind_label(chosen))
     box.caption(md(models.origin(chosen)))
+    box.caption(kind_label(chosen))
     left_out_note(box)
     return chosen
 
@@ -143,8 +143,8 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
                          help="An RNNsearch and an RNNencdec paired by name: "
                               f"<name>-rnnsearch.pt / <name>-rnnencdec.pt; then “{user_models.LABEL}”.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
-    box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     box.caption(md(models.origin(chosen.members[0])))
+    box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     left_out_note(box)
     return chosen
 
