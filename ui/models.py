@@ -1,9 +1,10 @@
 """The checkpoint catalogue and the cached model loader of the app.
 
 Checkpoints live in ``checkpoints/`` beside the app, or in the directory named by the environment
-variable ``RNNSEARCH_CHECKPOINTS``; the user's own models in a second folder (:mod:`ui.user_models`). An RNNsearch and an RNNencdec trained on the same data are
-paired by name, ``<prefix>-rnnsearch.pt`` and ``<prefix>-rnnencdec.pt`` (or ``<prefix>-rnnsearch-50.pt``
-and ``<prefix>-rnnencdec-50.pt``, group ``<prefix>-50``), into one *model group*;
+variable ``RNNSEARCH_CHECKPOINTS``; the user's own models in a second folder (:mod:`ui.user_models`).
+An RNNsearch and an RNNencdec trained on the same data are paired by name, ``<prefix>-rnnsearch.pt``
+and ``<prefix>-rnnencdec.pt`` (or ``<prefix>-rnnsearch-50.pt`` and ``<prefix>-rnnencdec-50.pt``, group
+``<prefix>-50``), into one *model group*;
 the bottleneck toggle of the stepper switches between the two. Models are loaded once per process
 (``st.cache_resource``) and shared by every session; each session keeps only its own decoding state.
 
