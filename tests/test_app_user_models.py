@@ -54,7 +54,7 @@ def test_hostile_files_in_your_folder_are_named_once_and_never_offered(user_dir:
     at = start()
     captions = sidebar_captions(at)
     assert sum("broken.pt" in c for c in captions) == 1
-    assert "left out: linked.pt is a link to a file outside the checkpoint folder" in captions
+    assert "left out: linked.pt is a link to a file outside your models folder" in captions
     clash = [c for c in captions if c.startswith("left out: tiny-en-fr-rnnsearch.pt has the name of a model")]
     assert len(clash) == 1, captions
     assert all("broken" not in o and "linked" not in o for o in at.selectbox(key="model").options)

@@ -65,7 +65,7 @@ def notes() -> list[str]:
         return []
     clashes = [f"left out: {c.name} has the name of a model in the checkpoint folder ({g.name}); rename it"
                for g in _split()[2] for c in g.members]
-    return checkpoint_files.notes(user) + clashes
+    return checkpoint_files.notes(user, "your models folder") + clashes
 
 
 def label(name: str, groups: list[models.ModelGroup]) -> str:
