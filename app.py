@@ -25,7 +25,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from nmt.corpora import shown
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace, StepRecord
-    from ui import checkpoint_files, fusion_ui, models, paper_panel, twins
+    from ui import checkpoint_files, fusion_ui, models, paper_panel, twins, user_models
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl
     from ui import stepper_url as url
@@ -40,12 +40,14 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
         log_panel,
         table_dialog,
         topk_panel,
+        words_view,
     )
     from ui.views import stepper as sv
     from ui.views import stepper_charts as sc
     from ui.views import stepper_html as sh
     from ui.views import stepper_readout as sr
     from ui.views import stepper_state as vs
+    from ui.views import subword_view
     from ui.views.common import NORM_LABELS, md
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
@@ -77,8 +79,11 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
     with st.sidebar:
         st.header("Model")
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
-                     help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder.")
+                     format_func=lambda n: user_models.label(n, groups),
+                     help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder, then "
+                          f"“{user_models.LABEL}”, the folder of your own models.")
         st.caption(md(labels[ss["model"]]))
+        st.caption(md(models.origin({g.name: g for g in groups}[ss["model"]].members[0])), help=user_models.ORIGIN_HELP)
         credit = twins.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
         if credit:
             st.caption(md(credit))
@@ -88,6 +93,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
             st.caption(f"Folder: {md(shown(models.checkpoint_dir()))}")
             for line in checkpoint_files.notes(models.checkpoint_dir()):  # each file left out, once
                 st.caption(md(line))
+        user_models.folder_expander()
         st.header("Decoding")
         st.radio("Mode", list(MODE_LABELS), key="mode", **url.BOUND, captions=list(MODE_LABELS.values()),
                  on_change=ctl.on_setting, args=("mode",),
@@ -213,8 +219,13 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
-              text: str) -> int | None:
-    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked."""
+              text: str, pieces: str | None = None) -> int | None:
+    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked.
+    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.views.subword_view`)."""
+    spans = None
+    if pieces and trace.picture == "alpha" and words_view(look):
+        trace, spans = subword_view.words_trace(trace, pieces)
+        latest = len(trace.steps) - 1 if trace.steps else None
     # the room left under the source words: less for each extra line of them
     box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
               * sh.CHIP_ROW[look.present][3])
@@ -241,7 +252,7 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
             bottleneck_panel(group, text, latest, look, nonce)
     elif trace.picture == "summary" and ctl.stand_in_note(group, ctl.frozen_choice(group)):
         bottleneck_panel(group, text, latest, look, nonce, compact=True)  # what the warning and Watch line promise
-    return sc.selected_step(ev)
+    return sc.selected_step(ev) if spans is None else subword_view.step_of_row(sc.selected_step(ev), spans)
 
 
 def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choice: models.Choice,
@@ -307,7 +318,7 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
     # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
     left, right = st.columns([1.8, 1], gap="medium")
     with left:
-        clicked = alignment(trace, latest, nonce, look, group, text)
+        clicked = alignment(trace, latest, nonce, look, group, text, lm.subword)
         if not look.present:
             watch()
             st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
@@ -353,7 +364,7 @@ def main() -> None:
     ss["_present_drawn"] = ss["present"]
     st.html(sh.page_css(ss["present"]))
     directory = models.checkpoint_dir()
-    groups = models.scan(directory)
+    groups = user_models.all_groups()
     if not groups:
         st.title("Step through decoding")
         st.error(f"No checkpoints found in {md(shown(directory))}.")

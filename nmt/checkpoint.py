@@ -41,7 +41,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt import lexicon, quantize, seal, subword_sentencepiece
+from nmt import lexicon, provenance, quantize, seal, subword
 from nmt.contract import DecodableModel
 from nmt.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
 from nmt.digests import SHIPPED as SHIPPED
@@ -263,6 +263,17 @@ class LoadedModel:
         return next(self.model.parameters()).device
 
     @property
+    def origin(self) -> str:
+        """Where it came from, in one line (:func:`nmt.provenance.origin`): trained here on what, or imported."""
+        return provenance.origin(self.meta)
+
+    @property
+    def subword(self) -> str | None:
+        """Its subword kind ("bpe", "sentencepiece"; :mod:`nmt.subword`), None for a word-level model: whether
+        its tokens are pieces of words, so that α may also be shown summed over words."""
+        return provenance.subword_kind(self.meta)
+
+    @property
     def description(self) -> ModelDescription:
         """What it is, in words and colour (:func:`nmt.kinds.describe_model`), as decoded in its trained mode."""
         return describe_model(self.config.to_dict(), name=Path(self.path).stem)
@@ -360,23 +371,17 @@ def check_fits(ckpt: dict[str, Any]) -> None:
                          f"{list(shapes[k])} by its config")
 
 
-SUBWORD_KINDS = {subword_sentencepiece.KIND: subword_sentencepiece.from_record}  # record kind → its model
-
-
 def tokenizers(ckpt: dict[str, Any]) -> dict[str, Tokenizer]:
     """The source and target tokenisers a checkpoint asks for: Moses (and its truecasers), or what an
-    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``, ``subword``; :mod:`nmt.importers`)."""
+    imported model's ``meta["tokenisation"]`` records (``lowercase``, ``split``, ``subword``: the pieces'
+    segmenter, :func:`nmt.subword.segmenter`; :mod:`nmt.importers`)."""
     tc, how = truecasers(ckpt), ckpt.get("meta", {}).get("tokenisation") or {}
     if not isinstance(how, dict):
         raise ValueError("its meta's tokenisation is not a table")
-    sub, subword = how.get("subword"), None  # one subword model for both sides
-    if sub is not None:
-        kind = sub.get("kind") if isinstance(sub, dict) else None
-        if kind not in SUBWORD_KINDS:
-            raise ValueError(f"its subword kind {kind!r} is not one this app applies ({', '.join(SUBWORD_KINDS)})")
-        subword = SUBWORD_KINDS[kind](sub)
     return {side: Tokenizer(ckpt[f"{side}_lang"], tc[side], lowercase=how.get("lowercase", False) is True,
-                            split=how.get("split", "moses"), subword=subword) for side in ("src", "tgt")}
+                            split=how.get("split", "moses"),
+                            subword=subword.segmenter(how.get("subword"), ckpt[f"{side}_vocab"]))
+            for side in ("src", "tgt")}
 
 
 def _loaded_from(ckpt: dict[str, Any], device: str | torch.device, path: str) -> LoadedModel:

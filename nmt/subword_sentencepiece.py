@@ -25,7 +25,9 @@ KIND = "sentencepiece"
 
 
 class SentencePiece:
-    """One sentencepiece model: words → pieces and pieces → words."""
+    """One sentencepiece model: words → pieces and pieces → words (a :class:`nmt.subword.Segmenter`)."""
+
+    kind = KIND
 
     def __init__(self, model: bytes) -> None:
         """``model``: the bytes of a sentencepiece ``.model`` file (a protocol buffer; parsing runs no code)."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Protocol
 
 from sacremoses import MosesDetokenizer, MosesPunctNormalizer, MosesTokenizer
 
+from nmt.subword import Segmenter
 from nmt.truecase import Truecaser
 from nmt.vocab import BOS, PAD, UNK
 
@@ -34,39 +34,32 @@ def _moses(lang: str) -> tuple[MosesPunctNormalizer, MosesTokenizer, MosesDetoke
 SPLITS = ("moses", "spaces")
 
 
-class Subword(Protocol):
-    """Words → subword pieces and back (:mod:`nmt.subword_sentencepiece`)."""
-
-    def encode(self, words: list[str]) -> list[str]: ...
-
-    def decode(self, pieces: list[str]) -> list[str]: ...
-
-
 class Tokenizer:
     """Turns raw text into model tokens and model tokens back into readable text, for one language.
 
     With a ``truecaser`` (checkpoints trained on truecased text, :mod:`nmt.truecase`) the tokens
     are truecased after tokenising and detruecased before detokenising. Imported models
     (:mod:`nmt.importers`) may ask for ``lowercase`` tokens and for ``split="spaces"``: the text
-    split at single spaces as it is (JoeyNMT's ``pretokenizer: none``), joined by spaces again, and for a
-    ``subword`` model (OpenNMT-py's sentencepiece) the words become pieces and pieces words again."""
+    split at single spaces as it is (JoeyNMT's ``pretokenizer: none``), joined by spaces again."""
 
     def __init__(self, lang: str, truecaser: Truecaser | None = None, lowercase: bool = False,
-                 split: str = "moses", subword: Subword | None = None) -> None:
+                 split: str = "moses", subword: Segmenter | None = None) -> None:
         if split not in SPLITS:
             raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
         self.lang = lang
         self.truecaser = truecaser
-        self.lowercase, self.split, self.subword = lowercase, split, subword
+        self.lowercase, self.split = lowercase, split
+        self.subword = subword  # a subword model's pieces (:mod:`nmt.subword`): words → pieces → words
         self._norm, self._tok, self._detok = _moses(lang)
 
     def tokenize(self, text: str) -> list[str]:
         """Normalised, Moses-tokenised words of one raw sentence (no HTML escaping), lower-cased when asked;
-        a subword model's pieces of those words."""
-        words = self._words(text)
-        return words if self.subword is None else self.subword.encode(words)
+        a subword model's pieces of them."""
+        words = self.words(text)
+        return self.subword.encode(words) if self.subword is not None else words
 
-    def _words(self, text: str) -> list[str]:
+    def words(self, text: str) -> list[str]:
+        """The words of one raw sentence, before a subword model's pieces (what a word-level score compares)."""
         if self.split == "spaces":
             text = text.strip().lower() if self.lowercase else text.strip()
             return text.split(" ") if text else []
@@ -89,9 +82,9 @@ class Tokenizer:
 
         ``<unk>``, ``<s>`` and ``<pad>`` are detokenised as plain words (Moses would otherwise leave
         "L' <unk>" apart, which tokenises back to "L", "'"), then written back. A subword model's pieces
-        become words first."""
+        are joined into words first."""
         if self.subword is not None:
-            tokens = self.subword.decode(list(tokens))
+            tokens = self.subword.decode(tokens)
         if self.split == "spaces":
             return " ".join(tokens)
         tokens = list(tokens) if self.truecaser is None else self.truecaser.detruecase(tokens)

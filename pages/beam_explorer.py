@@ -20,6 +20,7 @@ with shell.page("Beam search explorer"):  # navigation first; a failing import s
     from nmt.trace import DecodeTrace
     from ui import typed as T
     from ui import widgets as W
+    from ui.views import subword_view
     from ui.views.beam import (
         DEFAULT_SENTENCE,
         Divergence,
@@ -146,8 +147,9 @@ def step_tab(trace: DecodeTrace, stem: str) -> None:
                             f"beam-steps-{stem}.csv", "text/csv")], key="bx_dl_step")
 
 
-def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize) -> None:
-    """The n-best list and the α heatmap of a chosen hypothesis (its ``<unk>`` replaced in the line above it)."""
+def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize, pieces: str | None = None) -> None:
+    """The n-best list and the α heatmap of a chosen hypothesis (its ``<unk>`` replaced in the line above it);
+    ``pieces``: a subword model's kind, which adds the Pieces / Words switch."""
     df = nbest_frame(trace)
     hyps = [shown(nbest_trace(trace, r), detok) for r in range(1, len(trace.nbest) + 1)]
     if any(h.swaps for h in hyps):  # the text with <unk> replaced beside the raw one (the CSV keeps both)
@@ -162,7 +164,10 @@ def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize) -> None:
     rank = st.radio("Show the α of the hypothesis ranked", ranks, key="bx_hyp", bind=BIND, horizontal=True)
     rank = int(rank) if rank in ranks else 1
     st.markdown(f"**{rank}.** {hyps[rank - 1].markdown or '(empty)'}")
-    chart = nbest_alpha_chart(trace, rank)
+    words = pieces if pieces and st.segmented_control(
+        "Heatmap of", subword_view.VIEWS, key="bx_pieces", default=subword_view.VIEWS[0],
+        help=subword_view.HELP) == subword_view.VIEWS[1] else None
+    chart = nbest_alpha_chart(trace, rank, words)
     if not trace.has_alignment:
         st.info("This model reads one fixed summary c for every word: there is no α to show.")
     if chart is not None:
@@ -235,7 +240,7 @@ def main() -> None:
             step_tab(trace, stem)
     with tabs[2]:
         if tabs[2].open is not False:
-            nbest_tab(trace, stem, lm.tgt_tok.detokenize)
+            nbest_tab(trace, stem, lm.tgt_tok.detokenize, lm.subword)
     with tabs[3]:
         if tabs[3].open is not False:
             norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem)

@@ -25,7 +25,7 @@ with shell.page("Bottleneck side by side"):  # navigation first; a failing impor
 
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace
-    from ui import models
+    from ui import models, user_models
     from ui import typed as T
     from ui import widgets as W
     from ui.presets import long_sentence
@@ -96,7 +96,7 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
         if follow:
             ss["bn_text"] = default  # an untouched example follows the model pair (Multi30k or Europarl)
         ss["_bn_default"] = default
-        examples = [long_sentence(g.name) for g in models.scan(models.checkpoint_dir())]
+        examples = [long_sentence(g.name) for g in user_models.all_groups()]
         text = st.text_area("Source sentence (English)", None if follow else default, key="bn_text", bind=BIND,
                             max_chars=MAX_SOURCE_CHARS, height=90,
                             on_change=T.on_typed("bn_model", "bn_text", examples, T.pair_name))
@@ -235,7 +235,7 @@ def main() -> None:
     ablation = st.sidebar.toggle("Also show the frozen-context ablation", value=True, key="bn_ablation", bind=BIND,
                                  help="The RNNsearch weights decoded with c_i frozen to the fixed summary c: "
                                       "an untrained ablation, not a model trained that way.")
-    cols = columns_for(group, ablation, models.scan(models.checkpoint_dir()))
+    cols = columns_for(group, ablation, user_models.all_groups())
     stand_in = next((c.ckpt.group for c in cols if c.ckpt.group != group.name), None)
     if group.encdec is None and stand_in is not None:
         st.info(f"The pair “{md(group.name)}” has no RNNencdec of its own: beside its RNNsearch are the same "

@@ -22,7 +22,7 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
 
     from nmt.decoding import InputError
     from nmt.trace import DecodeTrace
-    from ui import models
+    from ui import models, user_models
     from ui import typed as T
     from ui import widgets as W
     from ui.presets import PRESETS
@@ -54,7 +54,8 @@ def attention_models() -> dict[str, models.CheckpointInfo]:
     for c in W.all_checkpoints():
         d = models.description(c)
         if d.has_alpha:
-            out[f"{d.full_name} · {c.name}"] = c
+            label = f"{d.full_name} · {c.name}"
+            out[f"{user_models.LABEL} › {label}" if c.yours else label] = c
     return out
 
 

@@ -23,7 +23,7 @@ with shell.page("Length vs quality"):  # navigation first; a failing import show
     from nmt.corpora import Split, by_label
     from nmt.data import read_parallel
     from nmt.experiment import score_test_set
-    from ui import heavy, models
+    from ui import heavy, models, user_models
     from ui import widgets as W
     from ui.views.common import csv_text, md
     from ui.views.length import (
@@ -122,7 +122,7 @@ def table1(name: str, results: dict[str, Any], test: str, extra: list[dict[str, 
 def recompute_section(names: list[str], all_results: dict[str, Any], recomputed: dict[str, Any]) -> None:
     """Score a checkpoint on a held-out split (a button press; shared by every session)."""
     st.subheader("Recompute")
-    groups = models.scan(models.checkpoint_dir())
+    groups = user_models.all_groups()
     ckpts = {c.name: c for g in groups for c in g.members}
     if not ckpts:
         st.info("No checkpoints found to score.")

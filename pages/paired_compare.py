@@ -25,7 +25,7 @@ with shell.page("Is A really better than B?"):  # navigation first; a failing im
     from nmt.corpora import Split
     from nmt.decoding import InputError
     from nmt.paired import RESAMPLES, compare
-    from ui import heavy, models
+    from ui import heavy, models, user_models
     from ui import widgets as W
     from ui.views.common import csv_text, md, model_heading, readable
     from ui.views.compare import compare_chart
@@ -74,7 +74,7 @@ def pick_models() -> tuple[models.CheckpointInfo, models.CheckpointInfo] | None:
         W.no_checkpoints()
         return None
     names = list(ckpts)
-    ia, ib = default_pair(names, models.scan(models.checkpoint_dir()))
+    ia, ib = default_pair(names, user_models.all_groups())
     c1, c2 = st.columns(2)
     chosen = []
     for col, key, label, index, what in ((c1, "pr_a", "Model A (the baseline)", ia, "the baseline"),

@@ -98,7 +98,8 @@ def test_transformer_is_refused_in_one_line(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("old", "new", "match"), [
     ("init_hidden: \"bridge\"", "init_hidden: \"zero\"", "init_hidden 'zero'"),
     ("hidden_size: 64", "hidden_size: 48", "hidden_size 32 .encoder. vs 48"),
-    ("level: \"word\"", "level: \"bpe\"", "level 'bpe'"),
+    ("level: \"word\"", "level: \"char\"", "level 'char'"),
+    ("level: \"word\"", "level: \"bpe\"", "tokenizer_type 'sentencepiece'.*only subword-nmt BPE"),
     ("lowercase: True", "lowercase: True\n        pretokenizer_typo: 1", "pretokenizer_typo: an option"),
     ("lowercase: True", "lowercase: True\n        tokenizer_cfg:\n            pretokenizer: moses", "escapes HTML"),
     ("rnn_type: \"gru\"", "rnn_type: \"lstm\"", "rnn_type 'lstm' / 'gru'"),

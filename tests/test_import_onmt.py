@@ -252,8 +252,9 @@ def test_tokenizer_applies_a_subword_model_to_its_words() -> None:
 
 
 def test_a_subword_record_of_another_kind_is_refused() -> None:
-    ckpt = {"src_lang": "en", "tgt_lang": "fr", "meta": {"tokenisation": {"subword": {"kind": "wordpiece"}}}}
-    with pytest.raises(ValueError, match="its subword kind 'wordpiece' is not one this app applies"):
+    ckpt = {"src_lang": "en", "tgt_lang": "fr", "src_vocab": ["a"], "tgt_vocab": ["b"],
+            "meta": {"tokenisation": {"subword": {"kind": "wordpiece"}}}}
+    with pytest.raises(ValueError, match="its subword kind 'wordpiece' is not one of"):
         checkpoint.tokenizers(ckpt)
 
 

@@ -64,9 +64,9 @@ def _problem(name: str, mtime: float) -> str | None:
     return None
 
 
-def notes(directory: Path) -> list[str]:
-    """One line per file of ``directory`` the app leaves out, and why."""
-    out = [f"left out: {p.name} is a link to a file outside the checkpoint folder" for p in _pt_files(directory)[1]]
+def notes(directory: Path, folder: str = "the checkpoint folder") -> list[str]:
+    """One line per file of ``directory`` (named ``folder`` in the lines) the app leaves out, and why."""
+    out = [f"left out: {p.name} is a link to a file outside {folder}" for p in _pt_files(directory)[1]]
     for p, mtime in listed(directory):
         reason = problem(p, mtime)
         if reason:

@@ -22,7 +22,7 @@ from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.ensemble import ensemble_of
 from nmt.kinds import describe_ensemble, short_name
 from nmt.trace import DecodeTrace, StepRecord
-from ui import models
+from ui import models, user_models
 from ui import stepper_controller as ctl
 from ui import stepper_url as url
 from ui import widgets as W
@@ -50,7 +50,7 @@ def members(group: models.ModelGroup) -> list[models.CheckpointInfo]:
     if group.search is None:
         return []
     want = vocabulary_digest(str(group.search.path), group.search.mtime)
-    others = [c for g in models.scan(models.checkpoint_dir()) if g.search is not None and g.search != group.search
+    others = [c for g in user_models.all_groups() if g.search is not None and g.search != group.search
               for c in [g.search] if vocabulary_digest(str(c.path), c.mtime) == want]
     return [group.search, *sorted(others, key=lambda c: c.name)][:MAX_MEMBERS] if want else []
 

@@ -1,9 +1,10 @@
 """The checkpoint catalogue and the cached model loader of the app.
 
 Checkpoints live in ``checkpoints/`` beside the app, or in the directory named by the environment
-variable ``RNNSEARCH_CHECKPOINTS``. An RNNsearch and an RNNencdec trained on the same data are
-paired by name, ``<prefix>-rnnsearch.pt`` and ``<prefix>-rnnencdec.pt`` (or ``<prefix>-rnnsearch-50.pt``
-and ``<prefix>-rnnencdec-50.pt``, group ``<prefix>-50``), into one *model group*;
+variable ``RNNSEARCH_CHECKPOINTS``; the user's own models in a second folder (:mod:`ui.user_models`).
+An RNNsearch and an RNNencdec trained on the same data are paired by name, ``<prefix>-rnnsearch.pt``
+and ``<prefix>-rnnencdec.pt`` (or ``<prefix>-rnnsearch-50.pt`` and ``<prefix>-rnnencdec-50.pt``, group
+``<prefix>-50``), into one *model group*;
 the bottleneck toggle of the stepper switches between the two. Models are loaded once per process
 (``st.cache_resource``) and shared by every session; each session keeps only its own decoding state.
 
@@ -32,12 +33,14 @@ from typing import Any
 import streamlit as st
 import torch
 
-from nmt import checkpoint
+from nmt import checkpoint, provenance
 from nmt.checkpoint import LoadedModel
 from nmt.cli import threads_from_env
 from nmt.contract import Capabilities
 from nmt.kinds import ModelDescription, describe_model
 from nmt.luong import capabilities_of
+from nmt.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: pages name corpora through ui.models
+from nmt.provenance import data_name as data_name
 from ui import checkpoint_files
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
@@ -46,8 +49,6 @@ DEFAULT_GROUP = "m30k-en-fr"
 # presets), once it is in the checkpoint folder: the 30k-word Europarl + Tatoeba pair, trained for
 # what people type (shipped by issue 34). Without it in the folder, typed sentences stay on the pair shown.
 TYPED_GROUP = "europarl-tatoeba-en-fr-30k"
-# Training-data folders (``meta["train_data"]["dir"]``'s last part) in words a class reads.
-CORPUS_NAMES = {".gpu-data-tc": "Europarl + Tatoeba", "europarl-v7-fr-en": "Europarl", "multi30k": "Multi30k"}
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -65,6 +66,7 @@ class CheckpointInfo:
     group: str  # name prefix shared by an RNNsearch / RNNencdec pair
     kind: str  # as trained, :class:`nmt.kinds.ModelDescription`'s kind: rnnsearch | rnnencdec | luong | mean
     mtime: float
+    yours: bool = False  # from the user's own models folder (:mod:`ui.user_models`), not the checkpoint folder
 
     @property
     def name(self) -> str:
@@ -83,6 +85,11 @@ class ModelGroup:
     @property
     def members(self) -> list[CheckpointInfo]:
         return [c for c in (self.search, self.encdec) if c is not None]
+
+    @property
+    def yours(self) -> bool:
+        """Whether it comes from the user's own models folder (the picker's "Your models")."""
+        return any(c.yours for c in self.members)
 
 
 @dataclass(frozen=True)
@@ -130,8 +137,9 @@ def _kind_of(path: Path) -> tuple[str, str]:
     return group, m["kind"]
 
 
-def scan(directory: Path) -> list[ModelGroup]:
-    """The model groups in ``directory`` (sorted by name); an unreadable folder gives none.
+def scan(directory: Path, yours: bool = False) -> list[ModelGroup]:
+    """The model groups in ``directory`` (sorted by name); an unreadable folder gives none. ``yours``:
+    the folder is the user's own models' (:mod:`ui.user_models`), and its checkpoints say so.
 
     A file that follows neither naming pattern forms a group of its own; whether it fills the
     attending or the fixed-context slot is read from its description (whether it has α). Every
@@ -144,7 +152,7 @@ def scan(directory: Path) -> list[ModelGroup]:
             continue
         group, slot = _kind_of(p)
         described = describe_model(_config(str(p), mtime))
-        info = CheckpointInfo(p, group, described.kind, mtime)
+        info = CheckpointInfo(p, group, described.kind, mtime, yours)
         if slot == "other":
             slot = "rnnsearch" if described.has_alpha else "rnnencdec"
         slots.setdefault(group, {}).setdefault(slot, info)
@@ -251,6 +259,11 @@ def capabilities(ckpt: CheckpointInfo) -> Capabilities:
     return capabilities_of(_config(str(ckpt.path), ckpt.mtime))
 
 
+def origin(ckpt: CheckpointInfo) -> str:
+    """Where ``ckpt`` came from, in one line (:func:`nmt.provenance.origin`), its weights unread."""
+    return provenance.origin(read_meta(str(ckpt.path), ckpt.mtime))
+
+
 def description(ckpt: CheckpointInfo, context: str | None = None) -> ModelDescription:
     """What ``ckpt`` is when decoded in ``context`` (default: as trained): kind, name, label, colour."""
     return describe_model(_config(str(ckpt.path), ckpt.mtime), context, ckpt.path.stem)
@@ -335,17 +348,6 @@ def format_scores(scores: Any, first_only: bool = False) -> str:
     return ", ".join(parts)
 
 
-def data_name(meta: dict[str, Any]) -> str:
-    """The training corpus of a checkpoint, e.g. ``multi30k (29000 pairs)``."""
-    td = meta.get("train_data")
-    if not isinstance(td, dict):
-        return ""
-    folder = Path(str(td.get("dir", ""))).name
-    name = CORPUS_NAMES.get(folder, folder) or "?"
-    pairs = td.get("pairs")
-    return f"{name} ({pairs:,} pairs)" if isinstance(pairs, int) else name
-
-
 def same_corpus_first(meta: dict[str, Any], labels: Sequence[str]) -> list[str]:
     """``labels`` (split labels such as ``europarl-v7-fr-en/test2000q4``) with those from the corpus the
     checkpoint was trained on first, order otherwise kept: a Europarl model is scored on Europarl."""
@@ -365,7 +367,7 @@ def describe(ckpt: CheckpointInfo) -> dict[str, Any]:
         "data": data_name(meta),
         "scores": format_scores(meta.get("scores")) or "—",
         "valid BLEU": f"{valid:.1f}" if valid is not None and valid >= 0 else "—",
-        "updates": meta.get("updates", "—"),
+        "updates": str(meta["updates"]) if _num(meta.get("updates")) is not None else "—",  # one column type
         "hours": f"{meta['train_seconds'] / 3600:.1f}" if _num(meta.get("train_seconds")) else "—",
     }
 

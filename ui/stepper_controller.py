@@ -19,7 +19,7 @@ from nmt.checkpoint import LoadedModel
 from nmt.data import pad_ids
 from nmt.decoding import Stepper, beam_search, greedy, prepare_source
 from nmt.trace import DecodeTrace, Replacement
-from ui import heavy, models, twins
+from ui import heavy, models, twins, user_models
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS
 from ui.typed import TYPED_NOTE
@@ -104,7 +104,7 @@ def on_text() -> None:
     ss["w_preset"] = matching_preset(ss["text"], ss["freeze"])
     log_event("you", "typed a new sentence")
     if ss["w_preset"] == CUSTOM and not ss.get("_model_by_hand"):
-        typed = models.typed_group(models.scan(models.checkpoint_dir()))
+        typed = models.typed_group(user_models.all_groups())
         if typed is not None and ss.get("model") != typed:
             ss["model"] = typed
             ss["_typed_switch"] = typed  # the page says so under the sentence (typed_note) until a pair is picked
@@ -119,7 +119,7 @@ def on_preset() -> None:
     p = BY_NAME[name]
     pause()
     ss["text"], ss["freeze"], ss["ablation"] = p.text, p.freeze, False
-    groups = {g.name for g in models.scan(models.checkpoint_dir())}
+    groups = {g.name for g in user_models.all_groups()}
     ss["_model_by_hand"] = False  # a preset chooses its pair; the next typed sentence may move on
     ss.pop("_typed_switch", None)
     if p.group in groups and ss.get("model") != p.group:
@@ -284,7 +284,7 @@ def bottleneck_sides(group: models.ModelGroup, text: str) -> list[models.Choice]
     sides = [models.resolve(group, False, False), models.resolve(group, True, bool(ss["ablation"]))]
     if (sides[0].ckpt.path, sides[0].context) == (sides[1].ckpt.path, sides[1].context):
         return []
-    twin = twins.stand_in(group, models.scan(models.checkpoint_dir()))
+    twin = twins.stand_in(group, user_models.all_groups())
     return sides if twin is None else [*(twins.labelled(c) for c in sides), twin]
 
 
@@ -297,7 +297,7 @@ def typed_note() -> str | None:
 
 def stand_in_note(group: models.ModelGroup, choice: models.Choice) -> str:
     """What the frozen view adds for a pair without a twin of its own: where the stand-in RNNencdec is."""
-    twin = twins.stand_in(group, models.scan(models.checkpoint_dir()))
+    twin = twins.stand_in(group, user_models.all_groups())
     if twin is None or choice.kind != "ablation":
         return ""
     return (f" Under the band, the RNNencdec of the {twin.ckpt.group} pair, trained with one fixed c on other "

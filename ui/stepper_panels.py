@@ -15,6 +15,7 @@ from ui.views import stepper as sv
 from ui.views import stepper_charts as sc
 from ui.views import stepper_html as sh
 from ui.views import stepper_state as vs
+from ui.views import subword_view
 from ui.views.common import esc, md
 
 ss = st.session_state
@@ -146,3 +147,12 @@ def log_panel() -> None:
         "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
         "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
         "what": st.column_config.TextColumn(width=900)})
+
+
+def words_view(look: sc.Look) -> bool:
+    """The "Pieces / Words" switch above a subword model's heatmap (not in presentation mode, where the
+    session's choice stays); True for words."""
+    if not look.present:
+        st.segmented_control("Heatmap of", subword_view.VIEWS, key="w_pieces", default=subword_view.VIEWS[0],
+                             persist_state="session", help=subword_view.HELP)
+    return ss.get("w_pieces") == subword_view.VIEWS[1]

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from ui import models
+from ui import models, user_models
 from ui.views.common import md
 
 TYPED_NOTE = ("Your own sentence: translated by the pair trained for everyday sentences ({pair}); "
@@ -57,7 +57,7 @@ def on_typed(picker: str, text: str, examples: Collection[str], value: Callable[
     :func:`ui.models.typed_group`, unless the model was chosen by hand or the folder lacks the pair; an example
     typed back undoes it."""
     def changed() -> None:
-        ss, groups = st.session_state, models.scan(models.checkpoint_dir())
+        ss, groups = st.session_state, user_models.all_groups()
         typed, name = (ss.get(text) or "").strip(), models.typed_group(groups)
         if ss.get(f"_{picker}_by_hand") or not typed or name is None:
             return

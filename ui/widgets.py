@@ -25,7 +25,7 @@ from nmt.checkpoint import CheckpointError, LoadedModel
 from nmt.corpora import Split, gold_files
 from nmt.data import corpus_file, read_parallel
 from nmt.trace import DecodeTrace
-from ui import checkpoint_files, heavy, models
+from ui import checkpoint_files, heavy, models, user_models
 from ui.typed import hand_picked
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
@@ -88,7 +88,7 @@ def no_checkpoints() -> None:
 
 def all_checkpoints() -> list[models.CheckpointInfo]:
     """Every checkpoint of the catalogue, RNNsearch models first within each group."""
-    return [c for g in models.scan(models.checkpoint_dir()) for c in g.members]
+    return [c for g in user_models.all_groups() for c in g.members]
 
 
 def kind_label(c: models.CheckpointInfo) -> str:
@@ -99,19 +99,23 @@ def kind_label(c: models.CheckpointInfo) -> str:
 
 def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> models.CheckpointInfo | None:
     """A checkpoint select box bound to the URL (default: the default group's RNNsearch)."""
-    ckpts = all_checkpoints()
+    groups = user_models.all_groups()
+    ckpts = [c for g in groups for c in g.members]
     if not ckpts:
         no_checkpoints()
         return None
     by_name = {c.name: c for c in ckpts}
-    group = models.default_group(models.scan(models.checkpoint_dir()))
+    group = models.default_group(groups)
     default = (group.search or group.encdec) if group is not None else None
     names = list(by_name)
     index = names.index(default.name) if default is not None and default.name in names else 0
     box = container if container is not None else st.sidebar
     name = box.selectbox(label, names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
-                         help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec).")
+                         format_func=lambda n: user_models.label(n, groups),
+                         help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec), then "
+                              f"“{user_models.LABEL}”, the folder of your own models.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
+    box.caption(md(models.origin(chosen)))
     box.caption(kind_label(chosen))
     left_out_note(box)
     return chosen
@@ -119,13 +123,13 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
 
 def left_out_note(box: Any) -> None:
     """Under a picker: each file of the checkpoint folder left out of it, and why (one line each)."""
-    for line in checkpoint_files.notes(models.checkpoint_dir()):
+    for line in checkpoint_files.notes(models.checkpoint_dir()) + user_models.notes():
         box.caption(md(line))
 
 
 def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
     """A model-group select box (an RNNsearch and its RNNencdec twin) bound to the URL."""
-    groups = models.scan(models.checkpoint_dir())
+    groups = user_models.all_groups()
     if not groups:
         no_checkpoints()
         return None
@@ -135,9 +139,11 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
     index = names.index(default.name) if default is not None else 0
     box = container if container is not None else st.sidebar
     name = box.selectbox("Model pair", names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
+                         format_func=lambda n: user_models.label(n, groups),
                          help="An RNNsearch and an RNNencdec paired by name: "
-                              "<name>-rnnsearch.pt / <name>-rnnencdec.pt.")
+                              f"<name>-rnnsearch.pt / <name>-rnnencdec.pt; then “{user_models.LABEL}”.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
+    box.caption(md(models.origin(chosen.members[0])))
     box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     left_out_note(box)
     return chosen

@@ -22,11 +22,13 @@ Tokenisation: JoeyNMT splits its input at single spaces after an optional Moses 
 lower-casing; ``lowercase`` is taken from the config, and with ``pretokenizer: none`` the text the
 model read was tokenised before JoeyNMT saw it, by what only its trainer knows: ``--split moses``
 (default; this app's Moses tokeniser) or ``--split spaces`` (the text was used as it is).
+``level: bpe`` with ``tokenizer_type: subword-nmt``: the codes file (copied by JoeyNMT into the model
+folder) is stored in the checkpoint and applied as JoeyNMT does (:mod:`nmt.subword_bpe`).
 
 Refused, in one line saying what and why: Transformers, unidirectional encoders, sizes this model
 cannot hold (2 × encoder units ≠ decoder units, different source and target embedding sizes or layer
 counts), ``init_hidden`` other than ``bridge``, activations other than tanh, scaled embeddings,
-subword or character levels, JoeyNMT's Moses pre-tokeniser (it escapes HTML), normalisation, other
+character levels, sentencepiece subwords, JoeyNMT's Moses pre-tokeniser (it escapes HTML), normalisation, other
 special symbols, language tags, any option or weight name the importer does not know, and shapes
 that do not fit.
 """
@@ -45,6 +47,7 @@ from nmt import checkpoint
 from nmt.checkpoint import CheckpointError
 from nmt.importers import joeynmt_config as jc
 from nmt.luong import LuongConfig, LuongNMT
+from nmt.subword_bpe import check_codes
 from nmt.vocab import Vocab
 
 TOOLKIT = "joeynmt"
@@ -224,6 +227,22 @@ def build(md: ModelDir) -> tuple[LuongNMT, Vocab, Vocab]:
     return model.eval(), vocabs[0], vocabs[1]
 
 
+def _bpe_record(folder: Path, name: str, separator: str) -> dict[str, Any]:
+    """The checkpoint's record of a BPE model's pieces (:mod:`nmt.subword`): the codes file JoeyNMT copied
+    into its model folder, checked by :func:`nmt.subword_bpe.check_codes`; JoeyNMT restricts the pieces
+    to those its vocabulary knows (``set_vocab``), and so does the app."""
+    path = folder / name
+    if not path.is_file():
+        raise Refused(f"{folder.name}: no {name} (the BPE codes config.yaml names; JoeyNMT copies them into "
+                      "the model folder)")
+    try:
+        codes = path.read_text(encoding="utf-8")
+        check_codes(codes)
+    except (UnicodeDecodeError, ValueError) as err:
+        raise Refused(f"{name}: {err}") from None
+    return {"kind": "bpe", "codes": codes, "separator": separator, "restrict_to_vocabulary": True}
+
+
 def convert(folder: str | Path, ckpt: str | None = None, split: str = "moses") -> dict[str, Any]:
     """The sealed checkpoint dict of a JoeyNMT model folder (:func:`nmt.checkpoint.make_checkpoint`)."""
     md = read_model_dir(folder, ckpt)
@@ -231,8 +250,12 @@ def convert(folder: str | Path, ckpt: str | None = None, split: str = "moses") -
     data = md.config["data"]
     try:
         tokens = jc.tokenisation(md.config, split)
+        codes = jc.bpe_codes(md.config)
     except ValueError as err:
         raise Refused(f"config.yaml: {err}") from None
+    if codes is not None:
+        tokens["subword"] = _bpe_record(Path(folder), *codes)
+        md.files[codes[0]] = sha256(Path(folder) / codes[0])
     meta = {
         "imported": {"toolkit": TOOLKIT, "version": str(md.config.get("joeynmt_version", "unstated")),
                      "checkpoint": md.ckpt_name, "steps": md.steps, "files_sha256": md.files,

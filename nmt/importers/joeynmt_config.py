@@ -8,6 +8,7 @@ accepted and kept in the imported checkpoint's ``meta["source_config"]``.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Any
 
 from nmt.importers.yaml_subset import loads
@@ -28,7 +29,10 @@ DECODER_KEYS = ({"type", "rnn_type", "hidden_size", "embeddings", "attention", "
 MODEL_KEYS = {"encoder", "decoder", "initializer", "init_gain", "bias_initializer", "embed_initializer",
               "embed_init_gain", "init_rnn_orthogonal", "lstm_forget_gate", "tied_embeddings", "tied_softmax"}
 SIDE_KEYS = {"lang", "level", "lowercase", "normalize", "max_length", "min_length", "voc_limit", "voc_min_freq",
-             "voc_file", "tokenizer_type", "tokenizer_cfg"}
+             "voc_file", "tokenizer_type", "bpe_type", "tokenizer_cfg"}
+# tokenizer_cfg of level "bpe" with tokenizer_type "subword-nmt" (joeynmt/tokenizers.py SubwordNMTTokenizer);
+# dropout is BPE-dropout, applied in training only
+BPE_CFG_KEYS = {"pretokenizer", "codes", "separator", "dropout"}
 
 
 def refuse(what: str, why: str) -> ValueError:
@@ -63,8 +67,11 @@ def _side(cfg: dict[str, Any], side: str) -> dict[str, Any]:
     _unknown(d, SIDE_KEYS, f"data.{side}")
     if d.get("lang") not in SUPPORTED_LANGS:
         raise refuse(f"data.{side}.lang {d.get('lang')!r}", f"this app tokenises {', '.join(SUPPORTED_LANGS)}")
-    if d.get("level", "word") != "word":
-        raise refuse(f"data.{side}.level {d.get('level')!r}", "only word-level models are mapped (no subwords yet)")
+    level = d.get("level", "word")
+    if level == "bpe":
+        _bpe_side(d, side)
+    elif level != "word":
+        raise refuse(f"data.{side}.level {level!r}", "word-level and subword-nmt BPE models are mapped")
     if d.get("normalize", False):
         raise refuse(f"data.{side}.normalize", "JoeyNMT's unicode normalisation is not reproduced")
     pre = (d.get("tokenizer_cfg") or {}).get("pretokenizer", "none")
@@ -74,6 +81,33 @@ def _side(cfg: dict[str, Any], side: str) -> dict[str, Any]:
     return d
 
 
+def _bpe_side(d: dict[str, Any], side: str) -> None:
+    """Refuse a BPE side other than subword-nmt's codes file (JoeyNMT's default bpe kind is sentencepiece)."""
+    kind = d.get("tokenizer_type", d.get("bpe_type", "sentencepiece"))
+    if kind != "subword-nmt":
+        raise refuse(f"data.{side}.tokenizer_type {kind!r}", "only subword-nmt BPE is mapped for JoeyNMT models")
+    tcfg = d.get("tokenizer_cfg") or {}
+    _unknown(tcfg, BPE_CFG_KEYS, f"data.{side}.tokenizer_cfg")
+    if not isinstance(tcfg.get("codes"), str) or not tcfg["codes"]:
+        raise refuse(f"data.{side}.tokenizer_cfg.codes", "a BPE model names its codes file")
+
+
+def bpe_codes(cfg: dict[str, Any]) -> tuple[str, str] | None:
+    """(codes file name, separator) of a BPE model, the same on both sides; None for a word-level model.
+    JoeyNMT copies the codes file into its model folder under this name."""
+    sides = [cfg["data"][s] for s in ("src", "trg")]
+    levels = {d.get("level", "word") for d in sides}
+    if levels == {"word"}:
+        return None
+    if levels != {"bpe"}:
+        raise refuse("data.src/trg.level", "one side BPE and the other words is not mapped")
+    found = {(PurePosixPath(str(d["tokenizer_cfg"]["codes"]).replace("\\", "/")).name,
+              str(d["tokenizer_cfg"].get("separator", "@@"))) for d in sides}
+    if len(found) != 1:
+        raise refuse("data.src/trg.tokenizer_cfg", "one codes file and separator for both sides is mapped")
+    return found.pop()
+
+
 def tokenisation(cfg: dict[str, Any], split: str) -> dict[str, Any]:
     """The tokenisation the imported checkpoint records (:func:`nmt.checkpoint.tokenizers` reads it)."""
     if split not in SPLITS:
@@ -81,8 +115,11 @@ def tokenisation(cfg: dict[str, Any], split: str) -> dict[str, Any]:
     lower = {_side(cfg, s).get("lowercase", False) for s in ("src", "trg")}
     if len(lower) != 1:
         raise refuse("data.src/trg.lowercase", "one side lower-cased and the other not is not reproduced")
-    return {"level": "word", "lowercase": bool(lower.pop()), "split": split,
-            "joeynmt": "pretokenizer none: the line is split at single spaces"}
+    how = "pretokenizer none: the line is split at single spaces"
+    if bpe_codes(cfg):
+        return {"level": "bpe", "lowercase": bool(lower.pop()), "split": split,
+                "joeynmt": how + ", then into subword-nmt BPE pieces known to the model's vocabulary"}
+    return {"level": "word", "lowercase": bool(lower.pop()), "split": split, "joeynmt": how}
 
 
 def _check_symbols(cfg: dict[str, Any]) -> None:

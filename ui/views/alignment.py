@@ -44,7 +44,7 @@ def scoring_text(hyp: str, ref: str, pretokenized: bool, tok: Tokenizer | None =
     lowercased translation; otherwise the detokenised translation against the reference as is."""
     if not pretokenized or tok is None:
         return hyp, ref
-    return " ".join(tok.tokenize(hyp)).lower(), ref.lower()
+    return " ".join(tok.words(hyp)).lower(), ref.lower()  # words, not a subword model's pieces
 
 
 def own_facts(own: DecodeTrace, ref: str, pretokenized: bool = False, tok: Tokenizer | None = None) -> dict[str, Any]:

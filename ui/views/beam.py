@@ -15,6 +15,7 @@ from nmt.decoding import LENGTH_NORMS, length_penalty
 from nmt.trace import DecodeTrace, Hypothesis
 from ui.views.common import EOS, FONT_MAIN, NORM_SHORT, source_labels
 from ui.views.heatmaps import alpha_chart, alpha_frame, fixed_context_chart
+from ui.views.subword_view import words_matrix
 
 # The first sentence: with the shipped model at beam 5, "none", "length" and "gnmt" pick three different
 # winners (the shortest, the longest and one between; tests/test_analysis.py checks it).
@@ -340,14 +341,19 @@ def divergence(greedy: DecodeTrace, beam: DecodeTrace) -> Divergence:
                       b[step] if step is not None and step < len(b) else None, pruned_at)
 
 
-def nbest_alpha_chart(trace: DecodeTrace, rank: int) -> alt.TopLevelMixin | None:
-    """The α heatmap of the n-best hypothesis ``rank`` (1-based), or the fixed-summary drawing."""
+def nbest_alpha_chart(trace: DecodeTrace, rank: int, words: str | None = None) -> alt.TopLevelMixin | None:
+    """The α heatmap of the n-best hypothesis ``rank`` (1-based), or the fixed-summary drawing; ``words``:
+    a subword model's kind, to draw words made of its pieces (:func:`ui.views.subword_view.words_matrix`)."""
     if not 1 <= rank <= len(trace.nbest):
         return None
     e = trace.nbest[rank - 1]
     if e.alpha is None:
         return fixed_context_chart(trace) if rank == 1 else None
-    return alpha_chart(source_labels(trace), e.tokens, e.alpha, title=f"α of hypothesis {rank}: {e.translation}")
+    title = f"α of hypothesis {rank}: {e.translation}"
+    if words:
+        src, tgt, alpha = words_matrix(trace.src_tokens, e.tokens, e.alpha, words)
+        return alpha_chart(src, tgt, alpha, title=title + " (words)")
+    return alpha_chart(source_labels(trace), e.tokens, e.alpha, title=title)
 
 
 def nbest_cells(trace: DecodeTrace, rank: int) -> pd.DataFrame:

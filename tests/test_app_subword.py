@@ -1,0 +1,88 @@
+"""The stepper on an imported BPE model (tests/fixtures/joeynmt_bpe): its heatmap shows the pieces, and the
+Pieces / Words switch (only for a subword model) shows words, α summed over source pieces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from nmt import checkpoint
+from nmt.importers import joeynmt
+from tests.stepper_app import click, start, trace
+
+FIXTURES = Path(__file__).parent / "fixtures"
+# test_2016_flickr line 1: "starring" is read in three pieces, st@@ ar@@ ring
+SENTENCE = "A man in an orange hat starring at something."
+PIECES = ["a", "man", "in", "an", "orange", "hat", "st@@", "ar@@", "ring", "at", "something", ".", "</s>"]
+WORDS = ["a", "man", "in", "an", "orange", "hat", "starring", "at", "something", ".", "</s>"]
+
+
+@pytest.fixture
+def bpe_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    checkpoint.atomic_save(joeynmt.convert(FIXTURES / "joeynmt_bpe" / "model"), folder / "joey-bpe.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    return folder
+
+
+def _cells(at: AppTest) -> list[dict]:
+    """The heatmap's cells (Streamlit sends the inline rows beside the spec, as an Arrow table)."""
+    import pyarrow as pa
+
+    proto = at.get("vega_lite_chart")[0].proto
+    return pa.ipc.open_stream(proto.data.data).read_all().to_pylist()
+
+
+def _columns(at: AppTest) -> dict[int, str]:
+    return {r["j"]: r["source"] for r in _cells(at)}
+
+
+def test_pieces_then_words(bpe_dir: Path) -> None:
+    at = start({"text": SENTENCE})
+    for _ in range(4):
+        click(at, "btn_step")
+    assert trace(at).src_tokens == PIECES
+    assert at.segmented_control(key="w_pieces").value == "Pieces"
+    assert [w for _, w in sorted(_columns(at).items())] == PIECES
+    at.segmented_control(key="w_pieces").set_value("Words").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [w for _, w in sorted(_columns(at).items())] == WORDS
+    pieces = trace(at).steps  # the session's trace stays in pieces; only the drawing is grouped
+    cells = {(r["i"], r["j"]): r["alpha"] for r in _cells(at)}
+    first = pieces[0].alpha or []
+    assert cells[(0, 6)] == pytest.approx(first[6] + first[7] + first[8])  # "starring" = st@@ + ar@@ + ring
+    assert cells[(0, 7)] == pytest.approx(first[9])  # "at", after the grouped word
+    assert sum(v for (i, _), v in cells.items() if i == 0) == pytest.approx(1.0)
+
+
+def test_a_word_level_model_has_no_switch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    checkpoint.atomic_save(joeynmt.convert(FIXTURES / "joeynmt" / "model"), folder / "joey-word.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    at = start({"text": SENTENCE})
+    click(at, "btn_step")
+    assert not [s for s in at.segmented_control if s.key == "w_pieces"]
+
+
+def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> None:
+    import pyarrow as pa
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
+                           default_timeout=120)
+    at.query_params.update({"bx_text": SENTENCE, "bx_tab": "N-best and α"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+    def sources() -> set[str]:
+        proto = at.get("vega_lite_chart")[-1].proto
+        rows = [r for d in proto.datasets for r in pa.ipc.open_stream(d.data.data).read_all().to_pylist()]
+        return {r["source"] for r in rows if "source" in r}
+
+    assert sources() == set(PIECES)
+    at.segmented_control(key="bx_pieces").set_value("Words").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert sources() == set(WORDS)

@@ -1,0 +1,46 @@
+"""nmt.provenance: the one line saying where a checkpoint came from, against lines written by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nmt import provenance
+from nmt.importers import joeynmt
+
+FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
+
+
+def test_an_imported_bpe_model_names_toolkit_version_level_case_and_its_checkpoint_digest() -> None:
+    meta = {"imported": {"toolkit": "joeynmt", "version": "2.3.0", "checkpoint": "best.ckpt",
+                         "files_sha256": {"best.ckpt": "0123456789abcdef" * 4, "config.yaml": "ff" * 32}},
+            "tokenisation": {"level": "bpe", "lowercase": True, "split": "moses",
+                             "subword": {"kind": "bpe", "codes": "#version: 0.2\n", "separator": "@@"}}}
+    assert provenance.origin(meta) == "Imported from JoeyNMT 2.3.0 (bpe, lower-cased) · best.ckpt sha256 0123456789ab"
+    assert provenance.subword_kind(meta) == "bpe"
+
+
+def test_a_word_level_import_without_version_or_digest_says_only_what_it_knows() -> None:
+    meta = {"imported": {"toolkit": "opennmt-py", "version": "unstated"},
+            "tokenisation": {"level": "word", "lowercase": False}}
+    assert provenance.origin(meta) == "Imported from OpenNMT-py (word)"
+    assert provenance.subword_kind(meta) is None
+
+
+def test_the_joeynmt_fixture_as_imported() -> None:
+    meta = joeynmt.convert(FIX)["meta"]
+    digest = joeynmt.sha256(FIX / "best.ckpt")[:12]  # the file's bytes, hashed here independently of meta
+    assert provenance.origin(meta) == f"Imported from JoeyNMT 2.3.0 (word, lower-cased) · best.ckpt sha256 {digest}"
+
+
+def test_our_own_models_say_what_they_were_trained_on() -> None:
+    meta = {"train_data": {"dir": "data/multi30k", "split": "train", "pairs": 29000}, "updates": 2475}
+    assert provenance.origin(meta) == "Trained by this project on Multi30k (29,000 pairs), 2,475 updates"
+    meta = {"train_data": {"dir": "/x/.gpu-data-tc"}}
+    assert provenance.origin(meta) == "Trained by this project on Europarl + Tatoeba"
+
+
+def test_odd_meta_gives_the_unknown_line_not_an_error() -> None:
+    for meta in ({}, {"train_data": "multi30k"}, {"imported": "joeynmt", "updates": True}):
+        assert provenance.origin(meta) == provenance.UNKNOWN
+    odd = {"imported": {"toolkit": None, "files_sha256": [1], "checkpoint": 3}, "tokenisation": {"subword": "bpe"}}
+    assert provenance.origin(odd) == "Imported from another toolkit (word)"
