@@ -21,10 +21,10 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
 
     import streamlit as st
 
-    from nmt.checkpoint import LoadedModel
-    from nmt.corpora import shown
-    from nmt.decoding import InputError
-    from nmt.trace import DecodeTrace, StepRecord
+    from nmt.decoding.search import InputError
+    from nmt.decoding.trace import DecodeTrace, StepRecord
+    from nmt.models.checkpoint import LoadedModel
+    from nmt.text.corpora import shown
     from ui import checkpoint_files, fusion_ui, models, paper_panel, twins, user_models
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl

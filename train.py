@@ -9,16 +9,16 @@ A run directory holds ``last.pt`` (weights, optimiser and position: ``--resume``
 killed run where it stopped; it refuses a run whose model, optimiser or training data differ,
 the latter unless ``--force-resume``), ``best.pt`` (best validation BLEU), ``metrics.jsonl`` (one JSON
 object per log line, read by the training-curve view) and ``args.json``. ``--init-from CKPT --warmup N``
-starts a new segment of a model's training in a fresh folder from CKPT's weights (:mod:`nmt.segments`).
+starts a new segment of a model's training in a fresh folder from CKPT's weights (:mod:`nmt.training.segments`).
 Checkpoint writes are atomic. On the CPU, runs are seeded and deterministic. ``--amp auto`` trains in bf16 where the
-hardware has it natively, else fp32 (see :mod:`nmt.device`); the log and checkpoints say which.
+hardware has it natively, else fp32 (see :mod:`nmt.models.device`); the log and checkpoints say which.
 
 With the environment variable ``NMT_RANK_REPORT=DIR`` every rank writes ``DIR/rank{N}.json`` (its
 final learning rate and a digest of its weights) at the end: data-parallel ranks must agree.
 
-A run goes through named phases: config, data and model (:mod:`nmt.training`: ``configure``,
-``load_data``, ``build_run``), then the one training loop (:func:`nmt.loop.train`, the loop the fusion
-LM and the deep-fusion controller train with too) over the translation task (:class:`nmt.nmt_task.NMTTask`:
+A run goes through named phases: config, data and model (:mod:`nmt.training.setup`: ``configure``,
+``load_data``, ``build_run``), then the one training loop (:func:`nmt.training.loop.train`, the loop the fusion
+LM and the deep-fusion controller train with too) over the translation task (:class:`nmt.training.nmt_task.NMTTask`:
 batches, loss, validation, checkpoints, the timeline hook), and its ``finish``.
 """
 
@@ -29,14 +29,14 @@ import json
 import tomllib
 from typing import Any
 
-from nmt import timeline_record
-from nmt.device import AMP_CHOICES
-from nmt.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES
-from nmt.model import CONTEXT_MODES
-from nmt.nmt_task import train_run
-from nmt.training import build_run, configure, load_data, load_training_data
+from nmt.models.device import AMP_CHOICES
+from nmt.models.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES
+from nmt.models.rnnsearch import CONTEXT_MODES
+from nmt.training import timeline_record
+from nmt.training.nmt_task import train_run
+from nmt.training.setup import build_run, configure, load_data, load_training_data
 
-__all__ = ["DEFAULTS", "load_training_data", "main", "parse_args"]  # load_training_data: nmt.training's
+__all__ = ["DEFAULTS", "load_training_data", "main", "parse_args"]  # load_training_data: nmt.training.setup's
 
 DEFAULTS: dict[str, Any] = {
     "data": "data", "src": "en", "tgt": "fr", "train_split": "train", "valid_split": "val",
@@ -48,20 +48,20 @@ DEFAULTS: dict[str, Any] = {
     "patience": 8, "lr_decay": 0.5, "lr_patience": 2, "min_lr": 1e-5, "label_smoothing": 0.0,
     "clip": 1.0, "seed": 1234, "threads": 0, "device": "auto", "amp": "auto", "out": "runs/model",
     "resume": False, "force_resume": False, "log_every": 50, "progress": True,
-    # Luong et al. (2015) models (--arch luong, see nmt/luong.py); recorded only for them
+    # Luong et al. (2015) models (--arch luong, see nmt/models/luong.py); recorded only for them
     "arch": "rnnsearch", "score": "general", "attention": "global", "window": 10, "input_feeding": True,
     "cell": "lstm", "layers": 1, "encoder": "bidirectional",
     # issue 20: truecase models (PREFIX.{src,tgt}.json, scripts/prep_large_vocab.py) and Jean et al.'s
-    # softmax over each data partition's τ target words (nmt/sampled_softmax.py; 0 = full softmax)
+    # softmax over each data partition's τ target words (nmt/training/sampled_softmax.py; 0 = full softmax)
     "truecase": "", "sampled_vocab": 0,
-    # issue 23: a training timeline (nmt/timeline.py) in OUT/timeline.npz; presets: a group of the stepper's
+    # issue 23: a training timeline (nmt/training/timeline.py) in OUT/timeline.npz; presets: a group of the stepper's
     # presets (configs/timeline_sentences.json, the sentences of ui/presets.py),
     # "auto" (from the --out folder's name) or "none"; note: a line the "Watch it learn" page shows
     "timeline": False, "timeline_presets": "auto", "timeline_note": "",
-    # issue 20: a new segment of a model's training (nmt/segments.py): start from this checkpoint's
+    # issue 20: a new segment of a model's training (nmt/training/segments.py): start from this checkpoint's
     # weights with a fresh optimiser whose learning rate rises linearly over WARMUP updates
     "init_from": "", "warmup": 0,
-    # issue 20: torch.compile of RNNsearch's per-position step (nmt.training.compile_step; same results)
+    # issue 20: torch.compile of RNNsearch's per-position step (nmt.training.setup.compile_step; same results)
     "compile": False,
 }
 
@@ -110,7 +110,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     run.timeline = timeline_record.start(run, timeline_record.preset_sentences())  # None without --timeline
     if env.is_main:
         (env.out / "args.json").write_text(json.dumps(run.meta_base["args"], indent=2))
-    return train_run(run)  # the one training loop (nmt.loop); SIGTERM / SIGINT: finish the update, save, stop
+    return train_run(run)  # the one training loop (nmt.training.loop); SIGTERM / SIGINT: finish the update, save, stop
 
 
 if __name__ == "__main__":

@@ -109,7 +109,7 @@ def main() -> int:
     os.environ.pop("RNNSEARCH_CHECKPOINTS", None)
     import torch
 
-    from nmt.device import cpu_info
+    from nmt.models.device import cpu_info
 
     res: dict[str, Any] = {}
     for what in args.what:

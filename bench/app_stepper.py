@@ -232,7 +232,7 @@ def main() -> int:
     args = p.parse_args()
     if args.threads:
         os.environ["RNNSEARCH_THREADS"] = str(args.threads)
-    from nmt.device import cpu_info
+    from nmt.models.device import cpu_info
 
     res = bench(args.repeats)
     if args.browser:

@@ -6,7 +6,7 @@
 One decode over the whole vocabulary, then one per K: each sentence may write only the K most
 frequent target words plus the K′ (``--k-translations``, the paper's 10) likeliest translations of
 each of its source words from the checkpoint's dictionary (``PREFIX.lexicon.tsv.xz`` beside it). For
-each: cased detokenised sacreBLEU (:func:`nmt.metrics.all_bleu`, ``<unk>`` kept), the mean list size,
+each: cased detokenised sacreBLEU (:func:`nmt.text.metrics.all_bleu`, ``<unk>`` kept), the mean list size,
 how many of the reference's in-vocabulary words the list holds (the list's *coverage*, the paper's
 reason for adding the dictionary's words), and how many written words came in only through a
 source word. The JSON gets one entry per checkpoint, split and decoding (a rerun replaces it).
@@ -27,12 +27,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.entries import upsert  # noqa: E402
-from nmt import checkpoint, cli  # noqa: E402
-from nmt.candidates import CandidateSpec, build  # noqa: E402
-from nmt.data import read_parallel  # noqa: E402
-from nmt.decoding import translate_traces  # noqa: E402
-from nmt.metrics import all_bleu  # noqa: E402
-from nmt.trace import DecodeTrace  # noqa: E402
+from nmt.decoding.search import translate_traces  # noqa: E402
+from nmt.decoding.trace import DecodeTrace  # noqa: E402
+from nmt.models import checkpoint  # noqa: E402
+from nmt.models.candidates import CandidateSpec, build  # noqa: E402
+from nmt.text.data import read_parallel  # noqa: E402
+from nmt.text.metrics import all_bleu  # noqa: E402
+from nmt.tools import cli  # noqa: E402
 
 
 def coverage(lm: checkpoint.LoadedModel, src: list[str], ref: list[str], spec: CandidateSpec) -> dict[str, float]:

@@ -132,7 +132,7 @@ def main() -> int:
     p.add_argument("--note", default="", help="a sentence stored beside the numbers (e.g. what else ran)")
     p.add_argument("--json", help="merge the results into this JSON file")
     args = p.parse_args()
-    from nmt.device import cpu_info
+    from nmt.models.device import cpu_info
 
     load_before = [round(x, 2) for x in os.getloadavg()]
     res = bench(args.repeats)

@@ -3,9 +3,9 @@
     python bench/coverage_flags.py --checkpoint checkpoints/europarl-en-fr-rnnsearch-50.pt \
         --data evalsets/wmt --split newstest2014-fren --json bench/coverage-flags.json
 
-Each sentence is translated greedily; :func:`nmt.coverage.coverage` flags the source words its
+Each sentence is translated greedily; :func:`nmt.explanation.coverage.coverage` flags the source words its
 translation never read (Σ_i α_ij < 0.2) or read again and again (> 3); sacrebleu's sentence chrF scores
-it against the reference. :func:`nmt.coverage.flags_vs_quality` gives Spearman's ρ between the flag
+it against the reference. :func:`nmt.explanation.coverage.flags_vs_quality` gives Spearman's ρ between the flag
 count and chrF (negative: more flags, worse translations) and the mean chrF with and without flags.
 The JSON gets one entry per checkpoint and split (a rerun replaces it).
 """
@@ -21,11 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.entries import upsert  # noqa: E402
-from nmt import checkpoint, cli  # noqa: E402
-from nmt.coverage import REREAD, UNREAD, coverage, flags_vs_quality  # noqa: E402
-from nmt.data import read_parallel  # noqa: E402
-from nmt.decoding import translate_traces  # noqa: E402
-from nmt.metrics import sentence_scores  # noqa: E402
+from nmt.decoding.search import translate_traces  # noqa: E402
+from nmt.explanation.coverage import REREAD, UNREAD, coverage, flags_vs_quality  # noqa: E402
+from nmt.models import checkpoint  # noqa: E402
+from nmt.text.data import read_parallel  # noqa: E402
+from nmt.text.metrics import sentence_scores  # noqa: E402
+from nmt.tools import cli  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,11 +4,11 @@
 
 The ensemble of the three shipped members (RNNsearch, Luong general, Luong local-p) decodes
 test_2016_flickr and test_2017_flickr (their first ``--sentences``; all by default) twice: with the
-rule of :mod:`nmt.ensemble` (the members' mean log p renormalised per step) and with the mean log p
+rule of :mod:`nmt.decoding.ensemble` (the members' mean log p renormalised per step) and with the mean log p
 left unnormalised, as it was before.
 Recorded: over the greedy steps, how far Σ_k p_ens(k) is from 1 under each rule (min, median, max);
 for greedy and beam 5 (length-normalised), how many translations differ and the cased BLEU of each
-rule (sacreBLEU, :func:`nmt.metrics.corpus_bleu`). Greedy cannot change (one step's ranking is the
+rule (sacreBLEU, :func:`nmt.text.metrics.corpus_bleu`). Greedy cannot change (one step's ranking is the
 same under both rules); the beam may, since its scores add −log Z_i per step.
 """
 
@@ -24,12 +24,12 @@ from typing import Any
 
 import torch
 
-from nmt import checkpoint
-from nmt.checkpoint import LoadedModel
-from nmt.data import read_parallel
-from nmt.decoding import beam_search, greedy
-from nmt.ensemble import Ensemble, ensemble_of
-from nmt.metrics import corpus_bleu
+from nmt.decoding.ensemble import Ensemble, ensemble_of
+from nmt.decoding.search import beam_search, greedy
+from nmt.models import checkpoint
+from nmt.models.checkpoint import LoadedModel
+from nmt.text.data import read_parallel
+from nmt.text.metrics import corpus_bleu
 
 ROOT = Path(__file__).resolve().parent.parent
 SPLITS = ("test_2016_flickr", "test_2017_flickr")

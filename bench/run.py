@@ -7,12 +7,12 @@
            vocabularies, batch 64 (the issue's setting), fp32 and bf16 autocast, on synthetic
            batches shaped like Multi30k (source 13, target 14 tokens incl. ``</s>``);
 * decode – sentences/s of greedy and beam-5 decoding of test_2016_flickr, batched;
-* step   – latency of one :meth:`nmt.decoding.Stepper.step` (what the app does per click);
+* step   – latency of one :meth:`nmt.decoding.search.Stepper.step` (what the app does per click);
 * app    – server-side time of the app's first view (model load included) and of one "Step" click,
            through Streamlit's AppTest.
 
 Numbers are machine-specific: the JSON records the device, the CPU model and whether it has native
-bf16 (bf16 autocast is fast only where it does: see :mod:`nmt.device`), thread count and torch version.
+bf16 (bf16 autocast is fast only where it does: see :mod:`nmt.models.device`), thread count and torch version.
 """
 
 from __future__ import annotations
@@ -30,10 +30,12 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nmt import checkpoint, cli, decoding  # noqa: E402
-from nmt.data import read_parallel  # noqa: E402
-from nmt.device import cpu_info  # noqa: E402
-from nmt.model import ModelConfig, RNNSearch, sequence_loss  # noqa: E402
+from nmt.decoding import search as decoding  # noqa: E402
+from nmt.models import checkpoint  # noqa: E402
+from nmt.models.device import cpu_info  # noqa: E402
+from nmt.models.rnnsearch import ModelConfig, RNNSearch, sequence_loss  # noqa: E402
+from nmt.text.data import read_parallel  # noqa: E402
+from nmt.tools import cli  # noqa: E402
 
 
 def device_name(dev: torch.device) -> str:

@@ -4,10 +4,10 @@
         --data data/multi30k --split test_2016_flickr [--beam 5] [--limit N] --json bench/unk-dictionary.json
 
 One decode of the split; its traces are then written out three ways by the trace's own rule
-(:meth:`nmt.trace.DecodeTrace.unk_replacements`): ``<unk>`` kept, the most-attended source word copied
+(:meth:`nmt.decoding.trace.DecodeTrace.unk_replacements`): ``<unk>`` kept, the most-attended source word copied
 (an empty dictionary), and that word's translation from the checkpoint's dictionary
-(``PREFIX.lexicon.tsv.xz`` beside it, :mod:`nmt.lexicon`), else copied. Each is scored with
-:func:`nmt.metrics.all_bleu` (cased detokenised sacrebleu, as the results files). The JSON gets one
+(``PREFIX.lexicon.tsv.xz`` beside it, :mod:`nmt.text.lexicon`), else copied. Each is scored with
+:func:`nmt.text.metrics.all_bleu` (cased detokenised sacrebleu, as the results files). The JSON gets one
 entry per checkpoint and split (a rerun replaces it), with how many ``<unk>`` each way replaced.
 """
 
@@ -28,12 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.entries import upsert  # noqa: E402
-from nmt import checkpoint, cli  # noqa: E402
-from nmt.data import read_parallel  # noqa: E402
-from nmt.decoding import translate_traces  # noqa: E402
-from nmt.metrics import all_bleu  # noqa: E402
-from nmt.trace import DecodeTrace  # noqa: E402
-from nmt.vocab import UNK  # noqa: E402
+from nmt.decoding.search import translate_traces  # noqa: E402
+from nmt.decoding.trace import DecodeTrace  # noqa: E402
+from nmt.models import checkpoint  # noqa: E402
+from nmt.text.data import read_parallel  # noqa: E402
+from nmt.text.metrics import all_bleu  # noqa: E402
+from nmt.text.vocab import UNK  # noqa: E402
+from nmt.tools import cli  # noqa: E402
 
 
 def written(lm: checkpoint.LoadedModel, traces: list[DecodeTrace | None], way: str) -> tuple[list[str], Counter]:

@@ -1,26 +1,20 @@
 """RNNsearch / RNNencdec (Bahdanau, Cho & Bengio, ICLR 2015) with one decoding core.
 
-Modules, one concept each:
+Sub-packages by role, each importing only from those listed before it (tests/test_layout.py):
 
-* :mod:`nmt.tokenize`   – sacremoses tokenisation / detokenisation
-* :mod:`nmt.vocab`      – word vocabularies with a frequency shortlist
-* :mod:`nmt.data`       – corpus reading, length filtering, length-sorted minibatches
-* :mod:`nmt.model`      – the model of Appendix A.2 (encoder, alignment model, decoder)
-* :mod:`nmt.decoding`   – greedy, beam and forced decoding, and token-by-token stepping,
-  all returning :class:`nmt.trace.DecodeTrace` (built from :mod:`nmt.source`, the per-step
-  :mod:`nmt.recorder`, :mod:`nmt.beam` and :mod:`nmt.stepper`, re-exported there)
-* :mod:`nmt.trace`      – the decode trace every view of the app reads
-* :mod:`nmt.checkpoint` – safe checkpoint save / load
-* :mod:`nmt.metrics`    – sacrebleu BLEU / chrF, BLEU by length bucket
+* :mod:`nmt.text`        – vocabularies, Moses tokenisation and truecasing, corpora, BLEU / chrF,
+  bilingual dictionaries
+* :mod:`nmt.models`      – the RNNsearch model of Appendix A.2 (:mod:`nmt.models.rnnsearch`), Luong's
+  models, the written contract (:mod:`nmt.models.contract`), descriptions, safe checkpoints
+* :mod:`nmt.decoding`    – greedy, beam and forced decoding and the stepper, all returning
+  :class:`nmt.decoding.trace.DecodeTrace`; ensembles, language-model fusion, α surgery
+* :mod:`nmt.explanation` – attributions, contrastive explanations, alignments and their error rate,
+  faithfulness tests, coverage
+* :mod:`nmt.training`    – the training run, resuming, segments, sampled softmax, timelines
+* :mod:`nmt.tools`       – ``python -m nmt SUBCOMMAND``: one module per subcommand, and model importers
 
-A large vocabulary (Jean et al. 2015; issue 20):
-
-* :mod:`nmt.truecase`   – Moses truecasing / detruecasing (models stored in checkpoints)
-* :mod:`nmt.sampled_softmax` – training with the softmax over each data partition's words
-* :mod:`nmt.lexicon`    – a bilingual dictionary from word alignments (eflomal)
-* :mod:`nmt.candidates` – per-sentence decoding candidate lists
-* :mod:`nmt.unk_replace` – ``<unk>`` replaced from the dictionary, else copied
-* :mod:`nmt.quantize`   – int8 storage of embedding and output matrices (per-row scales)
+The flat modules left here (``nmt/translate.py`` and the like) only forward the old
+``python -m nmt.NAME`` commands to ``python -m nmt NAME`` for one release.
 """
 
 __version__ = "0.1.0"

@@ -5,9 +5,9 @@
     python -m nmt evaluate --checkpoint … --data evalsets/multi30k --split test2016 --beam 5
     python -m nmt translate --help             # one subcommand's options
 
-Each subcommand runs the tool of the same name (``python -m nmt.translate`` and the others keep working
+Each subcommand runs the tool of the same name (``python -m nmt translate`` and the others keep working
 as before, the same ``main``): a problem with what the user gave ends in one ``error: …`` line and exit
-status 2 (:func:`nmt.cli.run`). Subcommands are imported only when run, so ``--help`` answers at once.
+status 2 (:func:`nmt.tools.cli.run`). Subcommands are imported only when run, so ``--help`` answers at once.
 """
 
 from __future__ import annotations
@@ -16,16 +16,18 @@ import importlib
 import sys
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {  # name: (module, one line for --help)
-    "translate": ("nmt.translate", "translate sentences from stdin to stdout (greedy or beam, <unk> replacement)"),
-    "evaluate": ("nmt.evaluate", "BLEU of a checkpoint on a corpus split, with bootstrap confidence intervals"),
-    "experiment": ("nmt.experiment", "several checkpoints on several test sets into one results file"),
-    "paired": ("nmt.paired", "is model A really better than B? paired bootstrap of BLEU and chrF, by length"),
-    "align": ("nmt.align", "alignment error rate (AER) of α against gold Sure / Possible links"),
-    "faithfulness": ("nmt.faithfulness", "attributions beside α on a split, and the attention-debate tests"),
-    "export": ("nmt.export", "ship a training run: scored, verified checkpoints (fp16, int8) and results"),
-    "timeline": ("nmt.timeline", "print or ship a training timeline (the Watch it learn page)"),
-    "seal": ("nmt.seal", "seal a checkpoint written before checkpoints recorded a digest of their contents"),
-    "import": ("nmt.importers", "convert a model trained with another toolkit (joeynmt DIR | onmt CKPT --out NAME.pt)"),
+    "translate": ("nmt.tools.translate",
+                  "translate sentences from stdin to stdout (greedy or beam, <unk> replacement)"),
+    "evaluate": ("nmt.tools.evaluate", "BLEU of a checkpoint on a corpus split, with bootstrap confidence intervals"),
+    "experiment": ("nmt.tools.experiment", "several checkpoints on several test sets into one results file"),
+    "paired": ("nmt.tools.paired", "is model A really better than B? paired bootstrap of BLEU and chrF, by length"),
+    "align": ("nmt.tools.align", "alignment error rate (AER) of α against gold Sure / Possible links"),
+    "faithfulness": ("nmt.tools.faithfulness", "attributions beside α on a split, and the attention-debate tests"),
+    "export": ("nmt.tools.export", "ship a training run: scored, verified checkpoints (fp16, int8) and results"),
+    "timeline": ("nmt.tools.timeline", "print or ship a training timeline (the Watch it learn page)"),
+    "seal": ("nmt.tools.seal", "seal a checkpoint written before checkpoints recorded a digest of their contents"),
+    "import": ("nmt.tools.importers",
+               "convert a model trained with another toolkit (joeynmt DIR | onmt CKPT --out NAME.pt)"),
 }
 
 
@@ -48,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown subcommand {name!r}; one of: {', '.join(SUBCOMMANDS)}", file=sys.stderr)
         return 2
     module = importlib.import_module(SUBCOMMANDS[name][0])
-    from nmt import cli
+    from nmt.tools import cli
 
     sys.argv = [f"python -m nmt {name}", *rest]  # argparse's usage line names the subcommand
     return cli.run(lambda: module.main(rest))

@@ -8,7 +8,7 @@ human translation. Gold alignment sets (Sure/Possible links) are overlaid on the
 scored: the alignment error rate (AER) of the argmax-α links over the whole set.
 
 Controls are bound to URL query parameters (``al_*``); pasted or uploaded pairs are not (too big for
-a URL). The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.widgets`).
+a URL). The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     import pandas as pd
     import streamlit as st
 
-    from nmt.align import Links
-    from nmt.decoding import InputError
-    from nmt.tokenize import Tokenizer
-    from nmt.trace import DecodeTrace
+    from nmt.decoding.search import InputError
+    from nmt.decoding.trace import DecodeTrace
+    from nmt.explanation.align import Links
+    from nmt.text.tokenize import Tokenizer
     from ui import heavy, models
     from ui import widgets as W
     from ui.views.alignment import (

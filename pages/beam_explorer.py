@@ -6,7 +6,7 @@ as a tree with the n-best highlighted, shows each n-best hypothesis' α, marks w
 and beam search part, and re-ranks the finished hypotheses under each length normalisation.
 
 Every control is bound to a URL query parameter (``bx_*``), so a copied URL reopens the same view.
-The page only reads traces from :mod:`nmt.decoding` (through :mod:`ui.widgets`).
+The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from ui import shell
 with shell.page("Beam search explorer"):  # navigation first; a failing import shows the boundary
     import streamlit as st
 
-    from nmt.decoding import LENGTH_NORMS, InputError
-    from nmt.trace import DecodeTrace
+    from nmt.decoding.search import LENGTH_NORMS, InputError
+    from nmt.decoding.trace import DecodeTrace
     from ui import typed as T
     from ui import widgets as W
     from ui.views import subword_view

@@ -9,7 +9,7 @@ slider walks through corpus sentences of growing length, and a length sweep char
 source length for each model, showing where RNNencdec starts to drift.
 
 Controls are bound to URL query parameters (``bn_*``). The page only reads traces from
-:mod:`nmt.decoding` (through :mod:`ui.widgets`).
+:mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ with shell.page("Bottleneck side by side"):  # navigation first; a failing impor
     import pandas as pd
     import streamlit as st
 
-    from nmt.decoding import InputError
-    from nmt.trace import DecodeTrace
+    from nmt.decoding.search import InputError
+    from nmt.decoding.trace import DecodeTrace
     from ui import models, user_models
     from ui import typed as T
     from ui import widgets as W
@@ -60,7 +60,7 @@ class Column:
     ckpt: models.CheckpointInfo
     context: str  # the effective mode, as ui.models.resolve decided it
     note: str
-    colour: str  # the model's colour on every page (nmt.kinds.model_colour)
+    colour: str  # the model's colour on every page (nmt.models.kinds.model_colour)
 
 
 def columns_for(group: models.ModelGroup, ablation: bool, groups: list[models.ModelGroup]) -> list[Column]:

@@ -20,8 +20,8 @@ with shell.page("Compare attention"):  # navigation first; a failing import show
     import pandas as pd
     import streamlit as st
 
-    from nmt.decoding import InputError
-    from nmt.trace import DecodeTrace
+    from nmt.decoding.search import InputError
+    from nmt.decoding.trace import DecodeTrace
     from ui import models, user_models
     from ui import typed as T
     from ui import widgets as W

@@ -2,11 +2,11 @@
 
 For one sentence and one target word of the greedy translation (or of a translation the user types,
 force-decoded, so that a reference can be explained) the page puts the model's α next to
-five attributions of that word's log p over the source words (:mod:`nmt.attribution`: saliency,
+five attributions of that word's log p over the source words (:mod:`nmt.explanation.attribution`: saliency,
 gradient × input, integrated gradients, leave-one-out of the embedding and of the annotation in α)
 with their agreement (Kendall τ, top-1, JSD); the whole sentence as one matrix per method; an α edit
-at that step and what the model writes instead (:mod:`nmt.surgery`); and, on a button, the
-permutation and adversarial-α tests (:mod:`nmt.debate`); those two tabs are laid out by
+at that step and what the model writes instead (:mod:`nmt.decoding.surgery`); and, on a button, the
+permutation and adversarial-α tests (:mod:`nmt.explanation.debate`); those two tabs are laid out by
 :mod:`ui.surgery_panel`. Controls are bound to URL query parameters (``ex_*``). Attributions are
 kept per step for every visitor (a shared store keyed by checkpoint file, its mtime, the sentence and
 the step); surgeries and tests are cached.
@@ -21,14 +21,14 @@ with shell.page("Is attention an explanation?"):  # navigation first; a failing 
 
     import streamlit as st
 
-    from nmt.attribution import METHODS
-    from nmt.checkpoint import LoadedModel
-    from nmt.decoding import InputError
-    from nmt.surgery import (
+    from nmt.decoding.search import InputError
+    from nmt.decoding.surgery import (
         PRESETS,
         SurgeryPreset,
     )
-    from nmt.trace import DecodeTrace
+    from nmt.decoding.trace import DecodeTrace
+    from nmt.explanation.attribution import METHODS
+    from nmt.models.checkpoint import LoadedModel
     from ui import contrast_panel, models
     from ui import explanation_jobs as jobs
     from ui import surgery_panel as SP
@@ -102,7 +102,8 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
     """The preset (or own sentence) picker and the text."""
     c1, c2 = st.columns([1, 2])
     name = c1.selectbox("Sentence", [*BY_NAME, CUSTOM], key="ex_preset", bind=BIND, on_change=on_preset,
-                        help="Ready-made surgeries (nmt.surgery.PRESETS), each with a point to make, or your own "
+                        help="Ready-made surgeries (nmt.decoding.surgery.PRESETS), each with a point to make, "
+                             "or your own "
                              "English sentence.")
     preset = BY_NAME.get(name or "")
     with c2:

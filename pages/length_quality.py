@@ -20,9 +20,9 @@ with shell.page("Length vs quality"):  # navigation first; a failing import show
     import pandas as pd
     import streamlit as st
 
-    from nmt.corpora import Split, by_label
-    from nmt.data import read_parallel
-    from nmt.experiment import score_test_set
+    from nmt.text.corpora import Split, by_label
+    from nmt.text.data import read_parallel
+    from nmt.tools.experiment import score_test_set
     from ui import heavy, models, user_models
     from ui import widgets as W
     from ui.views.common import csv_text, md
@@ -185,7 +185,7 @@ def main() -> None:
     recompute_section(names, all_results, recomputed)
     with top:
         if not names:
-            st.info("No results files yet: ship a model with `python -m nmt.export` or run `python -m nmt.experiment` "
+            st.info("No results files yet: ship a model with `python -m nmt export` or run `python -m nmt experiment` "
                     "(see README), then reload.")
         name = (st.selectbox("Results file", names, index=opening_results(all_results), key="lq_results", bind=BIND)
                 if names else None)

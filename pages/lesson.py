@@ -20,10 +20,10 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     import streamlit as st
     import torch
 
-    from nmt.data import pad_ids
-    from nmt.decoding import prepare_source
-    from nmt.paper_figures import FIG3A_SENTENCE
-    from nmt.trace import DecodeTrace
+    from nmt.decoding.search import prepare_source
+    from nmt.decoding.trace import DecodeTrace
+    from nmt.explanation.paper_figures import FIG3A_SENTENCE
+    from nmt.text.data import pad_ids
     from ui import lesson_page as P
     from ui import models, paper_panel, vote_panel
     from ui import widgets as W

@@ -2,7 +2,7 @@
 
 Pick a baseline A and a model B of the same language pair, a held-out split, how many of its sentences
 and greedy or beam search; **Run** translates them with both (cached, with a progress bar) and runs
-:func:`nmt.paired.compare`: sacrebleu's paired bootstrap resampling (Koehn 2004) for BLEU and chrF,
+:func:`nmt.tools.paired.compare`: sacrebleu's paired bootstrap resampling (Koehn 2004) for BLEU and chrF,
 overall and per source-length bucket, and the sentences where the two differ most (ΔchrF). Clicking a
 row of that table shows both models' α for the sentence side by side (each model's own greedy decoding
 of it). The comparison downloads as JSON, the sentence table as CSV.
@@ -22,9 +22,9 @@ with shell.page("Is A really better than B?"):  # navigation first; a failing im
     import pandas as pd
     import streamlit as st
 
-    from nmt.corpora import Split
-    from nmt.decoding import InputError
-    from nmt.paired import RESAMPLES, compare
+    from nmt.decoding.search import InputError
+    from nmt.text.corpora import Split
+    from nmt.tools.paired import RESAMPLES, compare
     from ui import heavy, models, user_models
     from ui import widgets as W
     from ui.views.common import csv_text, md, model_heading, readable

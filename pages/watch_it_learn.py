@@ -1,7 +1,7 @@
 """Watch it learn: the alignment emerging during training, scrubbed like a video (issue 23).
 
 Reads the training timelines in the checkpoint folder (``NAME.timeline.npz``, recorded by
-``train.py --timeline``, :mod:`nmt.timeline`): drag the slider or press Play to move through the
+``train.py --timeline``, :mod:`nmt.training.timeline`): drag the slider or press Play to move through the
 recorded updates; the chosen sentence's α goes from a uniform blur to a diagonal, its translation
 changes word by word (changed words highlighted), and the loss / BLEU / AER / α-entropy curves
 show a cursor at the current update, RNNsearch and RNNencdec side by side. No model is loaded.
@@ -16,7 +16,7 @@ with shell.page("Watch it learn", sidebar=lambda: "collapsed" if st.query_params
                 else "auto"):
     import streamlit as st
 
-    from nmt import timeline
+    from nmt.training import timeline
     from ui import models
     from ui import widgets as W
     from ui.views import timeline as V

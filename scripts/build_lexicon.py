@@ -8,7 +8,7 @@ Input: one sentence per line, tokens separated by spaces (``scripts/prep_large_v
 tokenised and truecased text; with ``--raw`` the lines are Moses-tokenised here, language from
 the file name). eflomal (Östling & Tiedemann 2016; ``pip install eflomal==2.0.0``) aligns both
 directions; the links found in both (``--links intersection``, default) give link counts c(s, t),
-reduced to the ``--k`` best targets per source word (:mod:`nmt.lexicon`). Prints a JSON summary.
+reduced to the ``--k`` best targets per source word (:mod:`nmt.text.lexicon`). Prints a JSON summary.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt.align import read_links
-from nmt.data import read_lines
-from nmt.lexicon import best_translations, intersect, link_counts, write_lexicon
-from nmt.tokenize import Tokenizer
+from nmt.explanation.align import read_links
+from nmt.text.data import read_lines
+from nmt.text.lexicon import best_translations, intersect, link_counts, write_lexicon
+from nmt.text.tokenize import Tokenizer
 
 
 def lang_of(path: str) -> str:

@@ -6,9 +6,10 @@
         [--out bench/m30k-en-fr-ensemble.json]
 
 The members are the checkpoint files given (add a newly trained model by naming it too). Every
-member and the ensemble of all of them (:mod:`nmt.ensemble`: the members' log p averaged per step and renormalised)
-decode every split greedily and with beam 5 (length-normalised, as ``nmt.export`` scores the
-shipped models), scored by :func:`nmt.evaluate.evaluate`: the same sacrebleu settings (cased
+member and the ensemble of all of them (:mod:`nmt.decoding.ensemble`: the members' log p averaged per step and
+renormalised)
+decode every split greedily and with beam 5 (length-normalised, as ``nmt.tools.export`` scores the
+shipped models), scored by :func:`nmt.tools.evaluate.evaluate`: the same sacrebleu settings (cased
 detokenised BLEU with its signature, lowercased, tokenised lowercased) as the ``scores`` of
 ``checkpoints/m30k-en-fr*.results.json``, so the numbers compare with those. Greedy runs come first,
 and the file is rewritten after every run, so an interrupted run keeps what it finished. Decoding
@@ -29,17 +30,18 @@ from typing import Any
 
 import torch
 
-from nmt import checkpoint, cli
-from nmt.checkpoint import LoadedModel
-from nmt.data import corpus_file, read_parallel
-from nmt.ensemble import ensemble_of
-from nmt.evaluate import evaluate
-from nmt.kinds import describe_model, short_name
+from nmt.decoding.ensemble import ensemble_of
+from nmt.models import checkpoint
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.kinds import describe_model, short_name
+from nmt.text.data import corpus_file, read_parallel
+from nmt.tools import cli
+from nmt.tools.evaluate import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 SPLITS = ("test_2016_flickr", "test_2017_flickr")
 DECODINGS = {"greedy": 1, "beam5": 5}
-OUT = "bench/m30k-en-fr-ensemble.json"  # not checkpoints/*.results.json: pages read those as nmt.export files
+OUT = "bench/m30k-en-fr-ensemble.json"  # not checkpoints/*.results.json: pages read those as nmt.tools.export files
 
 
 def default_data(splits: list[str]) -> Path:
@@ -59,7 +61,7 @@ def text_sha256(lines: list[str]) -> str:
 
 
 def score(lm: LoadedModel, src: list[str], ref: list[str], beam: int) -> dict[str, Any]:
-    """One decoding's scores, hypotheses and per-length buckets left out (as ``nmt.export`` keeps them)."""
+    """One decoding's scores, hypotheses and per-length buckets left out (as ``nmt.tools.export`` keeps them)."""
     res = evaluate(lm, src, ref, beam=beam)
     res.pop("hypotheses")
     res.pop("by_length")
@@ -87,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
         "corpus": "Multi30k task 1, en→fr",
         "ensemble": {"name": describe_model(ens.config.to_dict()).name,
                      "rule": "log p_ens(y_i | y_<i, x) = (1/M) Σ_m log p_m(y_i | y_<i, x) − log Z_i, renormalised "
-                             "over the vocabulary (nmt/ensemble.py)",
+                             "over the vocabulary (nmt/decoding/ensemble.py)",
                      "members": {n: {"checkpoint": str(m), "model": short_name(lm.config.to_dict())}
                                  for n, m, lm in zip(names, args.members, lms, strict=True)}},
         "data": {"dir": data.name if data.parent == ROOT / "evalsets" else str(args.data or "data/multi30k"),

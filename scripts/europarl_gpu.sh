@@ -48,7 +48,7 @@ running() { pgrep -f "train.py --config configs/europarl" >/dev/null; }
 display_name() { echo "$1" | sed -e 's/rnnsearch/RNNsearch/' -e 's/rnnencdec/RNNencdec/'; }
 
 export_model() {  # export_model MODEL RESULTS: fp16 checkpoint of runs/…/best.pt, scored greedily on dev
-  "$PY" -m nmt.export --run "runs/europarl-en-fr-$1" --name "$(display_name "$1")" --data "$DATA/europarl-v7-fr-en" \
+  "$PY" -m nmt.tools.export --run "runs/europarl-en-fr-$1" --name "$(display_name "$1")" --data "$DATA/europarl-v7-fr-en" \
     --splits dev2000q4 --beams 1 --out "checkpoints/europarl-en-fr-$1.pt" --results "$2" --force
 }
 
@@ -91,7 +91,7 @@ finish)
   for _ in $(seq 60); do running || break; sleep 1; done
   for m in "${MODELS[@]}"; do
     ( export_model "$m" "runs/export-$m.json" \
-      && "$PY" -m nmt.experiment --data "$DATA" --model "$(display_name "$m")=checkpoints/europarl-en-fr-$m.pt" \
+      && "$PY" -m nmt.tools.experiment --data "$DATA" --model "$(display_name "$m")=checkpoints/europarl-en-fr-$m.pt" \
         --test wmt/newstest2014-fren \
         --test europarl-v7-fr-en/test2000q4 --out "runs/results-$m.json" ) >"runs/finish-$m.log" 2>&1 &
   done

@@ -7,8 +7,8 @@
 
 First the check, which refuses the file (exit 2, one line) on any mismatch: its SHA-256 and the metadata
 the README states (device, the data's SHA-256 prefix, the updates exported, its segments: one, from
-scratch). Then the results: ``nmt.experiment`` runs merged per model (greedy ``tests``, ``tests_beam5``),
-the Hansards AER of ``nmt.align --json`` (test, and τ chosen on the trial set), what was checked
+scratch). Then the results: ``nmt.tools.experiment`` runs merged per model (greedy ``tests``, ``tests_beam5``),
+the Hansards AER of ``nmt.explanation.align --json`` (test, and τ chosen on the trial set), what was checked
 (``provenance``), the rebuilt training data's summary (``scripts/prep_large_vocab.py``: its SHA-256 must be
 the checkpoint's), and a seeded ``sample`` of built-in Tatoeba test sentences with the greedy and beam-5
 translations, which ``tests/test_everyday_model.py`` decodes again.
@@ -26,10 +26,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint, cli
-from nmt.data import files_sha256, read_parallel
-from nmt.decoding import translate
-from nmt.training import training_data_sha256
+from nmt.decoding.search import translate
+from nmt.models import checkpoint
+from nmt.text.data import files_sha256, read_parallel
+from nmt.tools import cli
+from nmt.training.setup import training_data_sha256
 from scripts.large_vocab_results import merge_experiments
 
 SAMPLE_SEED, SAMPLE_SIZE = 34, 40
@@ -89,7 +90,7 @@ def build(args: argparse.Namespace) -> dict[str, Any]:
                      "rebuilt_sha256": rebuilt}  # scripts/prep_large_vocab.py run again here
         m["hansards_aer"] = {**aer, "argmax": {k: aer[k] for k in ("aer", "precision", "recall")},
                              "tau_from_trial": float(tau), "trial_argmax_aer": trial["aer"]}
-    return {"what": "the everyday model (issue 34): nmt.experiment greedy and beam 5, Hansards AER, provenance",
+    return {"what": "the everyday model (issue 34): nmt.tools.experiment greedy and beam 5, Hansards AER, provenance",
             "provenance": {**provenance, "checked_against": str(args.readme)},
             "models": models, "sample": sample(lm)}
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 10's speed target on one lent GPU: the faithfulness corpus CLI on all 1,000 test_2016_flickr
-# sentences (`python -m nmt.faithfulness … --device cuda`), timed; then the Europarl RNNsearch-50.
+# sentences (`python -m nmt faithfulness … --device cuda`), timed; then the Europarl RNNsearch-50.
 #
 # Here (this machine), before and after the device calls:
 #   scripts/faithfulness_gpu.sh stash MODEL   # move every checkpoint but checkpoints/MODEL.pt to
@@ -42,7 +42,7 @@ setup() {  # the carried wheels into /tmp/site (once per fresh machine)
 faith() {  # faith NAME CHECKPOINT DATA_DIR SPLIT EXTRA...: one timed CLI run -> $OUT/NAME.json
   local name=$1 ckpt=$2 dir=$3 split=$4; shift 4
   mkdir -p "$OUT"
-  "$PY" -m nmt.faithfulness --checkpoint "$ckpt" --data "$dir" --split "$split" --json "$OUT/$name.json" \
+  "$PY" -m nmt.explanation.faithfulness --checkpoint "$ckpt" --data "$dir" --split "$split" --json "$OUT/$name.json" \
     --device "$DEVICE" --no-progress "$@" 2>&1 | tee "$OUT/$name.log"
 }
 

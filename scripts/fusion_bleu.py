@@ -7,8 +7,8 @@
 Shallow fusion's β is chosen on the first ``--dev-limit`` sentences of ``dev`` (greedy, cased BLEU),
 never on the test set: the best β > 0 (β = 0 is the TM itself; the dev's overall best is recorded
 too). Then ``test`` is decoded by the TM alone, shallow fusion at that β and (with ``--controller``)
-deep fusion, greedy and with a beam of ``--beam``, and scored exactly as :mod:`nmt.evaluate` scores
-(:func:`nmt.evaluate.evaluate`: sacreBLEU cased, lowercased, tokenised).
+deep fusion, greedy and with a beam of ``--beam``, and scored exactly as :mod:`nmt.tools.evaluate` scores
+(:func:`nmt.tools.evaluate.evaluate`: sacreBLEU cased, lowercased, tokenised).
 ``--only`` re-runs some systems and merges them into an existing results file (``--only none``: none,
 only the file's description is rewritten).
 """
@@ -26,11 +26,12 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint, cli
-from nmt.data import read_parallel
-from nmt.evaluate import evaluate
-from nmt.fusion import fuse, load_controller, load_lm
-from nmt.lm_training import TATOEBA_CREDIT
+from nmt.decoding.fusion import fuse, load_controller, load_lm
+from nmt.models import checkpoint
+from nmt.text.data import read_parallel
+from nmt.tools import cli
+from nmt.tools.evaluate import evaluate
+from nmt.training.lm_training import TATOEBA_CREDIT
 
 
 def scored(res: dict[str, Any], keep: int = 5) -> dict[str, Any]:

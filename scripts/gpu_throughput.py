@@ -70,7 +70,7 @@ def train(root: Path) -> dict[str, Any]:
 
 
 def merge(root: Path) -> dict[str, Any]:
-    """The four ``results-*.json`` of nmt.experiment as one, with each model's dev-set export scores."""
+    """The four ``results-*.json`` of nmt.tools.experiment as one, with each model's dev-set export scores."""
     out: dict[str, Any] = {"models": {}}
     for path in sorted(root.glob("results-*.json")):
         res = json.loads(path.read_text())

@@ -4,9 +4,9 @@
         --data ../shared/data/multi30k --split test_2016_flickr [--matrices all] [--limit 200]
 
 ``--matrices vocab`` (default) stores the embedding and output matrices as int8 with one fp32 scale
-per row (:mod:`nmt.quantize`), ``--also NAME…`` more of them; ``all`` every 2-D weight matrix.
+per row (:mod:`nmt.models.quantize`), ``--also NAME…`` more of them; ``all`` every 2-D weight matrix.
 Both checkpoints decode the split greedily; the JSON report (stdout) gives both file sizes, cased
-BLEU of each (sacreBLEU, as :mod:`nmt.metrics`), and how many greedy outputs differ, with the
+BLEU of each (sacreBLEU, as :mod:`nmt.text.metrics`), and how many greedy outputs differ, with the
 first few that do.
 """
 
@@ -21,10 +21,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import checkpoint, cli, quantize
-from nmt.data import read_parallel
-from nmt.decoding import translate
-from nmt.metrics import corpus_bleu
+from nmt.decoding.search import translate
+from nmt.models import checkpoint, quantize
+from nmt.text.data import read_parallel
+from nmt.text.metrics import corpus_bleu
+from nmt.tools import cli
 
 
 def convert(src: Path, dst: Path, matrices: str, also: list[str]) -> dict[str, Any]:

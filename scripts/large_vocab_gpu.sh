@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 20 on one lent GPU: a 30k-word truecased RNNsearch-50 (MODEL=rnnencdec: its RNNencdec-50 twin, the
 # same data, vocabularies and budget) on Europarl (all) + Tatoeba, trained in segments of one device
-# session each (nmt/segments.py), its training timeline (issue 23) recorded as it goes.
+# session each (nmt/training/segments.py), its training timeline (issue 23) recorded as it goes.
 #
 # Before (on the CPU, not on the device): build the carry folder (≈ 1 h on 2 cores; rehearse with --pairs):
 #   nice python scripts/prep_large_vocab.py --data ../shared/data --out .gpu-data-tc --jobs 2
@@ -37,7 +37,7 @@
 #           WARMUP = 200 updates) and appending to its timeline
 #   finish  stop, export with --int8 (fp16 + int8 vocabulary matrices, truecasers kept), score greedily
 #           on valid, Tatoeba test and newstest2014 into $RUN/export (beam 5 and test2000q4 later, on the
-#           CPU: nmt.experiment), with the run's logs
+#           CPU: nmt.tools.experiment), with the run's logs
 #   fetch   to $OUT: the exported checkpoint in 15 MB parts (join with `cat part.* > checkpoints/NAME.pt`),
 #           its results and logs, and its timeline (6 files)
 set -euo pipefail
@@ -109,7 +109,7 @@ finish)
   for _ in $(seq 60); do running || break; sleep 1; done
   name=$([ "$MODEL" = rnnencdec ] && echo RNNencdec-50 || echo RNNsearch-50)
   mkdir -p "$RUN/export"
-  "$PY" -m nmt.export --run "$RUN" --name "$name 30k truecased" --data "$DATA" \
+  "$PY" -m nmt.tools.export --run "$RUN" --name "$name 30k truecased" --data "$DATA" \
     --splits valid tatoeba-test newstest2014 --beams 1 --int8 --out "$CKPT" \
     --results "$RUN/export/large-vocab-$MODEL.results.json" --force
   # the logs only: checkpoints travel through `fetch`, in parts

@@ -6,10 +6,10 @@
         --unk bench/unk-30k.json --aer runs/aer-30k-s1.json --out bench/large-vocab-30k.json \
         --segment "1 (2026-11-26, H100, 5.5 min)"
 
-Reads ``nmt.experiment`` results (beam 5: all sentences, no-UNK, BLEU by source length), the
-exports' greedy scores (``nmt.export --results``) and ``bench/unk_dictionary.py`` rows (``<unk>``
+Reads ``nmt.tools.experiment`` results (beam 5: all sentences, no-UNK, BLEU by source length), the
+exports' greedy scores (``nmt.tools.export --results``) and ``bench/unk_dictionary.py`` rows (``<unk>``
 kept / copied / from the dictionary, and how many lines hold an ``<unk>``) and the RNNsearch's Hansards
-AER (``nmt.align --json``, its links left out), and writes them with
+AER (``nmt.explanation.align --json``, its links left out), and writes them with
 each bar of the issue as measured (``bars``: value, bar, met). The bars (beam 5, cased sacreBLEU):
 Tatoeba test ≥ 35 with replacement; ``<unk>`` in ≤ 10 % of its lines without; test2000q4 ≥ 32;
 newstest2014 ≥ 20; RNNsearch ≥ 1.3 × RNNencdec on newstest2014; the 50–59-word bucket of test2000q4
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--experiment", nargs="+", type=Path, required=True)
     p.add_argument("--export", nargs="*", type=Path, default=[])
     p.add_argument("--unk", type=Path, default=None, help="bench/unk_dictionary.py --json output")
-    p.add_argument("--aer", type=Path, default=None, help="the RNNsearch's nmt.align --json output (Hansards test)")
+    p.add_argument("--aer", type=Path, default=None,
+                   help="the RNNsearch's `python -m nmt align --json` output (Hansards test)")
     p.add_argument("--segment", required=True, help="which training segment these weights are")
     p.add_argument("--out", type=Path, required=True)
     args = p.parse_args(argv)

@@ -3,17 +3,17 @@
     nice -n 10 python -m scripts.luong_tables [--results checkpoints/m30k-en-fr-luong.results.json] \\
         [--data DIR] [--gold DIR]
 
-For every model of the results file (written by ``nmt.export``), this adds
+For every model of the results file (written by ``nmt.tools.export``), this adds
 
 * ``perplexity``: exp of the mean negative log-likelihood per reference token (``</s>`` included) under
-  forced decoding (:func:`nmt.decoding.forced`, the model's own step; no label smoothing) on each test
+  forced decoding (:func:`nmt.decoding.search.forced`, the model's own step; no label smoothing) on each test
   split, as Luong et al.'s Table 4 reports test perplexity beside BLEU;
 * ``hansards_aer``: AER of the argmax-α links on the Hansards en–fr test set (Table 6; read by the
   Alignment browser's AER table), and of the links α_ij ≥ τ with τ chosen on the trial set;
 
 then writes ``table4`` (one row per model: attention, score, perplexity, BLEU greedy / beam 5) and
 ``table6`` (AER, precision, recall) at the top of the file. BLEU is not recomputed: it is read from the
-``scores`` ``nmt.export`` recorded. ``--data`` defaults to ``data/multi30k`` when present, else the
+``scores`` ``nmt.tools.export`` recorded. ``--data`` defaults to ``data/multi30k`` when present, else the
 built-in ``evalsets/multi30k``; ``--gold`` to ``data/alignment/hansards-naacl2003-en-fr``, else its
 built-in copy.
 """
@@ -28,13 +28,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from nmt import checkpoint, cli
-from nmt.align import alignment_error, argmax_links, read_links, threshold_links
-from nmt.checkpoint import LoadedModel
-from nmt.corpora import link_file
-from nmt.data import corpus_file, read_lines, read_parallel
-from nmt.decoding import forced
-from nmt.trace import DecodeTrace
+from nmt.decoding.search import forced
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.align import alignment_error, argmax_links, read_links, threshold_links
+from nmt.models import checkpoint
+from nmt.models.checkpoint import LoadedModel
+from nmt.text.corpora import link_file
+from nmt.text.data import corpus_file, read_lines, read_parallel
+from nmt.tools import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = "checkpoints/m30k-en-fr-luong.results.json"

@@ -4,17 +4,17 @@
         --batches 512,1024,2048 --taus 0,8000 --seconds 3 --out OUT/probe.json --choose runs/probe-lv
 
 For each batch size and softmax (τ = 0: the full softmax; τ > 0: Jean et al.'s softmax over a
-partition's τ words, :mod:`nmt.sampled_softmax`) it times the training update that ``train.py`` runs
-(bf16 autocast forward, :func:`nmt.model.sequence_loss`, backward, clipping, Adam) on minibatches whose
+partition's τ words, :mod:`nmt.training.sampled_softmax`) it times the training update that ``train.py`` runs
+(bf16 autocast forward, :func:`nmt.models.rnnsearch.sequence_loss`, backward, clipping, Adam) on minibatches whose
 lengths are those of the real training pairs (``train.tc.{en,fr}.xz``), sorted within chunks of 20
-batches as :func:`nmt.data.batches` sorts them (App. B.2), ids drawn at random. It reports
+batches as :func:`nmt.text.data.batches` sorts them (App. B.2), ids drawn at random. It reports
 
 * target tokens per second (CUDA-synchronised wall time over ``--seconds`` after a warm-up);
 * the model FLOPs of one update per target token, counted by ``torch.utils.flop_counter`` on one
   batch, and the model-FLOP utilisation: achieved FLOP/s over the chip's dense bf16 peak, both the
   datasheet's and one measured here with a large matrix product (METHOD.md: measure the ceiling);
 * with ``--compile-batches``, the same at those batch sizes with the step compiled
-  (:func:`nmt.training.compile_step`, as ``train.py --compile``), its first update (the compile) timed apart;
+  (:func:`nmt.training.setup.compile_step`, as ``train.py --compile``), its first update (the compile) timed apart;
 * the peak memory of a worst-case batch (every sentence ``max_len`` tokens on both sides), so a size
   that would run out of memory on the long batches of the full data is never chosen.
 
@@ -42,11 +42,11 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt.data import Batch, pad_ids, read_parallel
-from nmt.luong import build_model
-from nmt.model import ModelConfig, sequence_loss
-from nmt.sampled_softmax import install
-from nmt.training import compile_step
+from nmt.models.luong import build_model
+from nmt.models.rnnsearch import ModelConfig, sequence_loss
+from nmt.text.data import Batch, pad_ids, read_parallel
+from nmt.training.sampled_softmax import install
+from nmt.training.setup import compile_step
 
 WITHIN, TAU_GAIN, MEMORY_SHARE = 0.85, 1.15, 0.85
 DATASHEET_BF16 = {"H100": 989e12, "H200": 989e12}  # dense bf16 tensor-core peak, FLOP/s (SXM)
@@ -65,7 +65,7 @@ def make_batches(lengths: list[tuple[int, int]], batch: int, vocab: tuple[int, i
     """``chunks`` minibatches of ``batch`` pairs with real lengths, sorted within the chunk (App. B.2).
 
     Source words are ids below ``vocab[0]``; target words are drawn from ``targets`` (V′) when given,
-    else below ``vocab[1]``; ``</s>`` ends each side as :func:`nmt.data.make_batch` writes it."""
+    else below ``vocab[1]``; ``</s>`` ends each side as :func:`nmt.text.data.make_batch` writes it."""
     pairs = sorted(rng.choices(lengths, k=batch * chunks))
     ids = np.random.default_rng(rng.randrange(2**32))
     pool = np.asarray(targets) if targets else None
@@ -103,7 +103,8 @@ class Update:
     def __call__(self, batch: Batch, v_prime: torch.Tensor | None) -> torch.Tensor:
         b = batch.to(self.device)
         tgt_out = b.tgt_out
-        if v_prime is not None:  # targets as positions in V′ (sorted), as nmt.nmt_task.NMTTask.loss passes them
+        # targets as positions in V′ (sorted), as nmt.training.nmt_task.NMTTask.loss passes them
+        if v_prime is not None:
             self.restricted.candidates = v_prime.to(self.device)
             tgt_out = torch.searchsorted(self.restricted.candidates, b.tgt_out)
         with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.device.type == "cuda"):

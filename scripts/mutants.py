@@ -13,15 +13,15 @@ from __future__ import annotations
 from scripts.mutant_def import Mutant, m
 from scripts.mutants_more import EXPLAINED, MORE
 
-DEC = "nmt/decoding.py"
-SRC = "nmt/source.py"
-REC = "nmt/recorder.py"
-BEAM = "nmt/beam.py"
-STEP = "nmt/stepper.py"
-LUO = "nmt/luong.py"
-LUO_ATT = "nmt/luong_attention.py"
-FAITH = "nmt/faithfulness.py"
-DEBATE = "nmt/debate.py"
+DEC = "nmt/decoding/search.py"
+SRC = "nmt/decoding/source.py"
+REC = "nmt/decoding/recorder.py"
+BEAM = "nmt/decoding/beam.py"
+STEP = "nmt/decoding/stepper.py"
+LUO = "nmt/models/luong.py"
+LUO_ATT = "nmt/models/luong_attention.py"
+FAITH = "nmt/explanation/faithfulness.py"
+DEBATE = "nmt/explanation/debate.py"
 T_MUT = "tests/test_mutants.py"
 T_DEC = "tests/test_decoding.py"
 T_ATT = "tests/test_attribution.py"
@@ -59,14 +59,14 @@ SURVIVORS = [
       t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"), "greedy decodes one step past the limit"),
     m("truncation_at_100", SRC, "truncated = len(tokens) > max_src_tokens", "truncated = len(tokens) >= max_src_tokens",
       t("test_truncation_flag_at_exactly_the_limit"), "the truncation flag is set at exactly 100 tokens"),
-    m("sentence_bleu_no_effective_order", "nmt/metrics.py", "BLEU(effective_order=True).sentence_score",
+    m("sentence_bleu_no_effective_order", "nmt/text/metrics.py", "BLEU(effective_order=True).sentence_score",
       "BLEU().sentence_score", t("test_sentence_bleu_uses_effective_order"), "sentence BLEU without effective order"),
-    m("shuffle_energies_unshuffled", "nmt/surgery.py", "return alpha[:, perm], energies[:, perm]",
+    m("shuffle_energies_unshuffled", "nmt/decoding/surgery.py", "return alpha[:, perm], energies[:, perm]",
       "return alpha[:, perm], energies", t("test_shuffle_edit_permutes_alpha_and_energies_alike"),
       "the shuffle edit leaves the energies unshuffled"),
-    m("first_change_length_only", "nmt/surgery.py", "return None if len(a) == len(b) else min(len(a), len(b))",
+    m("first_change_length_only", "nmt/decoding/surgery.py", "return None if len(a) == len(b) else min(len(a), len(b))",
       "return None", t("test_first_change_sees_a_change_of_length_only"), "first_change misses a change of length only"),
-    m("ig_steps_ignored", "nmt/attribution.py", "first = IG_START if ig_steps is None else ig_steps",
+    m("ig_steps_ignored", "nmt/explanation/attribution.py", "first = IG_START if ig_steps is None else ig_steps",
       "first = IG_START", (f"{T_ATT}::test_integrated_gradients_are_complete",
                            t("test_a_fixed_number_of_ig_points_is_used_as_given")), "a fixed ig_steps is ignored"),
     m("links_to_eos", FAITH, "    n = att.src_len - 1\n", "    n = att.src_len\n",
@@ -74,7 +74,7 @@ SURVIVORS = [
     m("permutation_ignores_seed", DEBATE, "gen = torch.Generator().manual_seed(seed)",
       "gen = torch.Generator().manual_seed(0)", t("test_permutation_test_follows_its_seed"),
       "the permutation test ignores its seed"),
-    m("duplicate_roots_kept", "nmt/corpora.py", "if all(r.path != o.path and r.name != o.name for o in out):",
+    m("duplicate_roots_kept", "nmt/text/corpora.py", "if all(r.path != o.path and r.name != o.name for o in out):",
       "if all(r.path != o.path or r.name != o.name for o in out):", t("test_duplicate_data_roots_are_dropped"),
       "a data root with the folder or the name of an earlier one is kept"),
     m("paper_beside_any_test", "ui/views/length.py", 'if "newstest2014" in test and name in paper:',
@@ -97,7 +97,7 @@ DECODING = [
       "sel += [a * k + p for p in reversed(parents)] + [a * k] * pad", BEAM_REF, "live states paired with wrong parents"),
     m("greedy_argmin", DEC, "return log_probs.argmax(-1).tolist(), False", "return log_probs.argmin(-1).tolist(), False",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "greedy takes the least likely word"),
-    m("finish_keeps_eos", "nmt/trace.py", "            if s.token == EOS:\n                break\n", "",
+    m("finish_keeps_eos", "nmt/decoding/trace.py", "            if s.token == EOS:\n                break\n", "",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "the translation text includes </s>"),
     m("stepper_done_off_by_one", STEP, "len(steps) >= self.max_len)", "len(steps) > self.max_len)",
       t("test_a_model_that_never_ends_stops_at_the_hand_computed_length"), "the stepper runs one past the limit"),
@@ -112,29 +112,29 @@ DECODING = [
 ]
 
 MODEL = [
-    m("gru_update_gate_swapped", "nmt/model.py", "return h_prev + z * (h_tilde - h_prev)",
+    m("gru_update_gate_swapped", "nmt/models/rnnsearch.py", "return h_prev + z * (h_tilde - h_prev)",
       "return h_tilde + z * (h_prev - h_tilde)", T_MOD, "GRU update gate z and 1 − z swapped"),
-    m("gru_reset_outside", "nmt/model.py", "h_tilde = torch.tanh(gx_h + mm(r * h_prev, u_h))",
+    m("gru_reset_outside", "nmt/models/rnnsearch.py", "h_tilde = torch.tanh(gx_h + mm(r * h_prev, u_h))",
       "h_tilde = torch.tanh(gx_h + r * mm(h_prev, u_h))", T_MOD, "the reset gate applied after U (Cho's other variant)"),
-    m("attention_energy_no_tanh", "nmt/model.py", "return self.v_a(torch.tanh(q + keys)).squeeze(-1)",
+    m("attention_energy_no_tanh", "nmt/models/rnnsearch.py", "return self.v_a(torch.tanh(q + keys)).squeeze(-1)",
       "return self.v_a(q + keys).squeeze(-1)", (T_MOD, t("test_alignment_model_by_hand")),
       "alignment model without its tanh"),
-    m("attention_mask_ignored", "nmt/model.py",
+    m("attention_mask_ignored", "nmt/models/rnnsearch.py",
       'return torch.softmax(energies.masked_fill(~mask, float("-inf")), dim=-1)',
       "return torch.softmax(energies, dim=-1)", (T_MOD, t("test_alignment_model_by_hand")),
       "padding gets attention weight"),
-    m("maxout_min", "nmt/model.py", "t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)",
+    m("maxout_min", "nmt/models/rnnsearch.py", "t = t_tilde.unflatten(-1, (-1, 2)).amax(-1)",
       "t = t_tilde.unflatten(-1, (-1, 2)).amin(-1)", (T_MOD, t("test_readout_and_initial_state_by_hand")), "maxout takes the minimum"),
-    m("readout_no_context", "nmt/model.py", "t_tilde = self.U_o(s_prev) + self.V_o(y_emb) + self.C_o(context)",
+    m("readout_no_context", "nmt/models/rnnsearch.py", "t_tilde = self.U_o(s_prev) + self.V_o(y_emb) + self.C_o(context)",
       "t_tilde = self.U_o(s_prev) + self.V_o(y_emb)", (T_MOD, t("test_readout_and_initial_state_by_hand")), "the readout ignores c_i"),
-    m("s0_from_forward", "nmt/model.py", "return torch.tanh(self.W_s(h_bwd_first))", "return self.W_s(h_bwd_first)",
+    m("s0_from_forward", "nmt/models/rnnsearch.py", "return torch.tanh(self.W_s(h_bwd_first))", "return self.W_s(h_bwd_first)",
       (T_MOD, t("test_readout_and_initial_state_by_hand")), "s_0 without its tanh"),
-    m("annotations_unmasked", "nmt/model.py",
+    m("annotations_unmasked", "nmt/models/rnnsearch.py",
       "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask.unsqueeze(-1)",
       "annotations = torch.cat([h_fwd, h_bwd], dim=-1)", (T_MOD, t("test_readout_and_initial_state_by_hand")), "padding annotations not zeroed"),
-    m("annotations_order", "nmt/model.py", "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask",
+    m("annotations_order", "nmt/models/rnnsearch.py", "annotations = torch.cat([h_fwd, h_bwd], dim=-1) * mask",
       "annotations = torch.cat([h_bwd, h_fwd], dim=-1) * mask", (T_MOD, t("test_readout_and_initial_state_by_hand")), "h_j = [←h_j; →h_j] instead of [→; ←]"),
-    m("log_softmax_dim0", "nmt/model.py", "return torch.log_softmax(logits, dim=-1)",
+    m("log_softmax_dim0", "nmt/models/rnnsearch.py", "return torch.log_softmax(logits, dim=-1)",
       "return torch.log_softmax(logits, dim=0)", T_MOD,
       "log-softmax over the batch"),
 ]
@@ -156,72 +156,72 @@ LUONG = [
 ]
 
 METRICS = [
-    m("corpus_bleu_lowercase_ignored", "nmt/metrics.py",
+    m("corpus_bleu_lowercase_ignored", "nmt/text/metrics.py",
       "metric = BLEU(lowercase=lowercase, tokenize=tokenize, force=True) if tokenize else BLEU(lowercase=lowercase)",
       "metric = BLEU(tokenize=tokenize, force=True) if tokenize else BLEU()", T_MET, "lowercased BLEU is cased"),
-    m("bleu_by_length_closed_bucket", "nmt/metrics.py", "idx = [k for k, n in enumerate(src_lengths) if lo <= n < hi]",
+    m("bleu_by_length_closed_bucket", "nmt/text/metrics.py", "idx = [k for k, n in enumerate(src_lengths) if lo <= n < hi]",
       "idx = [k for k, n in enumerate(src_lengths) if lo <= n <= hi]", T_MET, "length buckets overlap at their ends"),
-    m("length_buckets_miss_top", "nmt/metrics.py", "for lo in range(0, top + 1, width)]", "for lo in range(0, top, width)]",
+    m("length_buckets_miss_top", "nmt/text/metrics.py", "for lo in range(0, top + 1, width)]", "for lo in range(0, top, width)]",
       T_MET, "the longest sentences fall outside every bucket"),
-    m("tok_lc_not_lowercased", "nmt/metrics.py", "[\" \".join(tok.tokenize(r)) for r in refs], lowercase=True, tokenize=\"none\")",
+    m("tok_lc_not_lowercased", "nmt/text/metrics.py", "[\" \".join(tok.tokenize(r)) for r in refs], lowercase=True, tokenize=\"none\")",
       "[\" \".join(tok.tokenize(r)) for r in refs], lowercase=False, tokenize=\"none\")", T_MET,
       "tokenised BLEU is cased"),
-    m("chrf_swapped", "nmt/metrics.py", "CHRF().sentence_score(hyp, [ref])", "CHRF().sentence_score(ref, [hyp])", T_MET,
+    m("chrf_swapped", "nmt/text/metrics.py", "CHRF().sentence_score(hyp, [ref])", "CHRF().sentence_score(ref, [hyp])", T_MET,
       "sentence chrF with hypothesis and reference swapped"),
-    m("aer_formula", "nmt/align.py", '"aer": 1.0 - (a_s + a_p) / (a_n + s_n) if a_n + s_n else 0.0',
+    m("aer_formula", "nmt/explanation/align.py", '"aer": 1.0 - (a_s + a_p) / (a_n + s_n) if a_n + s_n else 0.0',
       '"aer": 1.0 - (2 * a_s) / (a_n + s_n) if a_n + s_n else 0.0', "tests/test_align.py", "AER counts only sure links"),
-    m("aer_possible_without_sure", "nmt/align.py", "        p = p | s\n", "", "tests/test_align.py",
+    m("aer_possible_without_sure", "nmt/explanation/align.py", "        p = p | s\n", "", "tests/test_align.py",
       "P is not taken to include S"),
-    m("align_argmax_eos", "nmt/align.py", "        real = s.alpha[:n_src]\n        links.add((max(range(n_src)",
+    m("align_argmax_eos", "nmt/explanation/align.py", "        real = s.alpha[:n_src]\n        links.add((max(range(n_src)",
       "        real = s.alpha\n        links.add((max(range(n_src + 1)", "tests/test_align.py",
       "α links may point at the source </s>"),
 ]
 
 SURGERY = [
-    m("zero_not_renormalised", "nmt/surgery.py", "        return out / total, energies\n", "        return out, energies\n",
+    m("zero_not_renormalised", "nmt/decoding/surgery.py", "        return out / total, energies\n", "        return out, energies\n",
       T_SUR, "the zero edit does not renormalise α"),
-    m("uniform_wrong", "nmt/surgery.py", "return torch.full_like(alpha, 1.0 / Tx), energies",
+    m("uniform_wrong", "nmt/decoding/surgery.py", "return torch.full_like(alpha, 1.0 / Tx), energies",
       "return torch.full_like(alpha, 1.0 / (Tx + 1)), energies", T_SUR, "uniform α over Tx + 1"),
-    m("onehot_wrong_j", "nmt/surgery.py", "        out[0, edit.j] = 1.0\n", "        out[0, edit.j - 1] = 1.0\n", T_SUR,
+    m("onehot_wrong_j", "nmt/decoding/surgery.py", "        out[0, edit.j] = 1.0\n", "        out[0, edit.j - 1] = 1.0\n", T_SUR,
       "the one-hot edit puts its weight one word to the left"),
-    m("energies_no_softmax", "nmt/surgery.py", 'return torch.softmax(values, dim=-1), values  # eq. (6)',
+    m("energies_no_softmax", "nmt/decoding/surgery.py", 'return torch.softmax(values, dim=-1), values  # eq. (6)',
       "return values / values.sum(), values  # eq. (6)", T_SUR, "energies edit without eq. 6's softmax"),
-    m("freeze_not_held", "nmt/surgery.py", "        if plan.freeze_from == i:\n            frozen = alpha\n", "",
+    m("freeze_not_held", "nmt/decoding/surgery.py", "        if plan.freeze_from == i:\n            frozen = alpha\n", "",
       T_SUR, "freezing α does nothing"),
-    m("before_alpha_is_edited", "nmt/surgery.py", "record.before[i] = own.alpha[0].tolist()",
+    m("before_alpha_is_edited", "nmt/decoding/surgery.py", "record.before[i] = own.alpha[0].tolist()",
       "record.before[i] = alpha[0].tolist()", (T_SUR, t("test_surgery_records_the_models_own_alpha_before_the_edit")),
       "the α recorded as 'before the edit' is the edited one"),
-    m("copy_edit_wrong_step", "nmt/surgery.py", "return torch.tensor([original_alpha[edit.step]], dtype=alpha.dtype",
+    m("copy_edit_wrong_step", "nmt/decoding/surgery.py", "return torch.tensor([original_alpha[edit.step]], dtype=alpha.dtype",
       "return torch.tensor([original_alpha[edit.step - 1]], dtype=alpha.dtype", T_SUR, "copy takes α from the step before"),
-    m("target_without_eos", "nmt/surgery.py", "            tgt.append(EOS_ID)\n", "            pass\n", T_SUR,
+    m("target_without_eos", "nmt/decoding/surgery.py", "            tgt.append(EOS_ID)\n", "            pass\n", T_SUR,
       "a forced target is not closed with </s>"),
 ]
 
 ATTRIBUTION = [
-    m("saliency_l1", "nmt/attribution.py", 'out["saliency"] = g.norm(dim=-1).cpu().numpy()',
+    m("saliency_l1", "nmt/explanation/attribution.py", 'out["saliency"] = g.norm(dim=-1).cpu().numpy()',
       'out["saliency"] = g.abs().sum(-1).cpu().numpy()', T_ATT, "saliency as an L1 norm"),
-    m("x_grad_no_input", "nmt/attribution.py", 'out["x_grad"] = (xs.detach() * g).sum(-1).cpu().numpy()',
+    m("x_grad_no_input", "nmt/explanation/attribution.py", 'out["x_grad"] = (xs.detach() * g).sum(-1).cpu().numpy()',
       'out["x_grad"] = g.sum(-1).cpu().numpy()', T_ATT, "gradient × input without the input"),
-    m("ig_wrong_baseline", "nmt/attribution.py", 'fill = unk if baseline == "unk" else torch.zeros_like(unk)',
+    m("ig_wrong_baseline", "nmt/explanation/attribution.py", 'fill = unk if baseline == "unk" else torch.zeros_like(unk)',
       "fill = torch.zeros_like(unk)", T_ATT, "the <unk> baseline is zero"),
-    m("loo_embed_sign", "nmt/attribution.py", "return (lp[0:1] - lp[1:]).T  # (K, Tx)",
+    m("loo_embed_sign", "nmt/explanation/attribution.py", "return (lp[0:1] - lp[1:]).T  # (K, Tx)",
       "return (lp[1:] - lp[0:1]).T  # (K, Tx)", T_ATT, "leave-one-out with its sign flipped"),
-    m("loo_alpha_keep_self", "nmt/attribution.py",
+    m("loo_alpha_keep_self", "nmt/explanation/attribution.py",
       "masks = torch.cat([keep.view(1, Tx), keep & ~torch.eye(Tx, dtype=torch.bool, device=e.device)])",
       "masks = torch.cat([keep.view(1, Tx), keep.expand(Tx, Tx)])", T_ATT, "leave-one-out in α leaves nothing out"),
-    m("ig_refine_never", "nmt/attribution.py", "        if ig_steps is None:\n            _refine_ig(", "        if False:\n            _refine_ig(",
+    m("ig_refine_never", "nmt/explanation/attribution.py", "        if ig_steps is None:\n            _refine_ig(", "        if False:\n            _refine_ig(",
       T_IG, "IG points never raised by the gap"),
-    m("ig_refine_tol_wrong", "nmt/attribution.py", "bad = np.flatnonzero(np.abs(out.ig_delta) > IG_GAP_TOL)",
+    m("ig_refine_tol_wrong", "nmt/explanation/attribution.py", "bad = np.flatnonzero(np.abs(out.ig_delta) > IG_GAP_TOL)",
       "bad = np.flatnonzero(np.abs(out.ig_delta) > 10 * IG_GAP_TOL)", T_IG, "IG refined only above 0.5 nats"),
-    m("kendall_no_ties", "nmt/attribution.py", "return float(kendalltau(a, b).statistic)",
+    m("kendall_no_ties", "nmt/explanation/attribution.py", "return float(kendalltau(a, b).statistic)",
       "return float(kendalltau(a, b, variant='c').statistic)", T_ATT, "Kendall τ-c instead of τ-b"),
-    m("top1_argmin", "nmt/attribution.py", "return float(int(np.argmax(a)) == int(np.argmax(b)))",
+    m("top1_argmin", "nmt/explanation/attribution.py", "return float(int(np.argmax(a)) == int(np.argmax(b)))",
       "return float(int(np.argmax(a)) == int(np.argmin(b)))", T_ATT, "top-1 compares with the argmin"),
-    m("jsd_log2", "nmt/attribution.py", "    return max(0.0, 0.5 * kl(p) + 0.5 * kl(q))",
+    m("jsd_log2", "nmt/explanation/attribution.py", "    return max(0.0, 0.5 * kl(p) + 0.5 * kl(q))",
       "    return max(0.0, (0.5 * kl(p) + 0.5 * kl(q)) / math.log(2))", T_ATT, "JSD in bits, documented in nats"),
-    m("target_log_prob_wrong_row", "nmt/attribution.py", "return sorted_out[torch.argsort(order)]", "return sorted_out",
+    m("target_log_prob_wrong_row", "nmt/explanation/attribution.py", "return sorted_out[torch.argsort(order)]", "return sorted_out",
       T_ATT, "rows of the Captum forward not put back in order"),
-    m("logprob_of_argmax", "nmt/attribution.py", "lp = run.log_probs[0, step_t, tgt_out[0, step_t]]",
+    m("logprob_of_argmax", "nmt/explanation/attribution.py", "lp = run.log_probs[0, step_t, tgt_out[0, step_t]]",
       "lp = run.log_probs[0, step_t].max(-1).values", f"{T_ATT}::test_integrated_gradients_are_complete",
       "log p of the model's argmax word recorded instead of the explained (forced) word's"),
 ]
@@ -258,45 +258,45 @@ VIEWS_AND_DATA = [
     m("beam_step_rank_ascending", "ui/views/beam.py",
       "for r, h in enumerate(sorted(hyps, key=lambda h: -h.logprob), start=1):",
       "for r, h in enumerate(sorted(hyps, key=lambda h: h.logprob), start=1):", "tests/test_beam_views.py::test_beam_step_frames", "beam step table ranked worst first"),
-    m("corpora_inside_unresolved", "nmt/corpora.py", "return path.resolve().is_relative_to(root)",
+    m("corpora_inside_unresolved", "nmt/text/corpora.py", "return path.resolve().is_relative_to(root)",
       "return path.is_relative_to(root)", "tests/test_evalsets.py::test_links_out_of_the_builtin_root_are_not_followed", "a symbolic link out of a data root is followed"),
-    m("corpora_builtin_name_allowed", "nmt/corpora.py", "if str(e[\"name\"]).strip() == BUILTIN_NAME:",
+    m("corpora_builtin_name_allowed", "nmt/text/corpora.py", "if str(e[\"name\"]).strip() == BUILTIN_NAME:",
       "if False:", t("test_the_builtin_root_name_is_reserved"), "a config root may call itself built-in"),
-    m("trace_unk_copy_eos", "nmt/trace.py", "            a = s.alpha[:real]\n", "            a = s.alpha\n",
+    m("trace_unk_copy_eos", "nmt/decoding/trace.py", "            a = s.alpha[:real]\n", "            a = s.alpha\n",
       f"{T_DEC}::test_unk_replacement_copies_the_most_attended_source_word_never_eos",
       "<unk> replacement may copy the source </s>"),
-    m("trace_unk_copy_ties", "nmt/trace.py", "            if a.count(best) == 1:\n", "            if True:\n",
+    m("trace_unk_copy_ties", "nmt/decoding/trace.py", "            if a.count(best) == 1:\n", "            if True:\n",
       f"{T_DEC}::test_unk_replacement_in_the_mean_context_copies_nothing_in_decoding_and_in_the_view",
       "<unk> replacement copies on a tie (uniform α)"),
 ]
 
 T_CAND = "tests/test_candidates.py"
 CANDIDATES = [
-    m("candidates_ignored_by_the_step", "nmt/model.py",
+    m("candidates_ignored_by_the_step", "nmt/models/rnnsearch.py",
       "logits = output_logits(self.W_o, self.dropout(t), allowed)", "logits = output_logits(self.W_o, self.dropout(t), None)",
       T_CAND, "RNNsearch's step ignores the sentence's candidate list"),
     m("candidates_ignored_by_luong", LUO, "logits = output_logits(self.W_s, h_tilde, allowed)",
       "logits = output_logits(self.W_s, h_tilde, None)", T_CAND, "Luong's step ignores the candidate list"),
-    m("candidates_rows_unmasked", "nmt/candidates.py", "    return out.masked_fill(~allowed, float(\"-inf\"))",
+    m("candidates_rows_unmasked", "nmt/models/candidates.py", "    return out.masked_fill(~allowed, float(\"-inf\"))",
       "    return out", T_CAND, "a row may write any word of the batch's union, not only its own list"),
-    m("candidates_lost_in_select", "nmt/state.py",
+    m("candidates_lost_in_select", "nmt/models/state.py",
       "t.index_select(0, rows) for t in self._parts()))", "t.index_select(0, rows) for t in self._parts()[:-1]))",
       T_CAND, "beams lose their sentence's candidate list when rows are selected"),
-    m("candidates_via_frequent", "nmt/candidates.py", "if k >= len(SPECIALS) + spec.k_frequent and", "if",
+    m("candidates_via_frequent", "nmt/models/candidates.py", "if k >= len(SPECIALS) + spec.k_frequent and", "if",
       T_CAND, "a frequent word is marked as having come in through a source word"),
 ]
 
 T_SEG = "tests/test_segments.py"
 SEGMENTS = [
-    m("segments_warmup_off_by_one", "nmt/segments.py", "return lr * (done + 1) / warmup if done < warmup else None",
+    m("segments_warmup_off_by_one", "nmt/training/segments.py", "return lr * (done + 1) / warmup if done < warmup else None",
       "return lr * done / warmup if done < warmup else None", T_SEG, "the warm-up's first update at learning rate 0"),
-    m("segments_weights_not_loaded", "nmt/training.py", "        model.load_state_dict(segments.init_weights(data.init))\n",
+    m("segments_weights_not_loaded", "nmt/training/setup.py", "        model.load_state_dict(segments.init_weights(data.init))\n",
       "        pass\n", T_SEG, "a new segment starts from fresh weights, not the checkpoint's"),
-    m("segments_epoch_position_lost", "nmt/segments.py", '"batch_in_epoch": int(meta.get("batch_in_epoch", 0)),',
+    m("segments_epoch_position_lost", "nmt/training/segments.py", '"batch_in_epoch": int(meta.get("batch_in_epoch", 0)),',
       '"batch_in_epoch": 0,', T_SEG, "a segment repeats the batches of the epoch the last one had seen"),
-    m("segments_history_dropped", "nmt/segments.py", 'return [*st.get("segments_before", []), now]', "return [now]",
+    m("segments_history_dropped", "nmt/training/segments.py", 'return [*st.get("segments_before", []), now]', "return [now]",
       T_SEG, "a checkpoint forgets the segments before its own"),
-    m("segments_resume_loses_origin", "nmt/segments.py", '"from": st.get("segment_from")}', '"from": None}',
+    m("segments_resume_loses_origin", "nmt/training/segments.py", '"from": st.get("segment_from")}', '"from": None}',
       T_SEG, "a resumed segment forgets which checkpoint it started from"),
 ]
 
@@ -308,7 +308,7 @@ LARGE_VOCAB = [
       T_LVP, "a batch that runs out of memory on long sentences is chosen"),
     m("probe_compiled_not_kept", "scripts/lv_probe.py", 'return batch, pick["tau"], bool(pick.get("compiled"))',
       'return batch, pick["tau"], False', T_LVP, "the faster compiled step is never used"),
-    m("stored_ids_any_vocab", "nmt/data.py", "if c is not None and c.src_vocab is src_vocab and c.tgt_vocab is tgt_vocab:",
+    m("stored_ids_any_vocab", "nmt/text/data.py", "if c is not None and c.src_vocab is src_vocab and c.tgt_vocab is tgt_vocab:",
       "if c is not None:", "tests/test_data.py", "ids stored under other vocabularies are batched as if they were these"),
     m("bars_at_most_flipped", "scripts/large_vocab_results.py", "met = None if value is None else (value <= threshold if at_most else value >= threshold)",
       "met = None if value is None else value >= threshold", "tests/test_large_vocab_results.py",

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from scripts.mutant_def import Mutant, m
 
-SS = "nmt/sampled_softmax.py"
-ENS = "nmt/ensemble.py"
-FUS = "nmt/fusion.py"
-CAND = "nmt/candidates.py"
-QUANT = "nmt/quantize.py"
-UNK = "nmt/unk_replace.py"
-TRACE = "nmt/trace.py"
-TC = "nmt/truecase.py"
-TL = "nmt/timeline.py"
+SS = "nmt/training/sampled_softmax.py"
+ENS = "nmt/decoding/ensemble.py"
+FUS = "nmt/decoding/fusion.py"
+CAND = "nmt/models/candidates.py"
+QUANT = "nmt/models/quantize.py"
+UNK = "nmt/decoding/unk_replace.py"
+TRACE = "nmt/decoding/trace.py"
+TC = "nmt/text/truecase.py"
+TL = "nmt/training/timeline.py"
 LES = "ui/views/lesson.py"
 
 T_SS = "tests/test_sampled_softmax.py"
@@ -170,7 +170,7 @@ TRUECASE = [
       "restrict keeps entries by the lower-cased key, not the spelling"),
     m("tc_spellings_not_lowered", TC, 'return cls({w.lower(): w for w in d["spellings"].split("\\n") if w})',
       'return cls({w: w for w in d["spellings"].split("\\n") if w})', T_TC, "a stored model's keys keep their capitals"),
-    m("tc_detruecase_misaligned", "nmt/truecase.py", "    return out if len(out) == len(tokens) else tokens\n", "    return out\n",
+    m("tc_detruecase_misaligned", "nmt/text/truecase.py", "    return out if len(out) == len(tokens) else tokens\n", "    return out\n",
       T_TC, "detruecasing may return another number of tokens"),
 ]
 

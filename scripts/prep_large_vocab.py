@@ -6,8 +6,8 @@
 Reads (README of the data folder, §3, §3a, §5) Europarl ``train`` + ``train_rest`` (``--europarl-pairs``
 in all, ``train`` first: 950k pairs make ~55 MiB of xz, what the upload holds) and Tatoeba ``train``
 (``--pairs`` caps each corpus, for rehearsals), drops pairs with a side equal to a dev or test
-sentence used here (§3a), Moses-tokenises them (:mod:`nmt.tokenize`, ``--jobs``
-processes), trains one truecaser per language on all of it (:mod:`nmt.truecase`) and truecases
+sentence used here (§3a), Moses-tokenises them (:mod:`nmt.text.tokenize`, ``--jobs``
+processes), trains one truecaser per language on all of it (:mod:`nmt.text.truecase`) and truecases
 it; keeps pairs with 1…``--max-len`` tokens on both sides, drops exact duplicates, and repeats the
 Tatoeba pairs ``--tatoeba-copies`` times (everyday words Europarl lacks). Then it builds the
 ``--vocab`` most frequent words per language on exactly that training set and writes, to ``--out``:
@@ -38,10 +38,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt.data import corpus_file, read_lines, read_parallel
-from nmt.tokenize import Tokenizer
-from nmt.truecase import Truecaser
-from nmt.vocab import UNK, Vocab
+from nmt.text.data import corpus_file, read_lines, read_parallel
+from nmt.text.tokenize import Tokenizer
+from nmt.text.truecase import Truecaser
+from nmt.text.vocab import UNK, Vocab
 
 SRC, TGT = "en", "fr"
 TRAIN = (("europarl-v7-fr-en", "train"), ("europarl-v7-fr-en", "train_rest"), ("tatoeba-fr-en", "train"))

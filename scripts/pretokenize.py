@@ -2,7 +2,7 @@
 
     python scripts/pretokenize.py data/europarl-v7-fr-en/train.en.gz .gpu-data/europarl-v7-fr-en/train.tok.en.xz
 
-Writes one line of space-separated tokens per input line (the exact tokens ``nmt.tokenize``
+Writes one line of space-separated tokens per input line (the exact tokens ``nmt.text.tokenize``
 gives; Moses tokens never contain spaces), xz-compressed. ``train.py --pretokenized`` reads
 such a split by splitting on spaces.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt.data import read_lines
-from nmt.tokenize import Tokenizer
+from nmt.text.data import read_lines
+from nmt.text.tokenize import Tokenizer
 
 
 def main(src: str, dst: str) -> None:

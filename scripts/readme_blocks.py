@@ -60,7 +60,7 @@ def label(config: dict[str, Any], short: bool = False) -> str:
 
 
 def score_table(models: dict[str, Any]) -> list[str]:
-    """Cased / lowercased BLEU of ``nmt.export`` results, one row per model and decoding."""
+    """Cased / lowercased BLEU of ``nmt.tools.export`` results, one row per model and decoding."""
     splits = list(next(iter(models.values()))["scores"])
     rows = ["| model | decoding | " + " | ".join(splits) + " |", "|---|---|" + "---:|" * len(splits)]
     for m in models.values():

@@ -1,7 +1,7 @@
 """The README's block on the everyday model (issue 34), built from its results file and the ``<unk>`` bench.
 
 Sources (:mod:`scripts.readme_numbers`): ``everyday`` (``checkpoints/europarl-tatoeba-en-fr.results.json``,
-``nmt.experiment`` greedy and beam-5 runs plus the Hansards AER of ``nmt.align``), ``unknown``
+``nmt.tools.experiment`` greedy and beam-5 runs plus the Hansards AER of ``nmt.explanation.align``), ``unknown``
 (``bench/unk-dictionary.json``, ``bench/unk_dictionary.py``) and ``europarl`` (the shipped Europarl pair,
 for the comparison line). Every number is read from those files.
 """

@@ -1,9 +1,9 @@
-"""Re-score the models of an ``nmt.export`` results file with today's evaluation code.
+"""Re-score the models of an ``nmt.tools.export`` results file with today's evaluation code.
 
     python -m scripts.rescore_results checkpoints/m30k-en-fr.results.json --data data/multi30k [--write]
 
 For every model with a shipped checkpoint, every split and decoding recorded under
-``models[NAME].scores`` it decodes again with the recorded settings (:func:`nmt.evaluate.evaluate`)
+``models[NAME].scores`` it decodes again with the recorded settings (:func:`nmt.tools.evaluate.evaluate`)
 and compares the quality fields (the three BLEU variants and the per-length buckets) with the file.
 It prints every difference; with ``--write`` it puts the new values in, keeps the recorded decoding
 times (they describe the machine of the original run), and appends what changed, with the command,
@@ -24,9 +24,10 @@ import sacrebleu
 import sacremoses
 import torch
 
-from nmt import checkpoint, cli
-from nmt.data import read_parallel
-from nmt.evaluate import evaluate
+from nmt.models import checkpoint
+from nmt.text.data import read_parallel
+from nmt.tools import cli
+from nmt.tools.evaluate import evaluate
 
 QUALITY = ("bleu", "bleu_lc", "bleu_tok_lc", "by_length")
 
@@ -78,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     """Parse the arguments, re-score, print the differences and write them if asked."""
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("results", help="an nmt.export results JSON (models[NAME].scores)")
+    p.add_argument("results", help="an nmt.tools.export results JSON (models[NAME].scores)")
     p.add_argument("--data", required=True, help="the corpus folder the splits were scored on")
     p.add_argument("--models", nargs="*", help="only these models (default: all with a checkpoint)")
     p.add_argument("--reason", default="", help="why the file was re-scored (recorded with the values)")

@@ -12,7 +12,7 @@ MODELS=${MODELS:-"rnnsearch rnnencdec"}
 RESULTS=${RESULTS:-checkpoints/m30k-en-fr.results.json}
 pids=()
 for m in $MODELS; do
-  python -m nmt.export --run "runs/m30k-en-fr-$m" --name "$m" --data "$DATA" --splits $SPLITS \
+  python -m nmt export --run "runs/m30k-en-fr-$m" --name "$m" --data "$DATA" --splits $SPLITS \
     --out "checkpoints/m30k-en-fr-$m.pt" --results "runs/m30k-en-fr-$m.results.json" ${FORCE:+--force} \
     > "runs/export-$m.log" 2>&1 &
   pids+=($!)

@@ -4,8 +4,8 @@
         --lm checkpoints/fusion/tatoeba-fr-lm.pt --data ../shared/data/tatoeba-fr-en \\
         --out checkpoints/fusion/europarl-en-fr-deep-fusion.pt --minutes 15 --threads 1
 
-Only the gate (v_g, b_g) and W_f of :class:`nmt.fusion.DeepFusionController` learn, in the one
-training loop (:mod:`nmt.loop`) as a task (:mod:`nmt.fusion_training`: batches, the fused loss, the
+Only the gate (v_g, b_g) and W_f of :class:`nmt.decoding.fusion.DeepFusionController` learn, in the one
+training loop (:mod:`nmt.training.loop`) as a task (:mod:`nmt.training.fusion_training`: batches, the fused loss, the
 checkpoint). Training stops after ``--minutes`` of training or ``--max-updates``, or at Ctrl-C. The
 checkpoint is small (the controller only) and records which TM and LM it belongs to, the data hash,
 device, time, and the held-out loss per token before (= the TM alone, W_f = 0) and after. With
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import cli
-from nmt.fusion_training import fused_loss, held_out, train_fusion  # noqa: F401  (imported from here by tests)
+from nmt.tools import cli
+from nmt.training.fusion_training import fused_loss, held_out, train_fusion  # noqa: F401  (imported from here by tests)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

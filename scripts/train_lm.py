@@ -1,11 +1,11 @@
-"""Train the target-side GRU language model of :mod:`nmt.lm` on monolingual text, in a translation
-model's target vocabulary, and write a small checkpoint for fusion (:mod:`nmt.fusion`).
+"""Train the target-side GRU language model of :mod:`nmt.models.lm` on monolingual text, in a translation
+model's target vocabulary, and write a small checkpoint for fusion (:mod:`nmt.decoding.fusion`).
 
     nice -n 10 python -m scripts.train_lm --tm checkpoints/europarl-en-fr-rnnsearch-50.pt \\
         --data ../shared/data/tatoeba-fr-en --split train --valid dev \\
         --out checkpoints/fusion/tatoeba-fr-lm.pt --minutes 35 --threads 1
 
-The LM trains in the one training loop (:mod:`nmt.loop`) as a task (:mod:`nmt.lm_training`: batches,
+The LM trains in the one training loop (:mod:`nmt.training.loop`) as a task (:mod:`nmt.training.lm_training`: batches,
 loss over the words the text holds, checkpoint). Training stops after ``--epochs``, ``--minutes`` of
 training or ``--max-updates``, whichever comes first, or at Ctrl-C (the update finishes and is
 saved); every ``--save-minutes`` and at the end the checkpoint (fp16, embedding int8 per row) is
@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt import cli
-from nmt.lm_training import (  # noqa: F401  (the names tests and scripts import from here)
+from nmt.tools import cli
+from nmt.training.lm_training import (  # noqa: F401  (the names tests and scripts import from here)
     TATOEBA_CREDIT,
     lm_batches,
     lm_checkpoint,

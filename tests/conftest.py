@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import train
-from nmt import checkpoint
+from nmt.models import checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

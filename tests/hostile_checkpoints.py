@@ -16,10 +16,10 @@ from typing import Any
 
 import torch
 
-from nmt import seal
-from nmt.checkpoint import make_checkpoint
-from nmt.model import ModelConfig, RNNSearch
-from nmt.vocab import SPECIALS, Vocab
+from nmt.models import seal
+from nmt.models.checkpoint import make_checkpoint
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.vocab import SPECIALS, Vocab
 
 TEXT = b"root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n"
 # Values each field is swapped for: every type a pickle of plain data can hold, and odd numbers.

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
 
 SRC = ["a", "red", "car", '"<b>x</b>"', "</s>"]
 

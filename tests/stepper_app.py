@@ -11,7 +11,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 SENTENCE = "A man is riding a bike."

@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nmt import align
-from nmt.align import alignment_error, argmax_links, parse_links, threshold_links
-from nmt.decoding import forced
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.search import forced
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.explanation.align import alignment_error, argmax_links, parse_links, threshold_links
+from nmt.tools import align as align_tool
 
 
 def test_parse_links() -> None:
@@ -71,7 +71,7 @@ def test_align_cli_thresholds(tiny_ckpt: Path, tmp_path: Path) -> None:
     (tmp_path / "g.en-fr.sure").write_text(every + "\n")
     (tmp_path / "g.en-fr.possible").write_text(every + "\n")
     out = tmp_path / "res.json"
-    assert align.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out),
+    assert align_tool.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out),
                        "--thresholds", "0", "1.01"]) == 0
     res = json.loads(out.read_text())["thresholded"]
     assert res["0"]["links_predicted"] == 16 and res["0"]["recall"] == 1.0 and res["0"]["aer"] == 0.0
@@ -97,7 +97,7 @@ def test_align_cli_on_a_gold_set(tiny_lm, tiny_ckpt: Path, tmp_path: Path) -> No
     (tmp_path / "g.en-fr.sure").write_text(every + "\n\n")
     (tmp_path / "g.en-fr.possible").write_text(every + "\n\n")
     out = tmp_path / "res.json"
-    assert align.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out)]) == 0
+    assert align_tool.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--json", str(out)]) == 0
     res = json.loads(out.read_text())
     assert res["sentences"] == 2 and res["links_predicted"] == 10 and res["links_sure"] == 30
     assert res["aer"] == pytest.approx(0.7) and res["precision"] == pytest.approx(0.6)

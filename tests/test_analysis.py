@@ -9,8 +9,8 @@ from pathlib import Path
 import altair as alt
 import pytest
 
-from nmt.decoding import LENGTH_NORMS, forced, greedy
-from nmt.tokenize import Tokenizer
+from nmt.decoding.search import LENGTH_NORMS, forced, greedy
+from nmt.text.tokenize import Tokenizer
 from tests.traces import make_trace
 from ui.views.alignment import (
     BROWSER_COLUMNS,

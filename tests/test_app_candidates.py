@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from nmt.lexicon import SUFFIX, ranked, read_lexicon, write_lexicon
-from nmt.vocab import SPECIALS
+from nmt.text.lexicon import SUFFIX, ranked, read_lexicon, write_lexicon
+from nmt.text.vocab import SPECIALS
 from tests.stepper_app import SENTENCE, html_bodies, link, start, trace
 
 TINY_LEXICON = Path(__file__).resolve().parent / "fixtures" / "tiny" / "lexicon.en-fr.tsv"

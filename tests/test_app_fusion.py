@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.decoding import beam_search, greedy
-from nmt.fusion import explain, fuse, load_lm
-from nmt.lm import GRULanguageModel, LMConfig
+from nmt.decoding.fusion import explain, fuse, load_lm
+from nmt.decoding.search import beam_search, greedy
+from nmt.models import checkpoint
+from nmt.models.lm import GRULanguageModel, LMConfig
 from scripts.train_lm import lm_checkpoint
 from tests.stepper_app import SENTENCE, click, html_bodies, link, qp, start, trace
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint, decoding
-from nmt.importers import joeynmt, onmt
+from nmt.decoding import search as decoding
+from nmt.models import checkpoint
+from nmt.tools.importers import joeynmt, onmt
 from tests.stepper_app import SENTENCE, click, start, trace
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint
-from nmt.decoding import beam_search, greedy
+from nmt.decoding.search import beam_search, greedy
+from nmt.models import checkpoint
 from tests.stepper_app import (
     SENTENCE,
     body,

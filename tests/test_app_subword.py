@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint
-from nmt.importers import joeynmt
+from nmt.models import checkpoint
+from nmt.tools.importers import joeynmt
 from tests.stepper_app import click, start, trace
 
 FIXTURES = Path(__file__).parent / "fixtures"

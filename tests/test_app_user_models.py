@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint
-from nmt.importers import joeynmt
+from nmt.models import checkpoint
+from nmt.tools.importers import joeynmt
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from tests.stepper_app import SENTENCE, start

@@ -16,8 +16,9 @@ import scipy.stats
 import torch
 from scipy.spatial.distance import jensenshannon
 
-from nmt import checkpoint
-from nmt.attribution import (
+from nmt.decoding.search import InputError, forced, greedy
+from nmt.decoding.surgery import PRESETS, Edit, decode_with_surgery
+from nmt.explanation.attribution import (
     METHODS,
     agreement,
     attribute,
@@ -29,11 +30,11 @@ from nmt.attribution import (
     target_log_prob,
     top1,
 )
-from nmt.cli import run as cli_run
-from nmt.decoding import InputError, forced, greedy
-from nmt.faithfulness import SentenceReport, argmax_links, main, summarise
-from nmt.surgery import PRESETS, Edit, decode_with_surgery
-from nmt.vocab import BOS_ID, PAD_ID
+from nmt.explanation.faithfulness import SentenceReport, argmax_links, summarise
+from nmt.models import checkpoint
+from nmt.text.vocab import BOS_ID, PAD_ID
+from nmt.tools.cli import run as cli_run
+from nmt.tools.faithfulness import main
 from tests.conftest import TINY_DATA
 from tests.test_surgery import SHIPPED, TEXT, needs_shipped, one_thread, tiny_random_lm  # noqa: F401
 
@@ -119,7 +120,7 @@ def test_gradient_scores_equal_autograd_through_the_models_own_forward(lm, trace
     K = len(ids)
     # The gradients come from plain autograd through the model's own teacher-forced pass on the
     # encoder re-run from x (encode_embeddings + teacher_force), one backward pass per target word:
-    # neither Captum nor nmt.attribution's forward (target_log_prob) is involved.
+    # neither Captum nor nmt.explanation.attribution's forward (target_log_prob) is involved.
     x = lm.model.encoder.embed(torch.tensor([src])).detach().clone().requires_grad_(True)
     run = lm.model.teacher_force(lm.model.encode_embeddings(x, torch.tensor([len(src)])),
                                  torch.tensor([[BOS_ID, *ids[:-1]]]))
@@ -360,7 +361,7 @@ def test_step_chunks_by_hand() -> None:
 
 def test_attributions_in_chunks_equal_one_batch(lm, traced, monkeypatch) -> None:
     """A long translation is explained a few steps at a time (bounded memory); the rows must not change."""
-    import nmt.attribution as A
+    import nmt.explanation.attribution as A
 
     trace, whole = traced
     src_ids = lm.src_vocab.encode(trace.src_tokens[:-1])

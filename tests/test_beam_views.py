@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nmt.decoding import LENGTH_NORMS, beam_search, greedy, length_penalty
-from nmt.trace import DecodeTrace
+from nmt.decoding.search import LENGTH_NORMS, beam_search, greedy, length_penalty
+from nmt.decoding.trace import DecodeTrace
 from tests.traces import make_beam_trace, make_hyp, make_trace
 from ui.views.beam import (
     DEFAULT_SENTENCE,
@@ -127,7 +127,7 @@ def test_rerank_frame_shows_length_normalisation_changing_the_winner() -> None:
 @pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped checkpoint is absent")
 def test_default_sentence_has_three_winners_on_the_shipped_model() -> None:
     """The explorer opens on a sentence where the three normalisations choose three translations."""
-    from nmt import checkpoint
+    from nmt.models import checkpoint
 
     lm = checkpoint.load(SHIPPED)
     best = {n: beam_search(lm, [DEFAULT_SENTENCE], beam=5, n_best=5, length_norm=n)[0].translation

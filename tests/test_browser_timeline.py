@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from nmt import timeline
+from nmt.training import timeline
 from scripts import app_server
 from tests import timeline_fixtures
 from tests.chromium import ARTIFACTS, launched

@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt import translate as translate_cli
-from nmt.candidates import CandidateError, CandidateSpec, allowed_mask, build
-from nmt.decoding import InputError, Stepper, beam_search, greedy, prepare_source
-from nmt.ensemble import ensemble_of
-from nmt.luong import LuongConfig, LuongNMT
-from nmt.recorder import encode_sources
-from nmt.trace import DecodeTrace
-from nmt.vocab import BOS_ID, SPECIALS, Vocab
+from nmt.decoding.ensemble import ensemble_of
+from nmt.decoding.recorder import encode_sources
+from nmt.decoding.search import InputError, Stepper, beam_search, greedy, prepare_source
+from nmt.decoding.trace import DecodeTrace
+from nmt.models import checkpoint
+from nmt.models.candidates import CandidateError, CandidateSpec, allowed_mask, build
+from nmt.models.luong import LuongConfig, LuongNMT
+from nmt.text.vocab import BOS_ID, SPECIALS, Vocab
+from nmt.tools import translate as translate_cli
 
 TINY = Path(__file__).resolve().parent / "fixtures" / "tiny"
 

@@ -1,4 +1,4 @@
-"""Command-line entry points: nmt.translate, nmt.evaluate."""
+"""Command-line entry points: nmt.tools.translate, nmt.tools.evaluate."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 import sacrebleu
 
-from nmt import decoding, evaluate
-from nmt import translate as translate_cli
-from nmt.tokenize import Tokenizer
+from nmt.decoding import search as decoding
+from nmt.text.tokenize import Tokenizer
+from nmt.tools import evaluate
+from nmt.tools import translate as translate_cli
 from tests.conftest import ROOT, TINY_DATA
 
 # The fixture's test split: 20 held-out pairs, none of them a training pair. Source lengths in
@@ -29,7 +30,7 @@ def test_translate_cli_reads_stdin_writes_one_line_per_input(tiny_ckpt: Path) ->
     src = (TINY_DATA / "train.en").read_text().splitlines()
     ref = (TINY_DATA / "train.fr").read_text().splitlines()
     stdin = "\n".join([src[0], "", src[1], " ".join(["dog"] * 150)]) + "\n"
-    res = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(tiny_ckpt), "--beam", "3"],
+    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(tiny_ckpt), "--beam", "3"],
                          input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.split("\n")[:-1]
@@ -39,12 +40,12 @@ def test_translate_cli_reads_stdin_writes_one_line_per_input(tiny_ckpt: Path) ->
 
 
 def _sacrebleu(hyps: list[str], refs: list[str], **kw: object) -> float:
-    """sacrebleu's own corpus_bleu function, called directly (not through nmt.metrics)."""
+    """sacrebleu's own corpus_bleu function, called directly (not through nmt.text.metrics)."""
     return sacrebleu.corpus_bleu(hyps, [refs], **kw).score
 
 
 def test_evaluate_cli_writes_json(tiny_lm, tiny_ckpt: Path, tmp_path: Path, capsys) -> None:
-    """nmt.evaluate on held-out pairs: the JSON holds translate()'s hypotheses, the three BLEU variants
+    """nmt.tools.evaluate on held-out pairs: the JSON holds translate()'s hypotheses, the three BLEU variants
     equal to sacrebleu run directly on them, the hand-counted length buckets each with its own BLEU;
     a pair whose reference has words outside the model's vocabulary is never matched exactly."""
     src = (TINY_DATA / "test.en").read_text().splitlines()
@@ -104,8 +105,9 @@ def test_translate_truncates_at_max_src_tokens_and_streams(tiny_lm: object) -> N
 
 
 def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ckpt: Path) -> None:
-    """``python -m nmt`` names every subcommand; ``python -m nmt translate`` writes what ``python -m
-    nmt.translate`` writes (the same main); an unknown subcommand is one line and exit status 2."""
+    """``python -m nmt`` names every subcommand; ``python -m nmt translate`` writes what the old ``python -m
+    nmt.translate`` writes (forwarded to the same main, with a note); an unknown subcommand is one line and
+    exit status 2."""
     import nmt.__main__ as tool
 
     helped = subprocess.run([sys.executable, "-m", "nmt", "--help"], capture_output=True, text=True, cwd=ROOT)
@@ -113,8 +115,8 @@ def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ck
     listed = re.findall(r"^  (\w+)  ", helped.stdout, flags=re.M)
     assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline",
                       "seal", "import"]
-    for name, (module, _) in tool.SUBCOMMANDS.items():  # `import` is a keyword: its module is nmt.importers
-        assert module == {"import": "nmt.importers"}.get(name, f"nmt.{name}")
+    for name, (module, _) in tool.SUBCOMMANDS.items():  # `import` is a keyword: its module is nmt.tools.importers
+        assert module == {"import": "nmt.tools.importers"}.get(name, f"nmt.tools.{name}")
         assert callable(__import__(module, fromlist=["main"]).main)
     text = "A man rides a bike.\n\nTwo dogs play in the snow.\n"
     runs = [subprocess.run([sys.executable, "-m", *how, "--checkpoint", str(tiny_ckpt), "--beam", "2"],

@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import train
-from nmt.kinds import describe_model
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.models.kinds import describe_model
 from tests.conftest import TINY_DATA
 from ui import models
 from ui import widgets as W
@@ -163,7 +163,7 @@ def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkey
 
 
 def test_the_model_catalogue_imports_no_view_module() -> None:
-    """ui.models describes checkpoints from nmt.kinds, not from a page's view builders."""
+    """ui.models describes checkpoints from nmt.models.kinds, not from a page's view builders."""
     code = "import sys, ui.models; print(sorted(m for m in sys.modules if m.startswith(('ui.views', 'pages'))))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

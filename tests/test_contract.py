@@ -1,4 +1,4 @@
-"""Every shipped model kind satisfies the written contract (nmt/contract.py) and answers its capabilities.
+"""Every shipped model kind satisfies the written contract (nmt/models/contract.py) and answers its capabilities.
 
 The expected capabilities are written out by hand per kind (from the papers: RNNsearch looks, then
 generates, then updates; Luong updates first; an ensemble's and a fusion's step is several models'),
@@ -18,13 +18,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.contract import Capabilities, DecodableModel, EncoderLike, RecurrentState
-from nmt.data import pad_ids
-from nmt.ensemble import ensemble_of
-from nmt.fusion import fuse, load_controller, load_lm
-from nmt.luong import capabilities_of
-from nmt.vocab import BOS_ID
+from nmt.decoding.ensemble import ensemble_of
+from nmt.decoding.fusion import fuse, load_controller, load_lm
+from nmt.models import checkpoint
+from nmt.models.contract import Capabilities, DecodableModel, EncoderLike, RecurrentState
+from nmt.models.luong import capabilities_of
+from nmt.text.data import pad_ids
+from nmt.text.vocab import BOS_ID
 from tests.conftest import ROOT
 
 CKPT = ROOT / "checkpoints"
@@ -43,8 +43,9 @@ EXPECTED = {
     "m30k-en-fr-luong-local-p.pt": Capabilities("luong", ("attention",), UPDATE_FIRST, local_window=True,
                                                 half_width=10, gaussian=True, embeddings_input=True),
 }
-MODEL_MODULES = {"nmt/model.py", "nmt/luong.py", "nmt/luong_attention.py", "nmt/ensemble.py", "nmt/fusion.py",
-                 "nmt/contract.py", "nmt/state.py"}
+MODEL_MODULES = {"nmt/models/rnnsearch.py", "nmt/models/luong.py", "nmt/models/luong_attention.py",
+                 "nmt/decoding/ensemble.py", "nmt/decoding/fusion.py",
+                 "nmt/models/contract.py", "nmt/models/state.py"}
 MODEL_CLASSES = {"RNNSearch", "LuongNMT", "Ensemble", "FusedModel", "LuongState", "EnsembleState",
                  "FusedRecurrent", "Attended", "LuongAttended", "EnsembleAttended"}
 

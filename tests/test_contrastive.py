@@ -1,4 +1,4 @@
-"""Why this word and not that one (nmt/contrastive.py), checked against computations written out here.
+"""Why this word and not that one (nmt/explanation/contrastive.py), checked against computations written out here.
 
 On the shipped Multi30k RNNsearch: the contrast is log p(written) − log p(alternative) as the greedy
 trace recorded them; gradient × input equals x · ∂F/∂x from torch's own autograd through the model's
@@ -14,10 +14,10 @@ import math
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.contrastive import GAP_TOL, Contrast, contrast, verdict
-from nmt.decoding import InputError, greedy
-from nmt.vocab import BOS_ID
+from nmt.decoding.search import InputError, greedy
+from nmt.explanation.contrastive import GAP_TOL, Contrast, contrast, verdict
+from nmt.models import checkpoint
+from nmt.text.vocab import BOS_ID
 from tests.conftest import ROOT
 
 CKPT = ROOT / "checkpoints"
@@ -32,7 +32,8 @@ def lm() -> checkpoint.LoadedModel:
 
 
 def _f(lm: checkpoint.LoadedModel, x: torch.Tensor, prefix: list[int], alt: int) -> torch.Tensor:
-    """F(x) written out: the teacher-forced pass (not nmt.attribution's stepwise one) at the last position."""
+    """F(x) written out: the teacher-forced pass (not nmt.explanation.attribution's stepwise one) at the last
+    position."""
     model = lm.model
     run = model.teacher_force(model.encode_embeddings(x, torch.tensor([x.shape[1]])),
                               torch.tensor([[BOS_ID, *prefix[:-1]]]))

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint
-from nmt.data import corpus_file, files_sha256, read_parallel
-from nmt.evaluate import evaluate
-from nmt.luong import LuongNMT
+from nmt.models import checkpoint
+from nmt.models.luong import LuongNMT
+from nmt.text.data import corpus_file, files_sha256, read_parallel
+from nmt.tools.evaluate import evaluate
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.corpus

@@ -1,4 +1,4 @@
-"""Attention's coverage flags (nmt/coverage.py) on hand-made α matrices, and their correlation with quality.
+"""Attention's coverage flags (nmt/explanation/coverage.py) on hand-made α matrices, and their correlation with quality.
 
 Columns are source tokens (``</s>`` last), rows target steps. C_j is each column's sum, written out by
 hand below; a real word is unread below 0.2 and re-read above 3; ``</s>`` is never flagged. The
@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from nmt.coverage import coverage, flags_vs_quality
+from nmt.explanation.coverage import coverage, flags_vs_quality
 
 
 def test_unread_and_reread_words_from_column_sums() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from nmt.data import Example, batches, corpus_file, encode_examples, filter_by_length, make_batch, read_parallel
-from nmt.tokenize import Tokenizer
-from nmt.vocab import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
+from nmt.text.data import Example, batches, corpus_file, encode_examples, filter_by_length, make_batch, read_parallel
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import BOS_ID, EOS_ID, PAD_ID, UNK_ID, Vocab
 
 
 def test_moses_round_trip_fr() -> None:

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 import torch
 
-from nmt import decoding
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import InputError, Stepper, beam_search, forced, greedy
-from nmt.model import DecoderState, ModelConfig, RNNSearch
-from nmt.tokenize import Tokenizer
-from nmt.trace import DecodeTrace
-from nmt.vocab import BOS_ID, EOS, SPECIALS, UNK, UNK_ID, Vocab
+from nmt.decoding import search as decoding
+from nmt.decoding.search import InputError, Stepper, beam_search, forced, greedy
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.rnnsearch import DecoderState, ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import BOS_ID, EOS, SPECIALS, UNK, UNK_ID, Vocab
 from tests.conftest import TINY_DATA
 from ui.views.stepper import output_words
 
@@ -34,7 +34,7 @@ def test_tiny_model_translates_its_training_pairs(tiny_lm) -> None:
 
 
 def _replay_states(lm: LoadedModel, tokens: list[str], target_ids: list[int]) -> tuple[torch.Tensor, list[float]]:
-    """Annotations (Tx, 2n) and ‖s_{i-1}‖ per step, from the model's own encode/step (not nmt.decoding)."""
+    """Annotations (Tx, 2n) and ‖s_{i-1}‖ per step, from the model's own encode/step (not nmt.decoding.search)."""
     ids = lm.src_vocab.encode(tokens)
     with torch.no_grad():
         enc = lm.model.encode(torch.tensor([ids]), torch.tensor([len(ids)]))
@@ -114,7 +114,7 @@ def test_beam_size_one_equals_greedy(tiny_lm) -> None:
         np.testing.assert_allclose(x.alpha, y.alpha, atol=1e-6)
 
 
-PENALTY = {  # written out from the definitions, not read from nmt.decoding
+PENALTY = {  # written out from the definitions, not read from nmt.decoding.search
     "none": lambda n: 1.0,
     "length": lambda n: float(n),  # Jean et al. (2015): log p / |y|
     "gnmt": lambda n: ((5.0 + n) / 6.0) ** 0.6,  # Wu et al. (2016), α = 0.6

@@ -1,4 +1,4 @@
-"""Ensembles (nmt/ensemble.py): an ensemble of one model, and of a model with itself, decodes as the
+"""Ensembles (nmt/decoding/ensemble.py): an ensemble of one model, and of a model with itself, decodes as the
 model does (greedy, beam, forced, the stepper); a two-member ensemble's log p is the mean of the
 members' worked out by hand from their (fixed) output distributions, and its α the mean of the α
 each member records when decoding alone; members that do not share vocabularies are refused.
@@ -16,17 +16,18 @@ import numpy as np
 import pytest
 import torch
 
-from nmt import checkpoint, cli
-from nmt.candidates import CandidateSpec
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import Stepper, beam_search, forced, greedy
-from nmt.ensemble import EnsembleError, EnsembleState, ensemble_of
-from nmt.kinds import describe_model
-from nmt.luong import LuongConfig, LuongNMT
-from nmt.model import ModelConfig, RNNSearch
-from nmt.tokenize import Tokenizer
-from nmt.trace import DecodeTrace
-from nmt.vocab import Vocab
+from nmt.decoding.ensemble import EnsembleError, EnsembleState, ensemble_of
+from nmt.decoding.search import Stepper, beam_search, forced, greedy
+from nmt.decoding.trace import DecodeTrace
+from nmt.models import checkpoint
+from nmt.models.candidates import CandidateSpec
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.kinds import describe_model
+from nmt.models.luong import LuongConfig, LuongNMT
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import Vocab
+from nmt.tools import cli
 from scripts import ensemble_results
 from tests.conftest import TINY_DATA
 
@@ -226,7 +227,7 @@ SHIPPED = [Path(__file__).resolve().parent.parent / "checkpoints" / f"m30k-en-fr
 def test_every_p_of_the_shipped_ensemble_sums_to_one() -> None:
     """The shipped three-member ensemble, every word of its vocabulary listed, on real steps (greedy and
     beam): Σ p = 1, where the members' plain geometric mean sums to well under 1 on some step."""
-    from nmt.ensemble import load_ensemble
+    from nmt.decoding.ensemble import load_ensemble
 
     ens = load_ensemble(SHIPPED)
     k = len(ens.tgt_vocab)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.decoding import greedy
-from nmt.trace import DecodeTrace, MemberStep, StepRecord
+from nmt.decoding.search import greedy
+from nmt.decoding.trace import DecodeTrace, MemberStep, StepRecord
+from nmt.models import checkpoint
 from tests.stepper_app import SENTENCE, html_bodies, qp, specs, start, trace
 from ui import stepper_controller as ctl
 from ui.views import ensemble as ev

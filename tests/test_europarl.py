@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint
-from nmt.data import read_parallel
-from nmt.experiment import score_test_set
+from nmt.models import checkpoint
+from nmt.text.data import read_parallel
+from nmt.tools.experiment import score_test_set
 from tests.conftest import ROOT
 
 CKPTS = ROOT / "checkpoints"

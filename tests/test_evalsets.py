@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt import align, corpora
-from nmt.align import read_links
-from nmt.checkpoint import LoadedModel
-from nmt.corpora import DataRoot
-from nmt.data import read_lines, read_parallel
-from nmt.faithfulness import aer_by_method
+from nmt.explanation.align import read_links
+from nmt.explanation.faithfulness import aer_by_method
+from nmt.models.checkpoint import LoadedModel
+from nmt.text import corpora
+from nmt.text.corpora import DataRoot
+from nmt.text.data import read_lines, read_parallel
+from nmt.tools import align as align_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 EVALSETS = ROOT / "evalsets"
@@ -140,7 +141,7 @@ def test_links_out_of_the_builtin_root_are_not_followed(tmp_path: Path) -> None:
 
 
 def test_align_cli_scores_the_gzipped_builtin_trial_set(tiny_ckpt: Path, tmp_path: Path) -> None:
-    """``nmt.align --aer evalsets/…/trial`` reads the .gz text and links, and gives what the same
+    """``nmt.explanation.align --aer evalsets/…/trial`` reads the .gz text and links, and gives what the same
     set as plain files gives."""
     plain = tmp_path / "plain"
     plain.mkdir()
@@ -149,14 +150,14 @@ def test_align_cli_scores_the_gzipped_builtin_trial_set(tiny_ckpt: Path, tmp_pat
     results = []
     for prefix in (EVALSETS / HANSARDS / "trial", plain / "trial"):
         out = tmp_path / f"{prefix.parent.name}.json"
-        assert align.main(["--checkpoint", str(tiny_ckpt), "--aer", str(prefix), "--json", str(out)]) == 0
+        assert align_tool.main(["--checkpoint", str(tiny_ckpt), "--aer", str(prefix), "--json", str(out)]) == 0
         results.append({k: v for k, v in json.loads(out.read_text()).items() if k != "gold"})
     assert results[0]["sentences"] == 37 and results[0]["links_sure"] == 338
     assert results[0] == results[1]
 
 
 def test_faithfulness_aer_reads_the_gzipped_builtin_gold_set(tiny_lm: LoadedModel) -> None:
-    """``nmt.faithfulness --aer`` on the built-in trial set: its first two pairs, 14 + 3 Sure links."""
+    """``nmt.explanation.faithfulness --aer`` on the built-in trial set: its first two pairs, 14 + 3 Sure links."""
     res = aer_by_method(tiny_lm, EVALSETS / HANSARDS / "trial", limit=2, ig_steps=2, progress=False)
     assert res["sentences"] == 2
     assert {m["links_sure"] for m in res.values() if isinstance(m, dict)} == {17}  # first 2 lines: 14 + 3

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from nmt import checkpoint
-from nmt.data import files_sha256, read_parallel
-from nmt.decoding import translate
+from nmt.decoding.search import translate
+from nmt.models import checkpoint
+from nmt.text.data import files_sha256, read_parallel
 from scripts import everyday_results as E
 from tests.conftest import ROOT
 

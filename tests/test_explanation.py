@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from nmt.attribution import METHODS, Attributions
+from nmt.explanation.attribution import METHODS, Attributions
 from tests.conftest import plain
 from ui.views import explanation as V
 from ui.views.common import chart_png, readable

@@ -12,10 +12,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import train
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import forced, greedy
-from nmt.surgery import Edit, decode_with_surgery
-from nmt.trace import DecodeTrace
+from nmt.decoding.search import forced, greedy
+from nmt.decoding.surgery import Edit, decode_with_surgery
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.checkpoint import LoadedModel
 from tests.conftest import TINY_DATA, plain
 from ui.views import explanation as V
 

@@ -1,4 +1,4 @@
-"""Language-model fusion (nmt/fusion.py) and the target-side LM (nmt/lm.py) on tiny models.
+"""Language-model fusion (nmt/decoding/fusion.py) and the target-side LM (nmt/models/lm.py) on tiny models.
 
 The fused model goes through the ordinary decoders (greedy, beam, Stepper): β = 0 and a gate held at
 0 must give back the translation model bit for bit; a unigram LM and a constant TM give fused scores
@@ -14,10 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import Stepper, beam_search, forced, greedy
-from nmt.fusion import (
+from nmt.decoding.fusion import (
     DeepFusionController,
     FusionFiles,
     LoadedLM,
@@ -27,10 +24,13 @@ from nmt.fusion import (
     load_controller,
     load_lm,
 )
-from nmt.lm import GRULanguageModel, LMConfig
-from nmt.model import ModelConfig, RNNSearch
-from nmt.tokenize import Tokenizer
-from nmt.vocab import BOS_ID, SPECIALS, Vocab
+from nmt.decoding.search import Stepper, beam_search, forced, greedy
+from nmt.models import checkpoint
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.lm import GRULanguageModel, LMConfig
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import BOS_ID, SPECIALS, Vocab
 
 SRC = ["a", "man", "rides", "horse", "."]
 TGT = ["un", "homme", "monte", "cheval", "."]
@@ -184,10 +184,10 @@ def test_the_shipped_lm_fits_the_europarl_model_only() -> None:
 
 
 def test_deep_fusion_training_loss_is_the_fused_steps_log_p_and_trains_the_controller_only(tm, lm) -> None:
-    """The controller training's (nmt/fusion_training.py) teacher-forced loss equals −Σ log p of the same
+    """The controller training's (nmt/training/fusion_training.py) teacher-forced loss equals −Σ log p of the same
     words decoded step by step by the fused model (forced decoding); one update moves v_g, b_g and W_f and
     nothing else."""
-    from nmt.data import Example, make_batch
+    from nmt.text.data import Example, make_batch
     from scripts.train_fusion import fused_loss
 
     ctl = _controller(lm)

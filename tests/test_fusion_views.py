@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from nmt.fusion import FusionStep
+from nmt.decoding.fusion import FusionStep
 from ui.views import fusion as fv
 
 STEP = FusionStep(i=2, token="chat", tm_logprob=-0.5, lm_logprob=-2.0, score=-0.9, gate=None,

@@ -19,11 +19,13 @@ import pytest
 import torch
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint, cli, corpora, seal
-from nmt.checkpoint import CheckpointError
-from nmt.corpora import DataRoot
-from nmt.data import CorpusError, read_lines
-from nmt.experiment import score_test_set
+from nmt.models import checkpoint, seal
+from nmt.models.checkpoint import CheckpointError
+from nmt.text import corpora
+from nmt.text.corpora import DataRoot
+from nmt.text.data import CorpusError, read_lines
+from nmt.tools import cli
+from nmt.tools.experiment import score_test_set
 from tests.conftest import plain
 from ui.views import alignment, uploads
 
@@ -271,7 +273,7 @@ def test_broken_files_give_one_plain_line(tmp_path: Path, tiny_ckpt: Path) -> No
         with pytest.raises(CheckpointError) as err:
             checkpoint.load(tmp_path / name)
         assert str(err.value) == message
-    proc = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(tmp_path / "half.pt")],
+    proc = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(tmp_path / "half.pt")],
                           input="A dog.\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"error: {expected['half.pt']}\n"  # one line, no traceback, no ANSI codes

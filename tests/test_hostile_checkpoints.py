@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint, seal
-from nmt.checkpoint import CheckpointError
+from nmt.models import checkpoint, seal
+from nmt.models.checkpoint import CheckpointError
 from tests import hostile_checkpoints as hc
 from ui import checkpoint_files
 
@@ -105,8 +105,8 @@ def _edited_shipped_copy(dst: Path) -> Path:
     ("edited-word.pt", "has been changed since it was written: its contents do not match the seal (SHA-256) "
                        "recorded in it, so it will not be used"),
     ("shipped-edited.pt", "has been changed: its weights are a shipped checkpoint's but the rest of it does not "
-                          "match the one registered in nmt/shipped.sha256, so it will not be used"),
-    ("unsealed.pt", "is not sealed (no SHA-256 of its contents): seal it once with `python -m nmt.seal "
+                          "match the one registered in nmt/models/shipped.sha256, so it will not be used"),
+    ("unsealed.pt", "is not sealed (no SHA-256 of its contents): seal it once with `python -m nmt seal "
                     "unsealed.pt` if you trust it, or allow unsealed files with --allow-unsealed "
                     "(RNNSEARCH_ALLOW_UNSEALED=1)"),
 ])
@@ -116,7 +116,7 @@ def test_translate_refuses_a_non_checkpoint_in_one_line(kind: str, why: str, tmp
         _edited_shipped_copy(path)
     else:
         path.write_bytes(hc.kinds(hc.tiny_checkpoint())[kind])
-    res = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(path)], input="a dog .\n",
+    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(path)], input="a dog .\n",
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert (res.returncode, res.stdout, res.stderr) == (2, "", f"error: {kind} {why}\n")
 
@@ -125,7 +125,7 @@ def test_unsealed_files_load_when_asked_and_are_sealed_once(tmp_path: Path) -> N
     path = tmp_path / "old.pt"
     path.write_bytes(hc.kinds(hc.tiny_checkpoint())["unsealed.pt"])
     assert checkpoint.load(path, allow_unsealed=True).verified  # its weights digest is still there
-    res = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(path), "--allow-unsealed"],
+    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(path), "--allow-unsealed"],
                          input="a dog .\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 0 and len(res.stdout.splitlines()) == 1
     assert seal.reseal(path) == "old.pt: sealed (its weights matched their recorded digest)"
@@ -136,7 +136,7 @@ def test_unsealed_files_load_when_asked_and_are_sealed_once(tmp_path: Path) -> N
 def test_resealing_leaves_shipped_files_as_they_are() -> None:
     path = ROOT / "checkpoints" / "m30k-en-fr-rnnencdec.pt"
     before = path.stat().st_mtime_ns
-    assert seal.reseal(path) == "m30k-en-fr-rnnencdec.pt: already sealed (nmt/shipped.sha256), left as it is"
+    assert seal.reseal(path) == "m30k-en-fr-rnnencdec.pt: already sealed (nmt/models/shipped.sha256), left as it is"
     assert path.stat().st_mtime_ns == before
 
 
@@ -148,7 +148,7 @@ def test_a_damaged_unsealed_file_is_not_sealed(tmp_path: Path) -> None:
     good["model"][name] = good["model"][name] + 1
     path = tmp_path / "broken.pt"
     path.write_bytes(hc._save(good))
-    res = subprocess.run([sys.executable, "-m", "nmt.seal", str(path)], capture_output=True, text=True, cwd=ROOT,
+    res = subprocess.run([sys.executable, "-m", "nmt.tools.seal", str(path)], capture_output=True, text=True, cwd=ROOT,
                          timeout=120)
     assert res.returncode == 2 and res.stderr.startswith("error: broken.pt is damaged: its weights do not match")
     with pytest.raises(CheckpointError, match="is not sealed"):
@@ -157,7 +157,7 @@ def test_a_damaged_unsealed_file_is_not_sealed(tmp_path: Path) -> None:
 
 def test_every_writer_seals() -> None:
     """make_checkpoint, int8_storage (the int8 script, the language model) and atomic_save (train.py,
-    nmt.export, the fusion script: every checkpoint written) give sealed dicts; nothing else calls torch.save
+    nmt.tools.export, the fusion script: every checkpoint written) give sealed dicts; nothing else calls torch.save
     but for the language model's cache of token ids, which is no checkpoint."""
     good = hc.tiny_checkpoint()
     assert good[seal.SEAL] == seal.content_digest(good)
@@ -168,8 +168,9 @@ def test_every_writer_seals() -> None:
         saved += [(p.relative_to(ROOT).as_posix(), line.strip()) for p in sorted((ROOT / folder).rglob("*.py"))
                   for line in p.read_text(encoding="utf-8").splitlines() if "torch.save(" in line]
     saved += [("train.py", ln.strip()) for ln in (ROOT / "train.py").read_text().splitlines() if "torch.save(" in ln]
-    assert saved == [("nmt/checkpoint.py", "torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal "
-                      "(nmt.seal); other dicts as given"), ("nmt/lm_training.py", "torch.save(ids, cache)")]
+    assert saved == [("nmt/models/checkpoint.py", "torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its "
+                      "seal (nmt.models.seal); other dicts as given"),
+                     ("nmt/training/lm_training.py", "torch.save(ids, cache)")]
 
 
 def test_atomic_save_seals_a_checkpoint_and_nothing_else(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def test_the_lesson_decodes_with_the_shipped_pair(hostile_dir: Path, monkeypatch
 
 
 def test_links_are_followed_only_inside_the_folder(tmp_path: Path) -> None:
-    """The data folders' rule (nmt.corpora.inside): a link to a file in the folder is listed, one that
+    """The data folders' rule (nmt.text.corpora.inside): a link to a file in the folder is listed, one that
     leads out is not, nor is the folder reached through a link itself any different."""
     d = tmp_path / "ckpts"
     d.mkdir()

@@ -2,7 +2,7 @@
 
 Completeness (Sundararajan et al. 2017): Σ_j IG_ij = F_i(x) − F_i(x'). The expected F values come
 from the model's own teacher-forced pass on the encoder re-run from x and from x' = 0
-(``RNNSearch.encode_embeddings`` + ``teacher_force``), not from Captum or nmt.attribution's forward.
+(``RNNSearch.encode_embeddings`` + ``teacher_force``), not from Captum or nmt.explanation.attribution's forward.
 At the old fixed 20 points some step of each sentence has a gap above the tolerance (the test would
 not notice a silent return to a fixed count); the default chooses the points per step by the gap.
 """
@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.attribution import IG_GAP_TOL, IG_MAX, IG_START, Attributions, attribute
-from nmt.decoding import greedy
-from nmt.vocab import BOS_ID
+from nmt.decoding.search import greedy
+from nmt.explanation.attribution import IG_GAP_TOL, IG_MAX, IG_START, Attributions, attribute
+from nmt.models import checkpoint
+from nmt.text.vocab import BOS_ID
 from tests.test_surgery import SHIPPED, needs_shipped, one_thread  # noqa: F401
 from ui.views import explanation as V
 

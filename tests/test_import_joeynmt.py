@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint, decoding
 from nmt.__main__ import main as nmt_main
-from nmt.checkpoint import CheckpointError
-from nmt.importers import joeynmt
-from nmt.importers.yaml_subset import loads
+from nmt.decoding import search as decoding
+from nmt.models import checkpoint
+from nmt.models.checkpoint import CheckpointError
+from nmt.tools.importers import joeynmt
+from nmt.tools.importers.yaml_subset import loads
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt"
 MODEL = FIX / "model"

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint, decoding, provenance
 from nmt.__main__ import main as nmt_main
-from nmt.importers import joeynmt
+from nmt.decoding import search as decoding
+from nmt.models import checkpoint, provenance
+from nmt.tools.importers import joeynmt
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt_bpe"
 MODEL = FIX / "model"

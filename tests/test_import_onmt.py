@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint, decoding
 from nmt.__main__ import main as nmt_main
-from nmt.checkpoint import CheckpointError
-from nmt.importers import onmt
+from nmt.decoding import search as decoding
+from nmt.models import checkpoint
+from nmt.models.checkpoint import CheckpointError
+from nmt.tools.importers import onmt
 
 FIX = Path(__file__).parent / "fixtures" / "onmt"
 CKPT = FIX / "model" / "model_step_1500.pt"
@@ -244,7 +245,7 @@ class _Halves:
 
 def test_tokenizer_applies_a_subword_model_to_its_words() -> None:
     """Moses words first (« dog, » → « dog » « , »), then pieces; pieces back to words, then Moses detokenising."""
-    from nmt.tokenize import Tokenizer
+    from nmt.text.tokenize import Tokenizer
 
     tok = Tokenizer("en", subword=_Halves())
     assert tok.tokenize("A dog, running.") == ["▁A", "▁d", "og", "▁,", "▁r", "unning", "▁."]

@@ -1,7 +1,7 @@
 """An OpenNMT-py model trained with its ``sentencepiece`` transform, imported, segments, translates and
 scores as OpenNMT-py did (tests/fixtures/onmt/sentencepiece, made by the commands in ../README.md).
 
-The app applies sentencepiece itself (:mod:`nmt.subword_sentencepiece`, the model's bytes recorded in
+The app applies sentencepiece itself (:mod:`nmt.text.subword_sentencepiece`, the model's bytes recorded in
 the checkpoint), so the pieces the stepper and the heatmaps show are the pieces OpenNMT-py read and wrote.
 """
 
@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint, decoding
-from nmt import subword_sentencepiece as sp
 from nmt.__main__ import main as nmt_main
-from nmt.importers import onmt
+from nmt.decoding import search as decoding
+from nmt.models import checkpoint
+from nmt.text import subword_sentencepiece as sp
+from nmt.tools.importers import onmt
 
 pytest.importorskip("sentencepiece")  # pinned in requirements.txt
 

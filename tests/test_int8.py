@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.luong import LuongConfig, build_model
-from nmt.model import ModelConfig, RNNSearch
-from nmt.quantize import SCALE_SUFFIX, dequantize_rows, quantize_rows, vocabulary_matrices
-from nmt.vocab import Vocab
+from nmt.models import checkpoint
+from nmt.models.luong import LuongConfig, build_model
+from nmt.models.quantize import SCALE_SUFFIX, dequantize_rows, quantize_rows, vocabulary_matrices
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.vocab import Vocab
 
 W = torch.tensor([[1.0, 0.3, -0.26], [0.0, 0.0, 0.0], [-0.5, 0.2, 0.1]])
 
@@ -106,7 +106,7 @@ def test_default_storage_unchanged() -> None:
 
 def test_export_int8_also_and_records_the_change_against_fp16(tiny_run: Path, tmp_path: Path) -> None:
     """``--int8-also`` adds a matrix to the int8 ones; the fp16 BLEU recorded equals a plain fp16 export's."""
-    from nmt import export
+    from nmt.tools import export
 
     data = Path(__file__).parent / "fixtures" / "tiny"
     common = ["--run", str(tiny_run), "--data", str(data), "--splits", "val", "--beams", "1", "--device", "cpu"]

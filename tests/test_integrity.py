@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint, seal
-from nmt.checkpoint import CheckpointError, identity_digest, read_checkpoint, weights_digest
-from nmt.fusion import load_lm
+from nmt.decoding.fusion import load_lm
+from nmt.models import checkpoint, seal
+from nmt.models.checkpoint import CheckpointError, identity_digest, read_checkpoint, weights_digest
 from ui import models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,8 +33,8 @@ def _damaged_copy(src: Path, dst: Path, drop_digest: bool) -> Path:
 
 
 def test_every_shipped_checkpoint_is_registered() -> None:
-    """nmt/shipped.sha256 names each file of checkpoints/ by its identity, with its weights' digest."""
-    lines = [ln.split("  ") for ln in (ROOT / "nmt" / "shipped.sha256").read_text().splitlines()]
+    """nmt/models/shipped.sha256 names each file of checkpoints/ by its identity, with its weights' digest."""
+    lines = [ln.split("  ") for ln in (ROOT / "nmt" / "models" / "shipped.sha256").read_text().splitlines()]
     assert sorted(n for _, _, n in lines) == [p.relative_to(ROOT / "checkpoints").as_posix() for p in SHIPPED]
     assert len(SHIPPED) == 12
     for weights, identity, name in lines:
@@ -79,7 +79,7 @@ def test_checkpoint_without_any_digest_says_so(tiny_ckpt: Path, tmp_path: Path,
     torch.save(raw, tmp_path / "nodigest.pt")
     with pytest.raises(CheckpointError, match=r"^nodigest\.pt is not sealed \(no SHA-256 of its contents\): seal it"):
         checkpoint.load(tmp_path / "nodigest.pt")
-    with caplog.at_level(logging.WARNING, logger="nmt.checkpoint"):
+    with caplog.at_level(logging.WARNING, logger="nmt.models.checkpoint"):
         lm = checkpoint.load(tmp_path / "nodigest.pt", allow_unsealed=True)
     assert not lm.verified
     assert caplog.messages == ["nodigest.pt records no SHA-256 digest of its weights, so damage to it cannot be "
@@ -121,7 +121,7 @@ def test_edited_checkpoint_is_one_line_naming_the_file(edit: str, tiny_ckpt: Pat
     with pytest.raises(CheckpointError) as err:
         checkpoint.load(path)
     assert str(err.value) == reason
-    res = subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(path)], input="a dog .\n",
+    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(path)], input="a dog .\n",
                          capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines()[-1] == f"error: {err.value}" and "Traceback" not in res.stderr

@@ -7,7 +7,7 @@ from ui import models
 
 EXPORTED = {"val": {"greedy": {"bleu": {"score": 51.84, "signature": "s"}, "sentences": 1014},
                     "beam5": {"bleu": {"score": 53.26}}},
-            "test": {"greedy": {"bleu": {"score": 54.0}}}}  # nmt.export's shape
+            "test": {"greedy": {"bleu": {"score": 54.0}}}}  # nmt.tools.export's shape
 
 
 def test_scores_in_words() -> None:

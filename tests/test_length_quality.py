@@ -10,8 +10,9 @@ import pytest
 import sacrebleu
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint, experiment
-from nmt.decoding import translate
+from nmt.decoding.search import translate
+from nmt.models import checkpoint
+from nmt.tools import experiment
 from tests.conftest import FIXTURES, ROOT, plain
 from ui.views.length import (
     curve_figure,
@@ -33,7 +34,7 @@ EXPORT_SHAPE = {"models": {"rnnsearch": {
 
 @pytest.fixture(scope="module")
 def experiment_results(tiny_checkpoint_dir: Path, tmp_path_factory) -> Path:
-    """A checkpoints folder whose results JSON came from nmt.experiment on the fixture data."""
+    """A checkpoints folder whose results JSON came from nmt.tools.experiment on the fixture data."""
     d = tmp_path_factory.mktemp("lq")
     for f in tiny_checkpoint_dir.glob("*.pt"):
         shutil.copy(f, d / f.name)
@@ -106,14 +107,14 @@ def test_table1_puts_paper_numbers_beside_ours() -> None:
 
 
 def test_table1_of_export_results_has_all_bleu_and_says_no_unk_is_absent() -> None:
-    """nmt.export results score all sentences only: Table 1 shows that column and says the other is missing."""
+    """nmt.tools.export results score all sentences only: Table 1 shows that column and says the other is missing."""
     res = {"models": {"rnnsearch": {"scores": {"test_2016_flickr": {
         "greedy": {"bleu": {"score": 54.3, "ci95": 1.2}}, "beam5": {"bleu": {"score": 55.5}}}}}}}
     t = table1_frame(res, "test_2016_flickr", origin="m30k.results.json")
     assert t[["decoding", "BLEU (all)"]].values.tolist() == [["greedy", 54.3], ["beam5", 55.5]]
     assert t["BLEU (no UNK)"].isna().all() and t.loc[0, "± CI (all)"] == 1.2
     note = table1_note(t, "m30k.results.json")
-    assert "nmt.export" in note and "no-UNK column is empty" in note and "nmt.experiment" in note
+    assert "nmt.tools.export" in note and "no-UNK column is empty" in note and "nmt.tools.experiment" in note
     assert "no Table 1" in table1_note(table1_frame(res, "val", "m30k.results.json"), "m30k.results.json")
     none_free = {"models": {"m": {"tests": {"t": {"all": {"score": 3.0}, "no_unk": None, "no_unk_sentences": 0}}}}}
     t = table1_frame(none_free, "t")
@@ -122,8 +123,8 @@ def test_table1_of_export_results_has_all_bleu_and_says_no_unk_is_absent() -> No
 
 def test_results_test_name_follows_the_file() -> None:
     assert results_test_name("multi30k/test_2016_flickr", "test_2016_flickr", {"test_2016_flickr"}) == \
-        "test_2016_flickr"  # nmt.export names
-    assert results_test_name("tiny/test", "test", {"tiny/test", "test"}) == "tiny/test"  # nmt.experiment names
+        "test_2016_flickr"  # nmt.tools.export names
+    assert results_test_name("tiny/test", "test", {"tiny/test", "test"}) == "tiny/test"  # nmt.tools.experiment names
     assert results_test_name("europarl/test2000q4", "test2000q4", set()) == "europarl/test2000q4"
 
 
@@ -162,7 +163,7 @@ def test_page_shows_curves_and_recomputes(experiment_results: Path, monkeypatch)
     assert any("Table 1" in s.value for s in at.subheader)
     table = at.dataframe[-1].value
     assert set(table["model"]) == {"RNNsearch-50", "RNNencdec-50"} and table["BLEU (no UNK)"].notna().all()
-    assert any("nmt.experiment" in plain(c.value) for c in at.caption)
+    assert any("python -m nmt experiment" in plain(c.value) for c in at.caption)
     at.selectbox(key="lq_rtest").set_value("tiny/test").run()
     assert "tiny/train" not in at.selectbox(key="lq_rtest").options  # training data is no test set
     at.button(key="lq_go").click().run()
@@ -186,7 +187,7 @@ def test_export_results_say_table1_has_no_unk_column(experiment_results: Path, m
     at.query_params["lq_results"] = "m30k.results.json"
     at.run()
     assert not at.exception and at.selectbox(key="lq_results").value == "m30k.results.json"
-    assert any("nmt.export" in plain(c.value) and "no-UNK column is empty" in plain(c.value) for c in at.caption)
+    assert any("nmt.tools.export" in plain(c.value) and "no-UNK column is empty" in plain(c.value) for c in at.caption)
     assert at.dataframe[-1].value["BLEU (no UNK)"].isna().all()
 
 

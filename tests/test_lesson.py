@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
 from tests.conftest import plain
 from tests.traces import make_trace
 from ui.lesson_content import DOGS, GROUP, LEVELS, STOPS, Stop
@@ -177,7 +177,7 @@ def test_fig2_frame_keeps_one_decoding_and_buckets_of_ten_sentences() -> None:
 def test_fig2_colours_encdec_orange_search_blue() -> None:
     assert L.model_colours(["rnnencdec", "rnnsearch"]) == ["#e6550d", "#206fb2"]
     assert L.model_colours(["RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"]) == [
-        "#fd8d3c", "#a63603", "#4292c6", "#08306b"]  # -30 light, -50 dark: as on every page (nmt.kinds)
+        "#fd8d3c", "#a63603", "#4292c6", "#08306b"]  # -30 light, -50 dark: as on every page (nmt.models.kinds)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -221,8 +221,8 @@ def test_answer_key_has_every_answer_and_the_models_numbers() -> None:
 
 @shipped
 def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
-    from nmt import checkpoint
-    from nmt.decoding import greedy
+    from nmt.decoding.search import greedy
+    from nmt.models import checkpoint
 
     search, encdec = checkpoint.load(SEARCH), checkpoint.load(ENCDEC)
     for stop in STOPS:
@@ -240,8 +240,8 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
     # stop 2: "dogs" is more like its neighbour "are" than like "snow"; annotations are 2 × 512 numbers
     import torch
 
-    from nmt.data import pad_ids
-    from nmt.decoding import prepare_source
+    from nmt.decoding.search import prepare_source
+    from nmt.text.data import pad_ids
 
     src = prepare_source(search, DOGS)
     ids, lengths = pad_ids([src.ids])

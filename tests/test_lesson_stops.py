@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
 from tests.traces import make_trace
 from ui.lesson_content import EVERYDAY, STOPS, TOASTER
 from ui.views import lesson as L
@@ -94,8 +94,8 @@ def test_the_shipped_results_open_on_a_file_with_fig2() -> None:
 
 @pytest.mark.skipif(not EVERYDAY_CKPT.exists(), reason="the everyday model is not shipped")
 def test_stop_8_is_the_everyday_models_real_unk_with_right_french() -> None:
-    from nmt import checkpoint
-    from nmt.decoding import greedy
+    from nmt.decoding.search import greedy
+    from nmt.models import checkpoint
     from ui.views import unknown as U
 
     stop = next(s for s in STOPS if s.key == "unknown")

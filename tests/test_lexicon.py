@@ -10,11 +10,19 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt.candidates import CandidateSpec, allowed_mask, build, output_logits
-from nmt.data import read_parallel
-from nmt.lexicon import best_translations, intersect, link_counts, ranked, read_lexicon, translations, write_lexicon
-from nmt.tokenize import Tokenizer
-from nmt.vocab import Vocab
+from nmt.models.candidates import CandidateSpec, allowed_mask, build, output_logits
+from nmt.text.data import read_parallel
+from nmt.text.lexicon import (
+    best_translations,
+    intersect,
+    link_counts,
+    ranked,
+    read_lexicon,
+    translations,
+    write_lexicon,
+)
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import Vocab
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "tiny"

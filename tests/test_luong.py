@@ -1,5 +1,5 @@
-"""Luong et al. (2015) attention (nmt/luong.py): each score function and the local windows against
-numbers worked out by hand, input feeding, teacher forcing against stepping, nmt.decoding on Luong
+"""Luong et al. (2015) attention (nmt/models/luong.py): each score function and the local windows against
+numbers worked out by hand, input feeding, teacher forcing against stepping, nmt.decoding.search on Luong
 models, the model factory and a tiny end-to-end training run.
 
 Expected values are written out from the paper's equations with numpy, never read from the module.
@@ -15,13 +15,13 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import Stepper, beam_search, greedy
-from nmt.luong import LuongAttention, LuongConfig, LuongNMT, LuongState, build_model
-from nmt.model import ModelConfig, RNNSearch
-from nmt.tokenize import Tokenizer
-from nmt.vocab import BOS_ID, Vocab
+from nmt.decoding.search import Stepper, beam_search, greedy
+from nmt.models import checkpoint
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.luong import LuongAttention, LuongConfig, LuongNMT, LuongState, build_model
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import BOS_ID, Vocab
 from tests.conftest import ROOT, TINY_DATA
 
 torch.set_num_threads(1)
@@ -278,7 +278,7 @@ def test_only_the_attention_context_exists() -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# nmt.decoding on Luong models
+# nmt.decoding.search on Luong models
 # ----------------------------------------------------------------------------------------------
 
 

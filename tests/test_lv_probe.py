@@ -51,9 +51,9 @@ def test_compiled_rows_count_at_their_faster_variant() -> None:
 
 
 def test_compile_step_wraps_rnnsearch_only() -> None:
-    from nmt.luong import LuongConfig, LuongNMT
-    from nmt.model import ModelConfig, RNNSearch
-    from nmt.training import compile_step
+    from nmt.models.luong import LuongConfig, LuongNMT
+    from nmt.models.rnnsearch import ModelConfig, RNNSearch
+    from nmt.training.setup import compile_step
 
     model = RNNSearch(ModelConfig(20, 30, 8, 16, 16, 8))
     keys = list(model.state_dict())
@@ -107,8 +107,8 @@ def test_large_vocab_entry_sums_the_runs_medians_and_keeps_the_rest(tmp_path: Pa
 def test_compiled_steps_give_the_eager_loss_and_gradients() -> None:
     """train.py --compile compiles the decoder's and the encoder's steps; a tiny RNNsearch's loss and every
     gradient are the eager ones (float32 on the CPU; the two lengths of the batches compile once)."""
-    from nmt.model import ModelConfig, RNNSearch, sequence_loss
-    from nmt.training import compile_step
+    from nmt.models.rnnsearch import ModelConfig, RNNSearch, sequence_loss
+    from nmt.training.setup import compile_step
 
     torch.manual_seed(0)
     eager = RNNSearch(ModelConfig(20, 30, 8, 16, 16, 8, dropout=0.0))

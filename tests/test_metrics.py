@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from nmt.metrics import all_bleu, bleu_by_length, corpus_bleu, length_buckets, sentence_scores
+from nmt.text.metrics import all_bleu, bleu_by_length, corpus_bleu, length_buckets, sentence_scores
 
 HYPS = ["Un homme fait du vélo.", "Une femme lit un livre rouge.", "Deux chiens jouent dans la neige blanche."]
 REFS = ["Un homme fait du vélo.", "Une femme lit un livre.", "Deux chiens jouent dans la neige."]

@@ -8,8 +8,8 @@ import math
 import pytest
 import torch
 
-from nmt.model import ModelConfig, RNNSearch, gru_update, sequence_loss
-from nmt.vocab import BOS_ID
+from nmt.models.rnnsearch import ModelConfig, RNNSearch, gru_update, sequence_loss
+from nmt.text.vocab import BOS_ID
 
 
 def small_model(context: str = "attention", seed: int = 0) -> RNNSearch:

@@ -1,7 +1,7 @@
 """One colour per model on every page (issue 21): the same checkpoint, or its entry in a results
 file, gets the same colour from every view builder that colours models.
 
-The expected colours are written out by hand from the scheme in :mod:`nmt.kinds` (blues for
+The expected colours are written out by hand from the scheme in :mod:`nmt.models.kinds` (blues for
 RNNsearch, oranges for RNNencdec; "-30" light, "-50" dark, others the middle shade; red for the
 frozen ablation; Luong's attention types their own hue), not computed with the function tested.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nmt.kinds import colour_of_name, describe_model
+from nmt.models.kinds import colour_of_name, describe_model
 from ui import models
 from ui.views import lesson as L
 from ui.views.bottleneck import logp_chart, sweep_chart

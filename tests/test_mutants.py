@@ -12,17 +12,17 @@ import numpy as np
 import pytest
 import torch
 
-from nmt import decoding
-from nmt.attribution import Attributions, attribute
-from nmt.checkpoint import LoadedModel
-from nmt.corpora import configured_roots
-from nmt.decoding import beam_search, greedy
-from nmt.faithfulness import adversarial_alpha, argmax_links, debate_tests
-from nmt.metrics import sentence_scores
-from nmt.model import context_of
-from nmt.state import DecoderState
-from nmt.surgery import Edit, SurgeryResult, apply_edit, decode_with_surgery
-from nmt.vocab import BOS_ID, EOS_ID, PAD_ID
+from nmt.decoding import search as decoding
+from nmt.decoding.search import beam_search, greedy
+from nmt.decoding.surgery import Edit, SurgeryResult, apply_edit, decode_with_surgery
+from nmt.explanation.attribution import Attributions, attribute
+from nmt.explanation.faithfulness import adversarial_alpha, argmax_links, debate_tests
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.rnnsearch import context_of
+from nmt.models.state import DecoderState
+from nmt.text.corpora import configured_roots
+from nmt.text.metrics import sentence_scores
+from nmt.text.vocab import BOS_ID, EOS_ID, PAD_ID
 from tests.test_surgery import one_thread, tiny_random_lm  # noqa: F401
 from ui.views.explanation import agreement_frame
 from ui.views.length import table1_frame

@@ -1,4 +1,4 @@
-"""The one training loop (nmt/loop.py) trains the translation model, the fusion LM and the deep-fusion
+"""The one training loop (nmt/training/loop.py) trains the translation model, the fusion LM and the deep-fusion
 controller exactly as their three old loops did, and resumes each of them.
 
 The reference, ``tests/fixtures/one_loop/old_code.json``, was written by the OLD code (train.py's own
@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 import torch
 
-import nmt.fusion_training as fusion_training
-import nmt.lm_training as lm_training
-import nmt.nmt_task as nmt_task
+import nmt.training.fusion_training as fusion_training
+import nmt.training.lm_training as lm_training
+import nmt.training.nmt_task as nmt_task
 import train
-from nmt import checkpoint
-from nmt.quantize import dequantized
+from nmt.models import checkpoint
+from nmt.models.quantize import dequantized
 from scripts import train_fusion, train_lm
 from tests.conftest import FIXTURES, shared_data_dir
 

@@ -2,12 +2,12 @@
 and one mutation of that step (the energy's sign, the softmax's axis) breaks all four at once.
 
 The reference is tests/test_reference_a2.py's, written again from Appendix A.2 in float64 with no
-module of :mod:`nmt.model` (``decode_ref``; its ``given`` α rows are the surgery's c_i = Σ_j α'_ij h_j).
-Each ``check_*`` below compares one consumer of :meth:`nmt.model.RNNSearch.step` with it. Were any
+module of :mod:`nmt.models.rnnsearch` (``decode_ref``; its ``given`` α rows are the surgery's c_i = Σ_j α'_ij h_j).
+Each ``check_*`` below compares one consumer of :meth:`nmt.models.rnnsearch.RNNSearch.step` with it. Were any
 consumer to carry its own copy of the step, the mutation would not reach it and its check would keep
 passing under the mutation, failing :func:`test_a_mutated_step_fails_every_consumer`.
 
-Run once by hand with each mutation written into nmt/model.py itself (a copy of the tree, issue 22):
+Run once by hand with each mutation written into nmt/models/rnnsearch.py itself (a copy of the tree, issue 22):
 ``-self.v_a(...)`` in ``AdditiveAttention.energies`` failed 23 tests of test_decoding, test_beam_views,
 test_reference_a2, test_surgery, test_attribution and this module; ``dim=0`` in
 ``AdditiveAttention.weights`` failed 40 of them. The tiny random-model tests of surgery and attribution
@@ -22,11 +22,11 @@ from collections.abc import Callable
 import pytest
 import torch
 
-from nmt import decoding
-from nmt.attribution import attribute, target_log_prob
-from nmt.model import AdditiveAttention, RNNSearch
-from nmt.surgery import Edit, decode_with_surgery
-from nmt.vocab import BOS_ID, EOS_ID
+from nmt.decoding import search as decoding
+from nmt.decoding.surgery import Edit, decode_with_surgery
+from nmt.explanation.attribution import attribute, target_log_prob
+from nmt.models.rnnsearch import AdditiveAttention, RNNSearch
+from nmt.text.vocab import BOS_ID, EOS_ID
 from tests.test_reference_a2 import LOGP32, SOURCES, TOL, _lm, _text, decode_ref, paper_weights, random_model
 
 ALPHA_TOL = {"atol": 1e-9, "rtol": 1e-7}

@@ -15,9 +15,11 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt import checkpoint, corpora, decoding
-from nmt.align import alignment_error, argmax_links, read_links
-from nmt.decoding import LENGTH_NORMS
+from nmt.decoding import search as decoding
+from nmt.decoding.search import LENGTH_NORMS
+from nmt.explanation.align import alignment_error, argmax_links, read_links
+from nmt.models import checkpoint
+from nmt.text import corpora
 from tests.conftest import plain
 from ui.views.beam import DEFAULT_SENTENCE
 

@@ -1,4 +1,4 @@
-"""The paired comparison of two systems (nmt/paired.py), against values known without the code under test.
+"""The paired comparison of two systems (nmt/tools/paired.py), against values known without the code under test.
 
 Two systems that wrote the same translations are flagged as such: sacrebleu's bootstrap gives them the
 smallest p it can, 1 / (resamples + 1) (it counts resampled differences strictly above the observed one,
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from nmt import paired
+from nmt.tools import paired
 
 REFS = [f"le chat numéro {k} dort sur le tapis rouge" for k in range(40)]
 JUNK = ["xyz qqq" for _ in REFS]

@@ -1,6 +1,6 @@
 """The page "Is A really better than B?" (pages/paired_compare.py) and its builders (ui/views/paired.py).
 
-The builders are checked on result dicts written by hand in :func:`nmt.paired.compare`'s shape: the
+The builders are checked on result dicts written by hand in :func:`nmt.tools.paired.compare`'s shape: the
 verdict's words below and above p = 0.05 and at sacrebleu's floor 1 / (resamples + 1), identical
 outputs said as such, and the rows of the three tables. The page runs on the shipped checkpoints
 (skipped without them): the default view draws, Run on 40 sentences shows the verdict and the tables,
@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from nmt import corpora
+from nmt.text import corpora
 from tests.conftest import FIXTURES, plain
 from ui import models
 from ui.views import paired as V
@@ -30,7 +30,7 @@ PAIR = ("europarl-en-fr-rnnencdec-50.pt", "europarl-en-fr-rnnsearch-50.pt")
 
 def result(bleu_b: float = 9.87, p_bleu: float | None = 0.001, chrf_b: float = 34.88, p_chrf: float = 0.3,
            identical: bool = False, resamples: int = 1000) -> dict[str, Any]:
-    """A comparison of B with the baseline A in nmt.paired.compare's shape, numbers chosen by hand."""
+    """A comparison of B with the baseline A in nmt.tools.paired.compare's shape, numbers chosen by hand."""
     def scores(a: float, b: float, p: float | None) -> dict[str, Any]:
         return {"A": {"score": a, "mean": a + 0.01, "ci95": 1.5, "p_value": None},
                 "B": {"score": b, "mean": b - 0.02, "ci95": 2.5, "p_value": p}}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nmt import paper_figures as F
+from nmt.explanation import paper_figures as F
 from tests.traces import make_trace
 from ui.views import paper as V
 
@@ -69,8 +69,8 @@ def test_the_shipped_fig3a_holds_the_readme_check_values() -> None:
 
 @pytest.mark.skipif(not EUROPARL.exists(), reason="the Europarl RNNsearch-50 is not shipped")
 def test_our_europarl_model_agrees_with_the_paper_on_most_rows() -> None:
-    from nmt import checkpoint
-    from nmt.decoding import greedy
+    from nmt.decoding.search import greedy
+    from nmt.models import checkpoint
 
     t = greedy(checkpoint.load(EUROPARL), [F.FIG3A_SENTENCE])[0]
     cmp = V.comparison_of(F.read_alpha_tsv(SHIPPED), t)

@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.candidates import CandidateSpec
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import Stepper, beam_search, greedy
-from nmt.luong import LuongConfig, LuongNMT
-from nmt.phases import Candidate, Generate, Look, StepPhases, Update, explain, norm, replay
-from nmt.tokenize import Tokenizer
-from nmt.vocab import EOS_ID, SPECIALS, Vocab
+from nmt.decoding.phases import Candidate, Generate, Look, StepPhases, Update, explain, norm, replay
+from nmt.decoding.search import Stepper, beam_search, greedy
+from nmt.models import checkpoint
+from nmt.models.candidates import CandidateSpec
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.luong import LuongConfig, LuongNMT
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import EOS_ID, SPECIALS, Vocab
 from tests.test_reference_a2 import SOURCES, _lm, _text, encode_ref, paper_weights, random_model
 from ui.views import phases as pv
 

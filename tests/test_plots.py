@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
 from tests.step_traces import SRC, make_trace
 from ui.views.common import source_labels, target_labels
 from ui.views.stepper_charts import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from nmt import device as nmt_device
-from nmt.device import CpuInfo, choose_precision, cpu_info, parse_cpuinfo
+from nmt.models import device as nmt_device
+from nmt.models.device import CpuInfo, choose_precision, cpu_info, parse_cpuinfo
 
 CPU = torch.device("cpu")
 CUDA = torch.device("cuda")

@@ -7,8 +7,8 @@ import lzma
 import shutil
 from pathlib import Path
 
-from nmt.truecase import load_models
-from nmt.vocab import UNK, Vocab
+from nmt.text.truecase import load_models
+from nmt.text.vocab import UNK, Vocab
 from scripts import prep_large_vocab
 from tests.conftest import TINY_DATA
 

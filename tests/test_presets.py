@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint
-from nmt.decoding import greedy
+from nmt.decoding.search import greedy
+from nmt.models import checkpoint
 from tests.conftest import ROOT
 from ui import models, twins
 from ui.presets import BY_NAME, EUROPARL, EVERYDAY, PRESETS
@@ -93,7 +93,7 @@ def test_bottleneck_preset_uses_the_toggle_and_long_sentence_does_not() -> None:
 
 @pytest.mark.skipif(not ENCDEC.exists(), reason="no shipped RNNencdec")
 def test_long_sentence_is_better_with_attention(search) -> None:
-    from nmt.metrics import sentence_scores
+    from nmt.text.metrics import sentence_scores
 
     encdec = load(ENCDEC)
     text = BY_NAME["Long sentence"].text
@@ -181,7 +181,7 @@ PAPER_5_2_2 = {
 
 @pytest.mark.parametrize("name", list(PAPER_5_2_2))
 def test_long_paper_sentences_rnnencdec_drifts_rnnsearch_holds(name: str) -> None:
-    from nmt.metrics import sentence_scores
+    from nmt.text.metrics import sentence_scores
 
     search, encdec = pair(EUROPARL)
     text = BY_NAME[name].text
@@ -241,7 +241,7 @@ def test_fixed_vector_bottleneck_unfrozen_rows_read_different_words() -> None:
 def test_training_timelines_record_the_presets_sentences() -> None:
     """train.py --timeline reads configs/timeline_sentences.json (it never imports the app): the same
     sentences, group by group and in order, as the stepper's presets."""
-    from nmt.timeline_record import preset_sentences
+    from nmt.training.timeline_record import preset_sentences
 
     want: dict[str, list[str]] = {}
     for p in PRESETS:

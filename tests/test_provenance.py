@@ -1,11 +1,11 @@
-"""nmt.provenance: the one line saying where a checkpoint came from, against lines written by hand."""
+"""nmt.models.provenance: the one line saying where a checkpoint came from, against lines written by hand."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from nmt import provenance
-from nmt.importers import joeynmt
+from nmt.models import provenance
+from nmt.tools.importers import joeynmt
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
 

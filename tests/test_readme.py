@@ -108,7 +108,7 @@ def test_multi30k_table_equals_the_results_json_cell_by_cell() -> None:
 
 
 def hand_made_export(bleu: float, lc: float) -> dict[str, Any]:
-    """One nmt.export model entry with two splits (the second without beam 5)."""
+    """One nmt.tools.export model entry with two splits (the second without beam 5)."""
     r = {"bleu": {"score": bleu}, "bleu_lc": {"score": lc}}
     return {"config": {"context": "attention"}, "scores": {"val": {"greedy": r, "beam5": r}, "test": {"greedy": r}}}
 
@@ -197,11 +197,11 @@ MULTI30K_RESULTS = {
 @pytest.mark.parametrize("name", sorted(MULTI30K_RESULTS))
 def test_multi30k_results_are_what_the_evaluation_code_computes_today(real_data: Path, name: str) -> None:
     """Each shipped Multi30k model, greedy on all of test_2016_flickr: the three BLEU variants that
-    nmt.evaluate computes now equal the results file's (the README is written from it). A stale file
-    fails here, as the tokenised BLEU written before nmt.tokenize protected <unk> would have."""
-    from nmt import checkpoint
-    from nmt.data import read_parallel
-    from nmt.evaluate import evaluate
+    nmt.tools.evaluate computes now equal the results file's (the README is written from it). A stale file
+    fails here, as the tokenised BLEU written before nmt.text.tokenize protected <unk> would have."""
+    from nmt.models import checkpoint
+    from nmt.text.data import read_parallel
+    from nmt.tools.evaluate import evaluate
 
     entry = json.loads((ROOT / "checkpoints" / MULTI30K_RESULTS[name]).read_text(encoding="utf-8"))["models"][name]
     recorded = entry["scores"]["test_2016_flickr"]["greedy"]

@@ -1,6 +1,6 @@
-"""Appendix A.2 of Bahdanau, Cho & Bengio (2015), written again from the paper, against nmt.model.
+"""Appendix A.2 of Bahdanau, Cho & Bengio (2015), written again from the paper, against nmt.models.rnnsearch.
 
-The reference below uses plain float64 tensor operations only: no module of :mod:`nmt.model` is
+The reference below uses plain float64 tensor operations only: no module of :mod:`nmt.models.rnnsearch` is
 called. It reads the weights from the model's ``state_dict`` by name, turns them into the
 paper's matrices (``W_z``, ``U_r``, ``C``, ``U_o``, … as out × in matrices acting on column
 vectors), and runs one sentence at a time, one position at a time:
@@ -34,11 +34,11 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from nmt import decoding
-from nmt.checkpoint import LoadedModel
-from nmt.model import ModelConfig, RNNSearch
-from nmt.tokenize import Tokenizer
-from nmt.vocab import BOS_ID, EOS_ID, PAD_ID, SPECIALS, Vocab
+from nmt.decoding import search as decoding
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import BOS_ID, EOS_ID, PAD_ID, SPECIALS, Vocab
 
 M, N, N_ATT, L = 7, 4, 5, 3  # m, n, n', l: with 2l, 2n, 3n, K_x, K_y all different sizes, so a
 # transposed or misread matrix cannot slip through
@@ -287,7 +287,7 @@ def _text(x: list[int]) -> str:
 
 
 def test_greedy_decoding_follows_the_paper() -> None:
-    """nmt.decoding.greedy (batched, sentences of different lengths) picks argmax_y of the reference's
+    """nmt.decoding.search.greedy (batched, sentences of different lengths) picks argmax_y of the reference's
     log p given its own prefix, and records the reference's log p, e_ij and α_ij at every step."""
     model = random_model(seed=1)
     with torch.no_grad():
@@ -305,7 +305,7 @@ def test_greedy_decoding_follows_the_paper() -> None:
 
 
 def test_forced_decoding_follows_the_paper() -> None:
-    """nmt.decoding.forced records log p(y_i | y_<i, x) and α of the reference words, ``</s>`` included."""
+    """nmt.decoding.search.forced records log p(y_i | y_<i, x) and α of the reference words, ``</s>`` included."""
     model = random_model(seed=2)
     w = paper_weights(model)
     refs = [y[1:] for y in TARGETS]

@@ -9,11 +9,18 @@ import pytest
 import torch
 from torch import nn
 
-from nmt.data import Example, make_batch
-from nmt.luong import LuongConfig, build_model
-from nmt.model import ModelConfig, RNNSearch, sequence_loss
-from nmt.sampled_softmax import RestrictedLinear, install, partition_batches, partition_corpus, positions, sampled_loss
-from nmt.vocab import Vocab
+from nmt.models.luong import LuongConfig, build_model
+from nmt.models.rnnsearch import ModelConfig, RNNSearch, sequence_loss
+from nmt.text.data import Example, make_batch
+from nmt.text.vocab import Vocab
+from nmt.training.sampled_softmax import (
+    RestrictedLinear,
+    install,
+    partition_batches,
+    partition_corpus,
+    positions,
+    sampled_loss,
+)
 
 
 def test_partitions_by_hand() -> None:

@@ -1,4 +1,4 @@
-"""Training in segments (issue 20, nmt/segments.py): ``train.py --init-from CKPT --warmup N`` starts a new
+"""Training in segments (issue 20, nmt/training/segments.py): ``train.py --init-from CKPT --warmup N`` starts a new
 run from a checkpoint's weights (also an exported int8 one) with a fresh optimiser warming up, goes on
 with its update and epoch counts, and every checkpoint records the segments of its weights' history."""
 
@@ -11,8 +11,9 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint, export
-from nmt.segments import warmup_lr
+from nmt.models import checkpoint
+from nmt.tools import export
+from nmt.training.segments import warmup_lr
 from tests.conftest import TINY_ARGS, TINY_DATA
 from tests.test_train import refused
 
@@ -109,7 +110,7 @@ def test_a_checkpoint_of_another_model_is_refused(first: Path, tmp_path: Path,
 
 def test_the_timeline_of_a_model_trained_in_segments_runs_on(tmp_path: Path) -> None:
     """Issue 23 for the GPU pair: a segment whose folder holds the last segment's timeline appends to it."""
-    from nmt import timeline
+    from nmt.training import timeline
 
     one, two = tmp_path / "one", tmp_path / "two"
     train.main([*TINY_ARGS, "--epochs", "3", "--timeline", "--timeline-presets", "none", "--out", str(one)])
@@ -124,7 +125,7 @@ def test_the_timeline_of_a_model_trained_in_segments_runs_on(tmp_path: Path) -> 
 
 
 def test_truecase_check_reads_either_stored_form() -> None:
-    from nmt.segments import init_problems
+    from nmt.training.segments import init_problems
 
     args = {"src": "en", "tgt": "fr"}
     old_form = {"src_lang": "en", "tgt_lang": "fr", "truecase": {"src": {"best": {"my": "my", "tom": "Tom"}}}}

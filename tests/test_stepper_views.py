@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from nmt.trace import DecodeTrace, Replacement
+from nmt.decoding.trace import DecodeTrace, Replacement
 from tests.step_traces import SRC, make_trace
 from ui.views.common import md
 from ui.views.stepper import (
@@ -223,8 +223,8 @@ def test_chip_lines_wrap_like_the_page() -> None:
 
 
 def test_candidate_list_line_and_rows_by_hand() -> None:
-    from nmt.candidates import CandidateList
-    from nmt.trace import DecodeTrace, StepRecord
+    from nmt.decoding.trace import DecodeTrace, StepRecord
+    from nmt.models.candidates import CandidateList
     from ui.views.stepper import candidate_rows, candidates_markdown
 
     def rec(i: int, tok: str) -> StepRecord:

@@ -1,4 +1,4 @@
-"""nmt.subword and nmt.subword_bpe: pieces made and joined with subword-nmt, grouped into words, and α
+"""nmt.text.subword and nmt.text.subword_bpe: pieces made and joined with subword-nmt, grouped into words, and α
 merged over them, each against values worked out by hand."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nmt import subword
-from nmt.subword_bpe import BpeSegmenter, check_codes
-from nmt.tokenize import Tokenizer
+from nmt.text import subword
+from nmt.text.subword_bpe import BpeSegmenter, check_codes
+from nmt.text.tokenize import Tokenizer
 
 # Two merges (subword-nmt 0.2 codes: a word's last symbol carries "</w>"): "l o" → "lo", "lo w</w>" → "low</w>".
 CODES = "#version: 0.2\nl o\nlo w</w>\n"

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
 from ui.views import stepper_charts as sc
 from ui.views.subword_view import step_of_row, words_trace
 

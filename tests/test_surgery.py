@@ -1,4 +1,4 @@
-"""Attention surgery and the debate's two α tests (nmt.surgery, nmt.debate).
+"""Attention surgery and the debate's two α tests (nmt.decoding.surgery, nmt.explanation.debate).
 
 Most tests run a tiny randomly initialised RNNsearch over the fixture vocabularies (built in a
 fraction of a second, no training); a few check the shipped Multi30k model and its presets and are
@@ -12,14 +12,14 @@ import math
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import InputError, Stepper
-from nmt.faithfulness import adversarial_alpha, jsd, permutation_test, project_simplex
-from nmt.model import DecoderState, ModelConfig, RNNSearch
-from nmt.surgery import PRESETS, Edit, apply_edit, decode_with_surgery, surgery_at_stepper
-from nmt.tokenize import Tokenizer
-from nmt.vocab import BOS_ID, SPECIALS, Vocab
+from nmt.decoding.search import InputError, Stepper
+from nmt.decoding.surgery import PRESETS, Edit, apply_edit, decode_with_surgery, surgery_at_stepper
+from nmt.explanation.faithfulness import adversarial_alpha, jsd, permutation_test, project_simplex
+from nmt.models import checkpoint
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.rnnsearch import DecoderState, ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.vocab import BOS_ID, SPECIALS, Vocab
 from tests.conftest import ROOT, TINY_DATA
 
 SHIPPED = ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt"

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from nmt.surgery import Edit, SurgeryPreset
+from nmt.decoding.surgery import Edit, SurgeryPreset
 from tests.conftest import plain
 from ui.views import surgery as S
 

@@ -14,8 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import train
-from nmt import checkpoint, decoding, timeline
-from nmt.timeline_record import evenly, preset_group, validation_probes
+from nmt.decoding import search as decoding
+from nmt.models import checkpoint
+from nmt.training import timeline
+from nmt.training.timeline_record import evenly, preset_group, validation_probes
 from tests import timeline_fixtures
 from tests.conftest import ROOT, TINY_ARGS
 from ui.views import timeline as V

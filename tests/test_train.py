@@ -16,8 +16,9 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint, training
-from nmt.device import CpuInfo, cpu_info
+from nmt.models import checkpoint
+from nmt.models.device import CpuInfo, cpu_info
+from nmt.training import setup as training
 from tests.conftest import ROOT, TINY_ARGS, TINY_DATA
 
 
@@ -358,7 +359,7 @@ def test_precision_is_chosen_logged_and_recorded(tmp_path: Path, capsys: pytest.
 
 
 def test_pretokenized_split_gives_the_tokens_the_tokenizer_would(tmp_path: Path) -> None:
-    """scripts/pretokenize.py writes what nmt.tokenize gives, and ``--pretokenized`` reads it back as
+    """scripts/pretokenize.py writes what nmt.text.tokenize gives, and ``--pretokenized`` reads it back as
     the same training pairs (so a GPU run that skips tokenising trains on the same data)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import pretokenize

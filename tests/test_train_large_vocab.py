@@ -9,11 +9,13 @@ import pytest
 import torch
 
 import train
-from nmt import checkpoint, export, training
-from nmt.data import read_parallel
-from nmt.sampled_softmax import RestrictedLinear, install
-from nmt.tokenize import Tokenizer
-from nmt.truecase import Truecaser
+from nmt.models import checkpoint
+from nmt.text.data import read_parallel
+from nmt.text.tokenize import Tokenizer
+from nmt.text.truecase import Truecaser
+from nmt.tools import export
+from nmt.training import setup as training
+from nmt.training.sampled_softmax import RestrictedLinear, install
 from tests.conftest import TINY_ARGS, TINY_DATA
 
 
@@ -26,7 +28,7 @@ def test_truecased_sampled_softmax_run(tmp_path: Path, monkeypatch: pytest.Monke
         layer.forward = lambda x: widths.append((y := forward(x)).shape[-1]) or y  # type: ignore[method-assign]
         return layer
 
-    monkeypatch.setattr(training, "install", spy_install)  # build_run (nmt.training) installs it
+    monkeypatch.setattr(training, "install", spy_install)  # build_run (nmt.training.setup) installs it
     src, tgt = read_parallel(TINY_DATA, "train", "en", "fr")
     for lang, lines in (("en", src), ("fr", tgt)):
         tc = Truecaser.train(Tokenizer(lang).tokenize(x) for x in lines)
@@ -51,7 +53,7 @@ def test_truecased_sampled_softmax_run(tmp_path: Path, monkeypatch: pytest.Monke
     losses = [r["loss"] for r in map(json.loads, (out / "metrics.jsonl").read_text().splitlines())
               if r["type"] == "train"]
     assert len(losses) >= 2 and losses[-1] < losses[0] - 0.5  # it learns from the V′-only softmax
-    # Shipping: nmt.export keeps the truecasers and, with --int8, stores the vocabulary matrices as int8.
+    # Shipping: nmt.tools.export keeps the truecasers and, with --int8, stores the vocabulary matrices as int8.
     shipped, results = tmp_path / "shipped.pt", tmp_path / "results.json"
     assert export.main(["--run", str(out), "--name", "tc", "--data", str(TINY_DATA), "--splits", "val", "--beams",
                         "1", "--out", str(shipped), "--results", str(results), "--int8", "--device", "cpu"]) == 0

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from nmt.lm import GRULanguageModel, LMConfig
-from nmt.vocab import PAD_ID
+from nmt.models.lm import GRULanguageModel, LMConfig
+from nmt.text.vocab import PAD_ID
 from scripts.train_lm import restricted_loss, shortlist
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.model import ModelConfig, RNNSearch
-from nmt.tokenize import Tokenizer
-from nmt.truecase import Truecaser, detruecase
-from nmt.vocab import UNK, Vocab
+from nmt.models import checkpoint
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.tokenize import Tokenizer
+from nmt.text.truecase import Truecaser, detruecase
+from nmt.text.vocab import UNK, Vocab
 
 # Tokenised training text: "my" is lower-case mid-sentence, "Tom" always capitalised.
 TRAIN = [

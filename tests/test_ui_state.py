@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from nmt import checkpoint
-from nmt.decoding import Stepper, forced, greedy
+from nmt.decoding.search import Stepper, forced, greedy
+from nmt.models import checkpoint
 from ui import models
 from ui.presets import BY_NAME, EUROPARL, FLIPPED_TO_FREE, FLIPPED_TO_FROZEN, PRESETS, long_sentence, watch_for
 from ui.views import stepper_state as vs
@@ -170,7 +170,7 @@ def test_describe_and_scores(tiny_checkpoint_dir: Path) -> None:
     assert models.format_scores(None) == "" and models.format_scores({"x": "n/a"}) == ""
     exported = {"val": {"greedy": {"bleu": {"score": 51.84, "signature": "s"}, "sentences": 1014},
                         "beam5": {"bleu": {"score": 53.26}}},
-                "test": {"greedy": {"bleu": {"score": 54.0}}}}  # nmt.export's shape
+                "test": {"greedy": {"bleu": {"score": 54.0}}}}  # nmt.tools.export's shape
     assert models.format_scores(exported) == "val greedy 51.8 · beam5 53.3; test greedy 54.0"
     assert models.format_scores(exported, first_only=True) == "val greedy 51.8 · beam5 53.3"
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import torch
 
-from nmt import checkpoint
-from nmt.decoding import greedy
-from nmt.lexicon import SUFFIX, beside, write_lexicon
-from nmt.model import ModelConfig, RNNSearch
-from nmt.trace import DecodeTrace, Replacement, StepRecord
-from nmt.unk_replace import COPIED, DICTIONARY, OutputWord, replace_in_trace, with_dictionary
-from nmt.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID, Vocab
+from nmt.decoding.search import greedy
+from nmt.decoding.trace import DecodeTrace, Replacement, StepRecord
+from nmt.decoding.unk_replace import COPIED, DICTIONARY, OutputWord, replace_in_trace, with_dictionary
+from nmt.models import checkpoint
+from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.text.lexicon import SUFFIX, beside, write_lexicon
+from nmt.text.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID, Vocab
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,13 +149,13 @@ def _unk_then_eos_model(tmp_path: Path) -> Path:
 
 
 def test_translate_cli_unk_dict(tmp_path: Path) -> None:
-    """``nmt.translate --unk-dict``: each <unk> becomes the dictionary's translation, else the source word."""
+    """``nmt.tools.translate --unk-dict``: each <unk> becomes the dictionary's translation, else the source word."""
     ckpt = _unk_then_eos_model(tmp_path)
     write_lexicon({"cheese": [("fromage", 3)], "the": [("le", 5)]}, tmp_path / "lex.tsv")
     lines = ["cheese", "Zorblax", "cheese Zorblax"]
 
     def run(*extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "nmt.translate", "--checkpoint", str(ckpt), *extra],
+        return subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(ckpt), *extra],
                               input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, cwd=ROOT)
 
     def cli(*extra: str) -> list[str]:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from nmt.decoding import beam_search
-from nmt.metrics import sentence_scores
-from nmt.tokenize import Tokenizer
-from nmt.trace import COPIED, DICTIONARY, DecodeTrace, NBestEntry, Replacement, StepRecord
-from nmt.truecase import detruecase
-from nmt.vocab import EOS, UNK
+from nmt.decoding.search import beam_search
+from nmt.decoding.trace import COPIED, DICTIONARY, DecodeTrace, NBestEntry, Replacement, StepRecord
+from nmt.text.metrics import sentence_scores
+from nmt.text.tokenize import Tokenizer
+from nmt.text.truecase import detruecase
+from nmt.text.vocab import EOS, UNK
 from tests.page_app import open_page as run
 from ui import models
 from ui.views import unknown as U

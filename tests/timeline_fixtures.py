@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import train
-from nmt import timeline
+from nmt.training import timeline
 from tests.conftest import TINY_ARGS
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from nmt.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
+from nmt.decoding.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
 
 
 def make_step(i: int, token: str, alpha: list[float] | None, logprob: float = -0.5) -> StepRecord:

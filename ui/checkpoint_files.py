@@ -1,7 +1,7 @@
 """Which files of the checkpoint folder the app lists, and a one-line reason for each one it leaves out.
 
 Every ``*.pt`` file directly in the folder is a candidate. One reached through a symbolic link that
-leads outside the folder is never read (the data folders' rule, :func:`nmt.corpora.inside`). One
+leads outside the folder is never read (the data folders' rule, :func:`nmt.text.corpora.inside`). One
 that is not an intact, sealed checkpoint of ours, or whose description cannot be drawn, is left out
 of every picker and listed once as "unreadable: <why>" (:func:`notes`), so a bad file beside good
 ones never takes a page down.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from nmt import corpora
+from nmt.text import corpora
 
 UNREADABLE = "unreadable"  # the key under which ui.models.read_meta keeps why a file cannot be read
 

@@ -1,7 +1,7 @@
 """The stepper's "Why this word?" tab: why the shown step wrote its word and not an alternative.
 
 The alternatives are the step's own top-k (or a word typed in); the explanation is
-:func:`nmt.contrastive.contrast` on the session's model, computed when asked (a button) and kept in
+:func:`nmt.explanation.contrastive.contrast` on the session's model, computed when asked (a button) and kept in
 the shared store, so a class asking the same question computes it once. :mod:`ui.views.contrastive`
 builds the tables; this module lays them out. Offered where the model's α can be edited (its
 capabilities: an RNNsearch decoding with attention); any other model gets one line saying why not.
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nmt.checkpoint import LoadedModel
-from nmt.contrastive import Contrast, contrast, verdict
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.explanation.contrastive import Contrast, contrast, verdict
+from nmt.models.checkpoint import LoadedModel
 from ui import heavy
 from ui import widgets as W
 from ui.views import contrastive as cv

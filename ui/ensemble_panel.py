@@ -1,6 +1,6 @@
 """The stepper's ensemble: its sidebar switch, the choice and loading of its members, and its panel.
 
-With the switch on (URL ``ens=true``), the stepper decodes with the ensemble (:mod:`nmt.ensemble`)
+With the switch on (URL ``ens=true``), the stepper decodes with the ensemble (:mod:`nmt.decoding.ensemble`)
 of every attending checkpoint in the folder that shares the chosen group's languages, truecasers and
 vocabularies, the group's own first and the others by file name (for Multi30k: RNNsearch, Luong
 general, Luong local-p, and any model trained since on the same vocabularies). Which files those
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import streamlit as st
 
-from nmt import checkpoint
-from nmt.checkpoint import CheckpointError, LoadedModel
-from nmt.ensemble import ensemble_of
-from nmt.kinds import describe_ensemble, short_name
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.ensemble import ensemble_of
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.models import checkpoint
+from nmt.models.checkpoint import CheckpointError, LoadedModel
+from nmt.models.kinds import describe_ensemble, short_name
 from ui import models, user_models
 from ui import stepper_controller as ctl
 from ui import stepper_url as url

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from nmt.attribution import IG_START, Attributions, attribute
-from nmt.decoding import MAX_SOURCE_TOKENS, max_target_len
-from nmt.faithfulness import debate_tests
-from nmt.surgery import Edit, SurgeryResult, decode_with_surgery
-from nmt.trace import DecodeTrace
+from nmt.decoding.search import MAX_SOURCE_TOKENS, max_target_len
+from nmt.decoding.surgery import Edit, SurgeryResult, decode_with_surgery
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.attribution import IG_START, Attributions, attribute
+from nmt.explanation.faithfulness import debate_tests
 from ui import heavy, models
 from ui import widgets as W
 from ui.views import explanation as V
@@ -24,7 +24,7 @@ MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decodin
 
 
 # The work an explanation may start without a button (issue 24: ≤ 10 s of CPU, ≤ 200 MB an interaction).
-# Gradient units, nmt.attribution's measure: one source position of one decoder step of one integrated-
+# Gradient units, nmt.explanation.attribution's measure: one source position of one decoder step of one integrated-
 # gradients point, Σ (i + 1) · Tx · points. Leave-one-out of the embedding encodes Tx + 1 copies of the
 # sentence and decodes each up to the word: (Tx + 1) · (Tx + i + 1) "LOO units". Measured on the shipped
 # Multi30k RNNsearch, one torch thread: IG alone at Tx 61, word 20 (25,620 units) +172 MB (~7 KB a unit);
@@ -32,12 +32,13 @@ MAX_TARGET_LEN = max_target_len(MAX_SOURCE_TOKENS)  # the longest greedy decodin
 # word 20: 2.6 s, +284 MB; at Tx 101, word 35: 6.7 s, +414 MB. Each limit keeps its part near 100 MB.
 AUTO_UNITS = 15_000
 AUTO_LOO = 3_000
-GRAD_BATCH_UNITS = 15_000  # one gradient batch of a button's job (nmt.attribution's own default holds ~1 GB)
+# one gradient batch of a button's job (nmt.explanation.attribution's own default holds ~1 GB)
+GRAD_BATCH_UNITS = 15_000
 
 
 def cost(trace: DecodeTrace, steps: list[int]) -> int:
     """The gradient units of explaining ``steps`` of ``trace`` (:data:`AUTO_UNITS`' measure), counting IG at
-    its first round of points (:data:`nmt.attribution.IG_START`; the gap may double them on some steps)."""
+    its first round of points (:data:`nmt.explanation.attribution.IG_START`; the gap may double them on some steps)."""
     points = IG_STEPS or IG_START
     return sum((i + 1) * len(trace.src_tokens) * points for i in steps)
 

@@ -1,11 +1,11 @@
 """The stepper's language-model fusion: its sidebar controls, the fused model, and its panel.
 
 Offered only when ``<checkpoint folder>/fusion/`` holds a language model over the chosen model's
-target vocabulary (:func:`nmt.fusion.find_fusion_files`); deep fusion also needs a controller trained
+target vocabulary (:func:`nmt.decoding.fusion.find_fusion_files`); deep fusion also needs a controller trained
 for that model. The choice (``fusion``: none / shallow / deep, and ``beta``) is bound to the URL like
 every stepper control. The fused model wraps the shared, cached translation model (no copy), and
 every decoder runs it unchanged; the panel shows :mod:`ui.views.fusion` over
-:func:`nmt.fusion.explain`, read off the fused model's own steps.
+:func:`nmt.decoding.fusion.explain`, read off the fused model's own steps.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from nmt.checkpoint import CheckpointError, LoadedModel
-from nmt.fusion import FusionFiles, explain, find_fusion_files, fuse, load_controller, load_lm
-from nmt.trace import DecodeTrace
+from nmt.decoding.fusion import FusionFiles, explain, find_fusion_files, fuse, load_controller, load_lm
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.checkpoint import CheckpointError, LoadedModel
 from ui import models
 from ui import stepper_controller as ctl
 from ui import stepper_url as url

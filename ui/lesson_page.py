@@ -13,7 +13,7 @@ import altair as alt
 import numpy as np
 import streamlit as st
 
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
 from ui import models
 from ui import widgets as W
 from ui.lesson_content import FIG2, GROUP, IDEAS, STOPS, Stop

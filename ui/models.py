@@ -9,11 +9,11 @@ the bottleneck toggle of the stepper switches between the two. Models are loaded
 (``st.cache_resource``) and shared by every session; each session keeps only its own decoding state.
 
 Threads: the server runs torch on ``$RNNSEARCH_THREADS`` intra-op threads, 1 by default (as the
-command-line tools, :mod:`nmt.cli`), set when the first model is loaded (:func:`configure_threads`).
+command-line tools, :mod:`nmt.tools.cli`), set when the first model is loaded (:func:`configure_threads`).
 Streamlit runs every session in a thread of one process, so sessions already decode side by side;
 torch's default of one intra-op thread per core makes each session's small matrix products fan
 out over all cores and wait for one another and for everything else on the machine. Measured on
-the shared 2-core machine under load: ``nmt.decoding.beam_search`` of a 30-word sentence at k = 12
+the shared 2-core machine under load: ``nmt.decoding.search.beam_search`` of a 30-word sentence at k = 12
 took 3.3–14.6 s with 2 threads against 0.5–0.8 s with 1, a greedy decoder step 20–33 ms against
 5–9 ms; switching the stepper to beam search, ``bench/app-stepper-cpu.json``: 3.1 s (1.6 s of CPU)
 with 2 threads against 1.1 s (0.4 s of CPU) with 1.
@@ -33,14 +33,14 @@ from typing import Any
 import streamlit as st
 import torch
 
-from nmt import checkpoint, provenance
-from nmt.checkpoint import LoadedModel
-from nmt.cli import threads_from_env
-from nmt.contract import Capabilities
-from nmt.kinds import ModelDescription, describe_model
-from nmt.luong import capabilities_of
-from nmt.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: pages name corpora through ui.models
-from nmt.provenance import data_name as data_name
+from nmt.models import checkpoint, provenance
+from nmt.models.checkpoint import LoadedModel
+from nmt.models.contract import Capabilities
+from nmt.models.device import threads_from_env
+from nmt.models.kinds import ModelDescription, describe_model
+from nmt.models.luong import capabilities_of
+from nmt.models.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: pages name corpora through ui.models
+from nmt.models.provenance import data_name as data_name
 from ui import checkpoint_files
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
@@ -64,7 +64,7 @@ class CheckpointInfo:
 
     path: Path
     group: str  # name prefix shared by an RNNsearch / RNNencdec pair
-    kind: str  # as trained, :class:`nmt.kinds.ModelDescription`'s kind: rnnsearch | rnnencdec | luong | mean
+    kind: str  # as trained, :class:`nmt.models.kinds.ModelDescription`'s kind: rnnsearch | rnnencdec | luong | mean
     mtime: float
     yours: bool = False  # from the user's own models folder (:mod:`ui.user_models`), not the checkpoint folder
 
@@ -255,12 +255,12 @@ def _config(path: str, mtime: float) -> dict[str, Any]:
 
 
 def capabilities(ckpt: CheckpointInfo) -> Capabilities:
-    """What ``ckpt``'s model can do (:class:`nmt.contract.Capabilities`), from its config, weights unread."""
+    """What ``ckpt``'s model can do (:class:`nmt.models.contract.Capabilities`), from its config, weights unread."""
     return capabilities_of(_config(str(ckpt.path), ckpt.mtime))
 
 
 def origin(ckpt: CheckpointInfo) -> str:
-    """Where ``ckpt`` came from, in one line (:func:`nmt.provenance.origin`), its weights unread."""
+    """Where ``ckpt`` came from, in one line (:func:`nmt.models.provenance.origin`), its weights unread."""
     return provenance.origin(read_meta(str(ckpt.path), ckpt.mtime))
 
 
@@ -309,7 +309,7 @@ def _num(v: Any) -> float | None:
 
 
 def _export_bleu(by_decoding: Any) -> list[tuple[str, float]]:
-    """(decoding, BLEU) pairs of one split in ``nmt.export``'s shape ``{greedy: {bleu: {score}}}``."""
+    """(decoding, BLEU) pairs of one split in ``nmt.tools.export``'s shape ``{greedy: {bleu: {score}}}``."""
     if not isinstance(by_decoding, dict):
         return []
     out = []
@@ -322,7 +322,7 @@ def _export_bleu(by_decoding: Any) -> list[tuple[str, float]]:
 
 
 def format_scores(scores: Any, first_only: bool = False) -> str:
-    """A short line from ``meta["scores"]``, whatever its shape: ``nmt.export``'s
+    """A short line from ``meta["scores"]``, whatever its shape: ``nmt.tools.export``'s
     ``{split: {greedy|beam5: {bleu: {score}}}}`` (e.g. "val greedy 51.8 · beam5 53.3"), ``{name: bleu}``
     or other nested dicts. ``first_only``: the first split alone (for a picker label)."""
     if not isinstance(scores, dict):

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nmt import corpora
-from nmt import paper_figures as F
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation import paper_figures as F
+from nmt.text import corpora
 from ui.views import paper as V
 from ui.views.common import FONT_MAIN, md, readable
 

@@ -1,8 +1,8 @@
 """The stepper's "Look · Generate · Update" tab: the shown step walked through its three phases.
 
-The numbers come from :func:`nmt.phases.explain`, the model's own step re-run on the state the
-session's :class:`~nmt.decoding.Stepper` recorded (beam mode: a stepper forced along the beam's best
-hypothesis, :func:`nmt.phases.replay`, kept in the session and extended as the position moves);
+The numbers come from :func:`nmt.decoding.phases.explain`, the model's own step re-run on the state the
+session's :class:`~nmt.decoding.search.Stepper` recorded (beam mode: a stepper forced along the beam's best
+hypothesis, :func:`nmt.decoding.phases.replay`, kept in the session and extended as the position moves);
 :mod:`ui.views.phases` builds the cards, and this module only lays them out.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from nmt.checkpoint import LoadedModel
-from nmt.decoding import Stepper
-from nmt.phases import explain, replay, supported
-from nmt.trace import DecodeTrace
+from nmt.decoding.phases import explain, replay, supported
+from nmt.decoding.search import Stepper
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.checkpoint import LoadedModel
 from ui import stepper_controller as ctl
 from ui.views import phases as pv
 from ui.views.common import md

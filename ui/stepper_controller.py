@@ -3,7 +3,7 @@
 The stepper page (``app.py``) draws; this module decides. Everything a session owns lives in
 ``st.session_state``: its inputs (keyed by their URL parameter names: ``text``, ``model``, ``mode`` …),
 its position ``pos`` (target words produced), its forced words ``plan``, playback, and its own
-:class:`~nmt.decoding.Stepper` or beam trace, while the model itself is shared by every session
+:class:`~nmt.decoding.search.Stepper` or beam trace, while the model itself is shared by every session
 (``ui.models.load``). The URL keeps the view as on every page (:mod:`ui.stepper_url`).
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 import streamlit as st
 import torch
 
-from nmt.candidates import CandidateSpec
-from nmt.checkpoint import LoadedModel
-from nmt.data import pad_ids
-from nmt.decoding import Stepper, beam_search, greedy, prepare_source
-from nmt.trace import DecodeTrace, Replacement
+from nmt.decoding.search import Stepper, beam_search, greedy, prepare_source
+from nmt.decoding.trace import DecodeTrace, Replacement
+from nmt.models.candidates import CandidateSpec
+from nmt.models.checkpoint import LoadedModel
+from nmt.text.data import pad_ids
 from ui import heavy, models, twins, user_models
 from ui import stepper_url as url
 from ui.presets import BY_NAME, PRESETS

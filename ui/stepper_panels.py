@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
 from ui import models
 from ui import stepper_controller as ctl
 from ui import stepper_url as url
@@ -130,7 +130,7 @@ def candidate_panel(trace: DecodeTrace, big: bool) -> None:
 
 
 def energies_panel(trace: DecodeTrace, choice: models.Choice, look: sc.Look, nonce: str) -> None:
-    """The energies e_ij of every step so far, captioned with the model's own score (:mod:`nmt.equations`),
+    """The energies e_ij of every step so far, captioned with the model's own score (:mod:`nmt.models.equations`),
     or why there are none."""
     chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
     if chart is not None:

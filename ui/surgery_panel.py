@@ -1,8 +1,8 @@
 """The "Is attention an explanation?" page's Surgery and Debate tests tabs (Streamlit layout only).
 
 Surgery edits α at the chosen step and decodes on (:func:`ui.explanation_jobs.surgery`, the model's
-own step under :mod:`nmt.surgery`); the debate tab runs the permutation and adversarial-α tests
-(:func:`ui.explanation_jobs.debate`, :mod:`nmt.debate`) on a button. The model work is in
+own step under :mod:`nmt.decoding.surgery`); the debate tab runs the permutation and adversarial-α tests
+(:func:`ui.explanation_jobs.debate`, :mod:`nmt.explanation.debate`) on a button. The model work is in
 :mod:`ui.explanation_jobs`, the tables, charts and readings in :mod:`ui.views.surgery`; this
 module only lays them out. Controls are bound to URL query parameters (``ex_*``).
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from nmt.decoding import InputError
-from nmt.surgery import SurgeryPreset, SurgeryResult
-from nmt.trace import DecodeTrace
+from nmt.decoding.search import InputError
+from nmt.decoding.surgery import SurgeryPreset, SurgeryResult
+from nmt.decoding.trace import DecodeTrace
 from ui import models
 from ui import widgets as W
 from ui.explanation_jobs import EPS, N_PERM, debate, surgery, unedited

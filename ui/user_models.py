@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from nmt.corpora import shown
+from nmt.text.corpora import shown
 from ui import checkpoint_files, models
 from ui.views.common import md
 

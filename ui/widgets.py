@@ -19,12 +19,13 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
-from nmt import corpora, decoding
-from nmt.align import Links, read_links
-from nmt.checkpoint import CheckpointError, LoadedModel
-from nmt.corpora import Split, gold_files
-from nmt.data import corpus_file, read_parallel
-from nmt.trace import DecodeTrace
+from nmt.decoding import search as decoding
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.align import Links, read_links
+from nmt.models.checkpoint import CheckpointError, LoadedModel
+from nmt.text import corpora
+from nmt.text.corpora import Split, gold_files
+from nmt.text.data import corpus_file, read_parallel
 from ui import checkpoint_files, heavy, models, user_models
 from ui.typed import hand_picked
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
@@ -40,7 +41,7 @@ CHUNK = 16
 
 @st.cache_data(show_spinner=False, ttl=60, max_entries=16)
 def _find_splits(roots: tuple[corpora.DataRoot, ...], src: str, tgt: str) -> list[Split]:
-    """Cached :func:`nmt.corpora.find_splits` (folders are walked again at most once a minute)."""
+    """Cached :func:`nmt.text.corpora.find_splits` (folders are walked again at most once a minute)."""
     return corpora.find_splits(roots, src, tgt)
 
 
@@ -176,7 +177,7 @@ def job_for(ckpt: models.CheckpointInfo, method: str, **options: Any) -> Job:
 
 
 def decode_now(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None) -> list[DecodeTrace]:
-    """Decode ``sources`` now, uncached; raises :class:`nmt.decoding.InputError`."""
+    """Decode ``sources`` now, uncached; raises :class:`nmt.decoding.search.InputError`."""
     lm = models.load_model(job.path, job.mtime)
     if job.method == "greedy":
         return decoding.greedy(lm, list(sources), context=job.context, topk=job.topk)
@@ -196,7 +197,7 @@ def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | No
                   say: Callable[[str], None] | None = None) -> list[DecodeTrace]:
     """Decode one chunk, kept per job and input in the byte-bounded "decode" store and run once at a
     time (a second session asking for it waits for the first's result); with ``say``, a heavy job that
-    runs in one of the server's slots (:func:`heavy_slot`). Raises :class:`nmt.decoding.InputError`."""
+    runs in one of the server's slots (:func:`heavy_slot`). Raises :class:`nmt.decoding.search.InputError`."""
     compute = (lambda: decode_now(job, sources, refs)) if say is None else (
         lambda: in_slot(say, lambda: decode_now(job, sources, refs)))
     return heavy.memo(heavy.store("decode"), heavy.FLIGHT, ("decode", job, sources, refs), compute, on_wait)
@@ -364,7 +365,7 @@ MAX_READ = 20000  # lines read from the top of a split (big training files are o
 @heavy.cached("splits")
 def _read_split(directory: str, name: str, src: str, tgt: str, limit: int, stamp: float
                 ) -> tuple[list[str], list[str]]:
-    """Cached :func:`nmt.data.read_parallel` (``stamp`` is the files' mtime, so edits re-read)."""
+    """Cached :func:`nmt.text.data.read_parallel` (``stamp`` is the files' mtime, so edits re-read)."""
     return read_parallel(directory, name, src, tgt, limit=limit)
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pandas as pd
 
-from nmt.align import Links, alignment_error, argmax_links
-from nmt.coverage import REREAD, UNREAD, coverage, flags_vs_quality
-from nmt.metrics import sentence_scores
-from nmt.tokenize import Tokenizer
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.align import Links, alignment_error, argmax_links
+from nmt.explanation.coverage import REREAD, UNREAD, coverage, flags_vs_quality
+from nmt.text.metrics import sentence_scores
+from nmt.text.tokenize import Tokenizer
 from ui.views.common import csv_text
 from ui.views.heatmaps import alpha_stats
 
@@ -60,7 +60,7 @@ def own_facts(own: DecodeTrace, ref: str, pretokenized: bool = False, tok: Token
 
 
 def coverage_line(rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """How the shown sentences' coverage flags go with their chrF (:func:`nmt.coverage.flags_vs_quality`),
+    """How the shown sentences' coverage flags go with their chrF (:func:`nmt.explanation.coverage.flags_vs_quality`),
     in one line; None without flags to compare (no α, or too few sentences)."""
     pairs = [(r["flags"], r["chrF"]) for r in rows if r.get("flags") is not None and r.get("chrF") is not None]
     res = flags_vs_quality([f for f, _ in pairs], [q for _, q in pairs]) if len(pairs) > 2 else None

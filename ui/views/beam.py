@@ -11,8 +11,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from nmt.decoding import LENGTH_NORMS, length_penalty
-from nmt.trace import DecodeTrace, Hypothesis
+from nmt.decoding.search import LENGTH_NORMS, length_penalty
+from nmt.decoding.trace import DecodeTrace, Hypothesis
 from ui.views.common import EOS, FONT_MAIN, NORM_SHORT, source_labels
 from ui.views.heatmaps import alpha_chart, alpha_frame, fixed_context_chart
 from ui.views.subword_view import words_matrix
@@ -262,7 +262,7 @@ def finished_pool(trace: DecodeTrace) -> list[tuple[list[str], float]]:
 def rerank_frame(trace: DecodeTrace, gnmt_alpha: float = 0.6) -> pd.DataFrame:
     """The finished hypotheses ranked under each length normalisation.
 
-    Scores are log p divided by the penalty of :func:`nmt.decoding.length_penalty` for the
+    Scores are log p divided by the penalty of :func:`nmt.decoding.search.length_penalty` for the
     hypothesis' length (``</s>`` counted, as the search does). Columns ``score <norm>`` and
     ``rank <norm>`` per normalisation; rows sorted by the rank without normalisation.
     """

@@ -10,9 +10,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.kinds import colour_of_name
-from nmt.metrics import bleu_by_length, sentence_scores
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.kinds import colour_of_name
+from nmt.text.metrics import bleu_by_length, sentence_scores
 from ui.views.common import EOS
 
 
@@ -72,8 +72,8 @@ def sweep_frame(lengths: Sequence[int], hyps: Mapping[str, Sequence[str]], refs:
 
 
 def _model_scale(names: Sequence[str], colours: Mapping[str, str] | None) -> alt.Scale | Any:
-    """Each model's own colour (:func:`nmt.kinds.model_colour`, carried in ``colours`` by name),
-    else the name's colour (:func:`nmt.kinds.colour_of_name`)."""
+    """Each model's own colour (:func:`nmt.models.kinds.model_colour`, carried in ``colours`` by name),
+    else the name's colour (:func:`nmt.models.kinds.colour_of_name`)."""
     names = list(dict.fromkeys(names))
     return alt.Scale(domain=names, range=[(colours or {}).get(n) or colour_of_name(n) for n in names])
 

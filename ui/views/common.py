@@ -15,8 +15,8 @@ import altair as alt
 import pandas as pd
 import vl_convert as vlc
 
-from nmt.decoding import LENGTH_NORMS
-from nmt.trace import DecodeTrace
+from nmt.decoding.search import LENGTH_NORMS
+from nmt.decoding.trace import DecodeTrace
 
 EOS = "</s>"
 # What one text box (or the URL parameter bound to it) can carry: the model reads at most 100 source
@@ -98,10 +98,10 @@ NORM_LABELS = {
     "length": "divide by length (Jean et al. 2015)",
     "gnmt": "GNMT length penalty (Wu et al. 2016)",
 }
-"""Every length normalisation of :data:`nmt.decoding.LENGTH_NORMS`, in its order, in words."""
+"""Every length normalisation of :data:`nmt.decoding.search.LENGTH_NORMS`, in its order, in words."""
 NORM_SHORT = {"none": "none", "length": "÷ length", "gnmt": "GNMT"}
 """The same, short enough for a chart axis or a radio button."""
-assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS, "one label per nmt.decoding.LENGTH_NORMS"
+assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS, "one label per nmt.decoding.search.LENGTH_NORMS"
 
 FONT = 14  # px: the smallest chart text (issue 21: nothing under 14 px at 1280×720)
 FONT_MAIN = 14  # px: chart text where the chart is the main content

@@ -1,6 +1,6 @@
 """Builders of the attention comparison page: one sentence under Bahdanau's and Luong's attention.
 
-Every model is named by what it is, read from its checkpoint's config (:mod:`nmt.kinds`), and
+Every model is named by what it is, read from its checkpoint's config (:mod:`nmt.models.kinds`), and
 every column shows the same things: the translation, its α heatmap (with the window of local
 attention drawn on it), the log-probability of the reference and sentence BLEU. Nothing here runs a
 model; the numbers are the ones the traces recorded.
@@ -14,7 +14,7 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
 from ui.views.heatmaps import trace_chart
 
 

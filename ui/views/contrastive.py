@@ -1,6 +1,6 @@
-"""The "Why this word?" view of one step: a contrastive explanation (:mod:`nmt.contrastive`) as tables.
+"""The "Why this word?" view of one step: a contrastive explanation (:mod:`nmt.explanation.contrastive`) as tables.
 
-Data in (a :class:`~nmt.contrastive.Contrast`), tables and strings out; no Streamlit. Each source word
+Data in (a :class:`~nmt.explanation.contrastive.Contrast`), tables and strings out; no Streamlit. Each source word
 with α and its two scores (positive: pushed toward the written word; negative: toward the alternative),
 the readout's three shares, and the downloads (CSV of the rows, JSON of everything).
 """
@@ -11,7 +11,7 @@ import json
 
 import pandas as pd
 
-from nmt.contrastive import SHARES, Contrast
+from nmt.explanation.contrastive import SHARES, Contrast
 from ui.views.common import csv_text
 
 SHARE_WORDS = {"state": "the state s_(i−1)", "previous word": "the previous word E y_(i−1)",

@@ -1,6 +1,6 @@
 """An ensemble beside its members at one step: each member's α row and its p of the written word.
 
-Pure builders over one :class:`~nmt.trace.StepRecord` of an ensemble's trace (:mod:`nmt.ensemble`):
+Pure builders over one :class:`~nmt.decoding.trace.StepRecord` of an ensemble's trace (:mod:`nmt.decoding.ensemble`):
 the ensemble's row first, then one row per member, in the members' order. The ensemble's α row is
 the mean of the members' rows and its p the normalised geometric mean of their p (exp of the mean
 log p, divided by Z_i, its sum over the vocabulary), as the trace records them; nothing here
@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from nmt.kinds import ENSEMBLE_COLOUR
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.models.kinds import ENSEMBLE_COLOUR
 from ui.views.common import label_expr, source_labels
 from ui.views.stepper_charts import PAPER, Look
 

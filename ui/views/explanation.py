@@ -1,7 +1,7 @@
 """Builders of the "Is attention an explanation?" page: α beside attributions, surgery, the debate's tests.
 
-Everything here takes numbers the page computed with :mod:`nmt.attribution`, :mod:`nmt.surgery` and
-:mod:`nmt.debate` (per-step attribution rows, token lists, the permutation and adversarial
+Everything here takes numbers the page computed with :mod:`nmt.explanation.attribution`, :mod:`nmt.decoding.surgery` and
+:mod:`nmt.explanation.debate` (per-step attribution rows, token lists, the permutation and adversarial
 results as plain lists) and returns data frames, Altair charts and sentences. Nothing here runs a
 model, and there is no Streamlit: every function is unit-tested on hand-made numbers.
 
@@ -9,7 +9,7 @@ Scales: each method's scores live on their own scale (α sums to 1, saliency is 
 leave-one-out a difference of log-probabilities in nats), so for bars and heatmaps every row is
 divided by its largest absolute value over the real source words (:func:`scale_row`): the longest
 bar is ±1 in every row, and the rows compare *which* words matter and in which direction, not how
-much. The agreement numbers are the library's own (:func:`nmt.attribution.agreement`) on the raw
+much. The agreement numbers are the library's own (:func:`nmt.explanation.attribution.agreement`) on the raw
 scores.
 """
 
@@ -23,8 +23,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.attribution import IG_GAP_TOL, IG_MAX, METHODS, Attributions, agreement
-from nmt.trace import Replacement
+from nmt.decoding.trace import Replacement
+from nmt.explanation.attribution import IG_GAP_TOL, IG_MAX, METHODS, Attributions, agreement
 from ui.views.common import FONT, label_expr, md
 from ui.views.heatmaps import _cell_steps, alpha_chart
 from ui.views.unknown import mark_suffix
@@ -38,11 +38,12 @@ METHOD_LABELS: dict[str, str] = {
     "loo_embed": "leave-one-out, embedding",
     "loo_alpha": "leave-one-out, α",
 }
-"""α and every method of :data:`nmt.attribution.METHODS`, in that order, in words."""
+"""α and every method of :data:`nmt.explanation.attribution.METHODS`, in that order, in words."""
 METHOD_SHORT: dict[str, str] = {ALPHA: "α", "saliency": "saliency", "x_grad": "grad × input", "ig": "IG",
                                 "loo_embed": "LOO embed.", "loo_alpha": "LOO in α"}
 """The same, short enough for a chart's row labels."""
-assert tuple(METHOD_LABELS)[1:] == METHODS == tuple(METHOD_SHORT)[1:], "one label per nmt.attribution.METHODS"
+assert tuple(METHOD_LABELS)[1:] == METHODS == tuple(METHOD_SHORT)[1:], \
+    "one label per nmt.explanation.attribution.METHODS"
 
 METHOD_HELP: dict[str, str] = {
     ALPHA: "the model's own attention weights α_ij at this step (they sum to 1)",
@@ -84,7 +85,7 @@ def assemble(
     src_tokens: Sequence[str], tgt_tokens: Sequence[str], steps: Sequence[int], rows: Sequence[Mapping[str, Any]],
     *, ig_steps: int | None = None, baseline: str = "zero",
 ) -> Attributions:
-    """:class:`nmt.attribution.Attributions` from rows of :func:`split_rows` (one per step of ``steps``)."""
+    """:class:`nmt.explanation.attribution.Attributions` from rows of :func:`split_rows` (one per step of ``steps``)."""
     if len(rows) != len(steps):
         raise ValueError(f"{len(rows)} rows for {len(steps)} steps")
     n = len(src_tokens)
@@ -199,7 +200,7 @@ def _top_word(att: Attributions, values: np.ndarray) -> str:
 
 
 def agreement_frame(att: Attributions, r: int) -> pd.DataFrame:
-    """Per method, its agreement with α at explained row ``r`` (:func:`nmt.attribution.agreement`).
+    """Per method, its agreement with α at explained row ``r`` (:func:`nmt.explanation.attribution.agreement`).
 
     Columns: method, top word (the method's), τ (Kendall τ-b), top-1 (1 when it ranks α's top word
     first) and JSD(α, |scores| normalised) in nats."""

@@ -1,7 +1,7 @@
 """Views of language-model fusion in the stepper: the LM's top-k beside the TM's, and the gate g_i.
 
-Pure builders (data in, HTML / charts out) over the :class:`nmt.fusion.FusionStep` records that
-:func:`nmt.fusion.explain` reads off the fused model's own steps; nothing here touches a model.
+Pure builders (data in, HTML / charts out) over the :class:`nmt.decoding.fusion.FusionStep` records that
+:func:`nmt.decoding.fusion.explain` reads off the fused model's own steps; nothing here touches a model.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import altair as alt
 
-from nmt.fusion import FusionStep
+from nmt.decoding.fusion import FusionStep
 from ui.views.common import esc, readable
 
 MODE_LABELS = {"none": "the translation model alone", "shallow": "score = log p_TM + β log p_LM",

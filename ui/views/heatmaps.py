@@ -15,8 +15,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.align import Links, argmax_links
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.align import Links, argmax_links
 from ui.views.common import EOS, FONT, label_expr, source_labels, target_labels
 
 

@@ -2,9 +2,9 @@
 
 Results come from two JSON shapes written by ``nmt``:
 
-* ``nmt.export`` (``checkpoints/m30k-en-fr.results.json``):
+* ``nmt.tools.export`` (``checkpoints/m30k-en-fr.results.json``):
   ``models[name].scores[split][greedy|beam5].by_length`` and ``.curve`` (validation BLEU);
-* ``nmt.experiment`` (``checkpoints/europarl-en-fr.results.json``):
+* ``nmt.tools.experiment`` (``checkpoints/europarl-en-fr.results.json``):
   ``models[name].tests[test].{all, no_unk, by_length}`` (greedy; ``tests_beam5`` for beam 5) and
   ``paper_table1_newstest2014``.
 
@@ -20,8 +20,8 @@ from typing import Any
 import pandas as pd
 import plotly.graph_objects as go
 
-from nmt.experiment import PAPER_TABLE1, experiment_tests
-from nmt.kinds import colour_of_name
+from nmt.models.kinds import colour_of_name
+from nmt.tools.experiment import PAPER_TABLE1, experiment_tests
 from ui.views.common import FONT_MAIN
 
 # Main-content charts: text of at least 14 px, dark, legible on a projector.
@@ -52,7 +52,7 @@ def _bucket_rows(model: str, test: str, decoding: str, buckets: list[dict[str, A
 def with_empty_buckets(buckets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The buckets with the empty ones between them put back (``n`` 0, no score).
 
-    ``nmt.metrics.bleu_by_length`` leaves out a bucket no sentence falls in; a chart that skipped it
+    ``nmt.text.metrics.bleu_by_length`` leaves out a bucket no sentence falls in; a chart that skipped it
     would join its neighbours as if the lengths were consecutive, so each gap is named instead.
     """
     if len(buckets) < 2:
@@ -72,10 +72,10 @@ def length_rows(results: dict[str, Any]) -> pd.DataFrame:
     """One row per model × test set × decoding × source-length bucket, empty buckets included (``n`` 0)."""
     rows: list[dict[str, Any]] = []
     for name, m in (results.get("models") or {}).items():
-        for test, by_dec in (m.get("scores") or {}).items():  # nmt.export shape
+        for test, by_dec in (m.get("scores") or {}).items():  # nmt.tools.export shape
             for dec, res in by_dec.items():
                 rows += _bucket_rows(name, test, dec, with_empty_buckets(res.get("by_length", [])))
-        for test, res in experiment_tests(m):  # nmt.experiment shape
+        for test, res in experiment_tests(m):  # nmt.tools.experiment shape
             dec = "greedy" if res.get("beam", 1) == 1 else f"beam{res['beam']}"
             rows += _bucket_rows(name, test, dec, with_empty_buckets(res.get("by_length", [])))
     return pd.DataFrame(rows, columns=LENGTH_COLUMNS)
@@ -129,16 +129,16 @@ def table1_frame(results: dict[str, Any], test: str, origin: str = "") -> pd.Dat
     """Our Table 1 (BLEU on all sentences / on sentences without UNK) on ``test``, one row per model
     and decoding, beside the paper's numbers where the test set is newstest2014.
 
-    ``nmt.experiment`` results have both columns; ``nmt.export`` results only BLEU on all sentences
+    ``nmt.tools.experiment`` results have both columns; ``nmt.tools.export`` results only BLEU on all sentences
     (their no-UNK cells are empty). ``origin`` fills the ``from`` column.
     """
     paper = results.get("paper_table1_newstest2014") or PAPER_TABLE1
     rows = []
     for name, m in (results.get("models") or {}).items():
         found = [(_decoding(res), res["all"], res.get("no_unk"), res.get("no_unk_sentences"))
-                 for t, res in experiment_tests(m) if t == test]  # nmt.experiment shape
+                 for t, res in experiment_tests(m) if t == test]  # nmt.tools.experiment shape
         found += [(dec, res.get("bleu") or {}, None, None)
-                  for dec, res in ((m.get("scores") or {}).get(test) or {}).items()]  # nmt.export shape
+                  for dec, res in ((m.get("scores") or {}).get(test) or {}).items()]  # nmt.tools.export shape
         for dec, bleu, no_unk, n_no_unk in found:
             row = {"model": name, "decoding": dec, "BLEU (all)": bleu.get("score"), "± CI (all)": bleu.get("ci95"),
                    "BLEU (no UNK)": (no_unk or {}).get("score"), "no-UNK sentences": n_no_unk, "from": origin}
@@ -156,18 +156,18 @@ def table1_note(table: pd.DataFrame, file: str) -> str:
                 "scores a checkpoint on all sentences and on those without unknown words.")
     note = ("BLEU on all sentences and on the sentences with no word outside the model's shortlists (source "
             "or reference): Table 1 of Bahdanau et al. (2015)")
-    if table["no-UNK sentences"].isna().all():  # nmt.export counts no sentences without UNK
-        return (f"{note}. {file} was written by nmt.export, which scores all sentences only: its no-UNK "
+    if table["no-UNK sentences"].isna().all():  # nmt.tools.export counts no sentences without UNK
+        return (f"{note}. {file} was written by nmt.tools.export, which scores all sentences only: its no-UNK "
                 "column is empty. Recompute below adds both columns for a checkpoint; python -m "
-                "nmt.experiment writes a whole Table 1.")
+                "nmt.tools.experiment writes a whole Table 1.")
     missing = table["BLEU (no UNK)"].isna() & table["no-UNK sentences"].eq(0)
     extra = " An empty no-UNK cell with 0 sentences: every sentence has an unknown word." if missing.any() else ""
-    return f"{note}; from {file} (python -m nmt.experiment).{extra}"
+    return f"{note}; from {file} (python -m nmt experiment).{extra}"
 
 
 def results_test_name(label: str, name: str, tests: set[str]) -> str:
-    """The name a results file uses for a split: ``multi30k/test_2016_flickr`` (nmt.experiment) or
-    ``test_2016_flickr`` (nmt.export), whichever the file has; the label when it has neither."""
+    """The name a results file uses for a split: ``multi30k/test_2016_flickr`` (nmt.tools.experiment) or
+    ``test_2016_flickr`` (nmt.tools.export), whichever the file has; the label when it has neither."""
     return label if label in tests or name not in tests else name
 
 

@@ -17,8 +17,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.kinds import colour_of_name
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.kinds import colour_of_name
 from ui.lesson_content import DEFAULT_LEVEL, LEVELS
 from ui.views.common import label_expr, source_labels
 from ui.views.heatmaps import alpha_frame
@@ -311,7 +311,7 @@ def bleu_gaps(frame: pd.DataFrame, better: str, worse: str) -> dict[str, float]:
 
 def model_colours(names: Sequence[str]) -> list[str]:
     """A colour per model name (in the given order): the model's own colour on every page
-    (:func:`nmt.kinds.colour_of_name`: blues for RNNsearch, oranges for RNNencdec, -30 light, -50 dark)."""
+    (:func:`nmt.models.kinds.colour_of_name`: blues for RNNsearch, oranges for RNNencdec, -30 light, -50 dark)."""
     return [colour_of_name(n) for n in names]
 
 

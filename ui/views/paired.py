@@ -1,6 +1,6 @@
 """Builders of the page "Is A really better than B?": a paired comparison of two models in words and tables.
 
-They read the dict of :func:`nmt.paired.compare` (sacrebleu's paired bootstrap resampling, Koehn 2004)
+They read the dict of :func:`nmt.tools.paired.compare` (sacrebleu's paired bootstrap resampling, Koehn 2004)
 and never compute a score themselves: a one-line verdict per metric, the overall table (score, 95 %
 interval, p), the table per source-length bucket and the sentences with the largest |ΔchrF|. No
 Streamlit here.
@@ -31,7 +31,7 @@ def p_floor(resamples: int) -> float:
 
 
 def at_floor(p: float, resamples: int) -> bool:
-    """Whether ``p`` (as :mod:`nmt.paired` rounds it, to 4 decimals) is sacrebleu's smallest."""
+    """Whether ``p`` (as :mod:`nmt.tools.paired` rounds it, to 4 decimals) is sacrebleu's smallest."""
     return p <= round(p_floor(resamples), 4) + 1e-9
 
 

@@ -1,6 +1,6 @@
 """The paper's own α (Fig. 3(a)) beside a model's: two heatmaps on one scale, a per-row table, one line.
 
-Pure: it takes the paper's matrix (:class:`nmt.paper_figures.PaperAlpha`) and a decode trace of the
+Pure: it takes the paper's matrix (:class:`nmt.explanation.paper_figures.PaperAlpha`) and a decode trace of the
 same sentence, and returns Altair charts, a DataFrame and text. No Streamlit here.
 """
 
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import altair as alt
 import pandas as pd
 
-from nmt.paper_figures import CREDIT, Comparison, PaperAlpha, compare
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.paper_figures import CREDIT, Comparison, PaperAlpha, compare
 from ui.views.common import label_expr, source_labels
 
 

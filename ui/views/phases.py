@@ -1,6 +1,6 @@
 """The stepper's Look / Generate / Update view: one decoder step walked through its three phases.
 
-Reads an :class:`nmt.phases.StepPhases` (the model's own step, re-run with its intermediate tensors)
+Reads an :class:`nmt.decoding.phases.StepPhases` (the model's own step, re-run with its intermediate tensors)
 and the source words, and returns one :class:`PhaseCard` per phase in the model's order:
 RNNsearch looks, generates, then updates (Bahdanau et al. 2015, eqs. 4-6 and App. A.2.2; the names
 are those of the MILA WMT'15 system, Jean et al. 2015, Table 1); Luong et al. (2015) run the recurrent
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from nmt.equations import LookText, look_text
-from nmt.phases import StepPhases, norm
+from nmt.decoding.phases import StepPhases, norm
+from nmt.models.equations import LookText, look_text
 
 COORDS = 4  # coordinates of a vector shown in the tables
 PAIRS = 6  # maxout pairs shown
@@ -100,7 +100,7 @@ def rest_weight(ph: StepPhases, top: int = TOP_SOURCE) -> tuple[int, float]:
 
 
 def look_equations(ph: StepPhases) -> list[str]:
-    """The Look phase's equations for this model and context mode (:mod:`nmt.equations`)."""
+    """The Look phase's equations for this model and context mode (:mod:`nmt.models.equations`)."""
     return list(_look(ph).equations)
 
 

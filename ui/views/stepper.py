@@ -1,6 +1,6 @@
 """Plain builders of the stepper page's tables, notes and exports (its charts: :mod:`ui.views.stepper_charts`).
 
-Every function reads a :class:`nmt.trace.DecodeTrace` (or one of its steps) and returns a figure,
+Every function reads a :class:`nmt.decoding.trace.DecodeTrace` (or one of its steps) and returns a figure,
 a data frame, a string or bytes, so all of them are unit-tested without a browser. None computes
 anything about the model: they only rearrange what the trace recorded (the one sum they do,
 c_i = Σ_j α_ij h_j in :func:`context_drift`, reads α from the trace and h_j from the encoder).
@@ -26,8 +26,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmt.equations import CONTEXTS, LookText
-from nmt.trace import DecodeTrace, Replacement, StepRecord
+from nmt.decoding.trace import DecodeTrace, Replacement, StepRecord
+from nmt.models.equations import CONTEXTS, LookText
 from ui.views.common import csv_text, md
 from ui.views.stepper_charts import alignment_frame
 
@@ -140,7 +140,7 @@ def context_note(context: str, step: StepRecord, ablation: bool) -> str | None:
 
 def no_energies_note(trace: DecodeTrace, look: LookText | None = None) -> str:
     """Why the energy tab has no heatmap: nothing decoded yet, or what the model's ``look`` says
-    (:mod:`nmt.equations`; default: the trace's context mode's)."""
+    (:mod:`nmt.models.equations`; default: the trace's context mode's)."""
     if not trace.steps:
         return "No energies: nothing decoded yet."
     return (look or CONTEXTS.get(trace.context, CONTEXTS["fixed"])).energies

@@ -20,8 +20,8 @@ import numpy as np
 import pandas as pd
 import vl_convert as vlc
 
-from nmt.kinds import ATTENTION_COLOUR, FIXED_COLOUR
-from nmt.trace import DecodeTrace
+from nmt.decoding.trace import DecodeTrace
+from nmt.models.kinds import ATTENTION_COLOUR, FIXED_COLOUR
 from ui.views.common import label_expr, source_labels, target_labels
 
 SELECT_PARAM = "cell"
@@ -32,7 +32,7 @@ BLUES = ("#cfe1f2", "#bed8ec", "#a8cee5", "#8fc1de", "#74b2d7", "#5ba3cf", "#459
          "#125ca4", "#0a4a90")
 PAPER = ("#000000", "#ffffff")  # greyscale: 0 black, 1 white
 LATEST, PICKED = "#f28e2b", "#d62728"  # outline of the latest row, and of the row clicked
-MODEL_COLOURS = (ATTENTION_COLOUR, FIXED_COLOUR)  # default pair: attention (fresh c_i), fixed c (nmt.kinds)
+MODEL_COLOURS = (ATTENTION_COLOUR, FIXED_COLOUR)  # default pair: attention (fresh c_i), fixed c (nmt.models.kinds)
 WINDOW = "#6a3d9a"  # local attention's window and p_t (purple, apart from the blue ramp and the orange rows)
 SLANT_MAX_SOURCE = 16  # up to this many source words their labels slant (-40°, shorter), then stand upright
 FIT_MAX_SOURCE = 45  # up to this many source words (the paper's long sentences too) the heatmap fits its width

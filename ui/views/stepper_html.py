@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from nmt.trace import DICTIONARY, DecodeTrace, Replacement, StepRecord
+from nmt.decoding.trace import DICTIONARY, DecodeTrace, Replacement, StepRecord
 from ui.views.common import esc
 from ui.views.stepper import word_marks
 from ui.views.stepper_charts import BLUES, MODEL_COLOURS, WINDOW, ramp_colour, text_colour
 
 COPIED, FORCED = "#1e7b1e", "#b03a1e"  # "copied" and "forced" marks: green and red at 4.5:1 or more on white
 VIA = "#6a3d9a"  # "via <source word>": a word the candidate list has through the dictionary (purple, 8:1 on white)
-SUMMARY_CHIP = "rgba(230,85,13,.3)"  # the summary band's colour (nmt.kinds.FIXED_COLOUR at its opacity)
+SUMMARY_CHIP = "rgba(230,85,13,.3)"  # the summary band's colour (nmt.models.kinds.FIXED_COLOUR at its opacity)
 
 
 def _chip(big: bool) -> str:

@@ -6,7 +6,7 @@
   summary c as every other word.
 - :func:`first_word_note`: why the first word's weights need not sit on the diagonal.
 - :func:`rows_chart`: the chart of the rows, chosen by the trace's one decision
-  (:attr:`nmt.trace.DecodeTrace.picture`): the α heatmap, or, when every step read the one
+  (:attr:`nmt.decoding.trace.DecodeTrace.picture`): the α heatmap, or, when every step read the one
   summary c, :func:`summary_band`, the same flat band drawn in every row ("the flat blur").
 
 Plain builders: a trace in, a string or a Vega-Lite spec out; user text is escaped with ``esc``.
@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nmt.kinds import FIXED_COLOUR
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.models.kinds import FIXED_COLOUR
 from ui.views.common import esc, label_expr, source_labels, target_labels
 from ui.views.stepper import step_stats
 from ui.views.stepper_charts import (

@@ -7,7 +7,7 @@ being the parameter's name); the two parts of the view that are not controls, th
 (``step``) and the forced words (``force``), are written beside them (:mod:`ui.stepper_url`). This module
 reads a view from query parameters, tolerating any junk a hand-edited URL may carry and the older
 ``1``/``0`` flags of links shared before the controls were bound, writes the share link in the
-form the bound controls read, and brings a :class:`nmt.decoding.Stepper` to the position and forced
+form the bound controls read, and brings a :class:`nmt.decoding.search.Stepper` to the position and forced
 words of a view.
 """
 
@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from nmt.decoding import LENGTH_NORMS, InputError, Stepper
-from nmt.equations import CONTEXTS
-from nmt.trace import DecodeTrace, StepRecord
-from nmt.vocab import UNK_ID
+from nmt.decoding.search import LENGTH_NORMS, InputError, Stepper
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.models.equations import CONTEXTS
+from nmt.text.vocab import UNK_ID
 
 MODES = ("greedy", "beam")
 FUSION_MODES = ("none", "shallow", "deep")  # the fusion choice as ui/fusion_ui.py offers it
@@ -267,7 +267,7 @@ MAX_LOG = 500
 def describe_step(rec: StepRecord, trace: DecodeTrace) -> str:
     """One event-log line for what the model did at a step of ``trace`` (plain text, never HTML)."""
     what = f"step {rec.i}: wrote “{rec.token}” (p={rec.prob:.2f})"
-    look = CONTEXTS.get(trace.context, CONTEXTS["attention"])  # the mode's phrase (nmt.equations)
+    look = CONTEXTS.get(trace.context, CONTEXTS["attention"])  # the mode's phrase (nmt.models.equations)
     if not look.has_energies:
         what += ", " + look.log.format(norm=rec.context_norm)
     elif rec.alpha is not None:

@@ -1,10 +1,10 @@
 """A subword model's trace seen as words: the heatmap's "Words" view (no Streamlit).
 
-A subword model (:mod:`nmt.subword`) reads and writes pieces, so its α heatmap has a column per
+A subword model (:mod:`nmt.text.subword`) reads and writes pieces, so its α heatmap has a column per
 source piece and a row per target piece ("Pieces", as the model computed it). "Words" groups them
-(:func:`nmt.subword.word_spans`): a source word's column is the sum of its pieces' α (the weight the
+(:func:`nmt.text.subword.word_spans`): a source word's column is the sum of its pieces' α (the weight the
 step gave that word), a target word's row the mean of its pieces' rows (each row stays a
-distribution over the source; see :mod:`nmt.subword`). Its log p is the sum of its pieces' (the
+distribution over the source; see :mod:`nmt.text.subword`). Its log p is the sum of its pieces' (the
 probability of writing all of them); energies are left out (e_ij of pieces do not add up to a word's).
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from nmt import subword
-from nmt.subword_bpe import SEPARATOR
-from nmt.trace import DecodeTrace, StepRecord
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from nmt.text import subword
+from nmt.text.subword_bpe import SEPARATOR
 
 VIEWS = ("Pieces", "Words")
 HELP = ("The model reads and writes subword pieces. Pieces: its α as computed, a column per source piece and a "

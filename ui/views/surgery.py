@@ -1,7 +1,7 @@
 """Builders of the "Is attention an explanation?" page's surgery panel and debate tests.
 
 The original and the edited translation word by word, the summary of an edit, and the readings of
-the permutation and adversarial-α tests (:mod:`nmt.surgery`, :mod:`nmt.debate`), from plain
+the permutation and adversarial-α tests (:mod:`nmt.decoding.surgery`, :mod:`nmt.explanation.debate`), from plain
 lists the page computed. No model and no Streamlit here: unit-tested on hand-made numbers.
 """
 
@@ -20,9 +20,9 @@ from ui.views.common import label_expr, md
 from ui.views.heatmaps import alpha_chart
 
 if TYPE_CHECKING:  # a type only: the builders never touch the model
-    from nmt.surgery import SurgeryPreset
+    from nmt.decoding.surgery import SurgeryPreset
 
-EDIT_LABELS: dict[str, str] = {  # what the surgery radio shows → nmt.surgery.Edit kind ("freeze": freeze_from)
+EDIT_LABELS: dict[str, str] = {  # what the surgery radio shows → nmt.decoding.surgery.Edit kind ("freeze": freeze_from)
     "zero": "zero",
     "one-hot": "onehot",
     "uniform": "uniform",

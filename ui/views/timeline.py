@@ -1,4 +1,4 @@
-"""Views of a training timeline (:mod:`nmt.timeline`): the "Watch it learn" page's figures and tables.
+"""Views of a training timeline (:mod:`nmt.training.timeline`): the "Watch it learn" page's figures and tables.
 
 Pure functions of recorded timelines (no model, no Streamlit): the α heatmap of a probe sentence at
 an update, its translation with the words that changed since the previous entry marked, the loss /
@@ -17,8 +17,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.kinds import describe_model
-from nmt.timeline import Timeline, mean_entropy, row_entropy
+from nmt.models.kinds import describe_model
+from nmt.training.timeline import Timeline, mean_entropy, row_entropy
 from ui.views.common import md
 from ui.views.heatmaps import alpha_chart
 
@@ -27,7 +27,7 @@ CURSOR_COLOUR = "#d62728"
 
 
 def model_name(tl: Timeline) -> str:
-    """"RNNsearch" / "RNNencdec" / a Luong name: the one description of the model (nmt.kinds)."""
+    """"RNNsearch" / "RNNencdec" / a Luong name: the one description of the model (nmt.models.kinds)."""
     return describe_model(tl.header["model"].get("config") or tl.header["model"]).name
 
 

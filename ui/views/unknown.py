@@ -1,7 +1,7 @@
 """A translation as a person reads it: each ``<unk>`` the model wrote replaced and marked.
 
 Unknown-word replacement (Jean et al. 2015 §2.3) is the trace's own rule
-(:meth:`nmt.trace.DecodeTrace.unk_replacements`): an ``<unk>`` becomes the dictionary's translation of
+(:meth:`nmt.decoding.trace.DecodeTrace.unk_replacements`): an ``<unk>`` becomes the dictionary's translation of
 the source word it attends to most, marked "from the dictionary", else that source word copied, marked
 "copied". Where α points at no one word (a fixed-context RNNencdec, a tie) the ``<unk>`` stays as
 written. A word the model was forced to write (a reference, a user's words) is never replaced: its
@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from nmt.trace import DICTIONARY, DecodeTrace, NBestEntry, Replacement, StepRecord
+from nmt.decoding.trace import DICTIONARY, DecodeTrace, NBestEntry, Replacement, StepRecord
 from ui.views.common import md
 
 Detokenize = Callable[[list[str]], str]
@@ -70,7 +70,7 @@ def mark_markdown(swap: Replacement) -> str:
 
 
 def replacements(trace: DecodeTrace, hold: Collection[int] = ()) -> dict[int, Replacement]:
-    """The trace's replacements (:meth:`~nmt.trace.DecodeTrace.unk_replacements`) of words the model chose:
+    """The trace's replacements (:meth:`~nmt.decoding.trace.DecodeTrace.unk_replacements`) of words the model chose:
     none in forced decoding or at a forced step, none at a step in ``hold`` (e.g. a lesson's row not yet
     revealed)."""
     if trace.method == "forced":

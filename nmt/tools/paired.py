@@ -1,0 +1,138 @@
+"""Is model A really better than model B on this test set, or is it noise? A paired comparison.
+
+    python -m nmt paired --data evalsets --test wmt/newstest2014-fren \
+        --model RNNencdec-50=checkpoints/europarl-en-fr-rnnencdec-50.pt \
+        --model RNNsearch-50=checkpoints/europarl-en-fr-rnnsearch-50.pt --out bench/paired.json
+
+The first ``--model`` is the baseline; each other is compared with it. All translate the same
+sentences; sacrebleu's paired bootstrap resampling (Koehn 2004,
+``sacrebleu.significance.PairedTest``, ``test_type="bs"``) draws the same resampled test sets for both
+and gives, for BLEU and chrF, each system's score, the bootstrap mean and 95 % interval, and the
+p-value of the second system's difference from the first (the baseline) under the null hypothesis
+that they are equally good; overall and in each source-length bucket of 10 words (Fig. 2's buckets).
+The sentences where they differ most (sentence chrF, sacrebleu) are listed, each with its source,
+reference and both translations. Nothing here computes a score by hand: sacrebleu does. One caution
+written into the result: sacrebleu counts resampled differences strictly above the observed one, so two
+systems with the same output get its smallest p, 1 / (resamples + 1); ``identical_outputs`` says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sacrebleu.metrics import BLEU, CHRF
+from sacrebleu.significance import PairedTest
+
+from nmt.decoding.search import translate
+from nmt.models import checkpoint
+from nmt.models.device import pick_device
+from nmt.text.data import read_parallel
+from nmt.text.metrics import length_buckets
+from nmt.tools import cli
+
+RESAMPLES = 1000  # sacrebleu's default for the paired bootstrap
+MIN_BUCKET = 30  # a length bucket with fewer sentences is reported without a test (too few to resample)
+TOP = 20  # sentences listed with the largest |Δ chrF|
+
+
+def paired_test(systems: Sequence[tuple[str, Sequence[str]]], refs: Sequence[str],
+                resamples: int = RESAMPLES) -> dict[str, Any]:
+    """BLEU and chrF of each system with bootstrap means, 95 % intervals and p-values against the first
+    (sacrebleu's paired bootstrap; its seed is sacrebleu's own, written in the signatures)."""
+    test = PairedTest([(n, list(h)) for n, h in systems], {"BLEU": BLEU(), "chrF": CHRF()}, [list(refs)],
+                      test_type="bs", n_samples=resamples)
+    signatures, results = test()
+    names = results.pop("System")
+    def key(metric: str) -> str:  # sacrebleu names chrF "chrF2" (β = 2)
+        return "chrF" if metric.startswith("chrF") else metric
+
+    out: dict[str, Any] = {"signatures": {key(m): str(s) for m, s in signatures.items()}}
+    for metric, per_system in results.items():
+        out[key(metric)] = {name: {"score": round(float(r.score), 2), "mean": round(float(r.mean), 2),
+                                   "ci95": round(float(r.ci), 2),
+                                   "p_value": None if r.p_value is None else round(float(r.p_value), 4)}
+                            for name, r in zip(names, per_system, strict=True)}
+    return out
+
+
+def sentence_differences(src: Sequence[str], refs: Sequence[str], hyp_a: Sequence[str], hyp_b: Sequence[str],
+                         top: int = TOP) -> list[dict[str, Any]]:
+    """The ``top`` sentences with the largest |chrF(B) − chrF(A)| (sacrebleu's sentence chrF), largest first."""
+    chrf = CHRF()
+    rows = []
+    for k, (s, r, a, b) in enumerate(zip(src, refs, hyp_a, hyp_b, strict=True)):
+        ca, cb = chrf.sentence_score(a, [r]).score, chrf.sentence_score(b, [r]).score
+        rows.append({"k": k, "source": s, "reference": r, "a": a, "b": b, "chrf_a": round(ca, 2),
+                     "chrf_b": round(cb, 2), "delta_chrf": round(cb - ca, 2)})
+    rows.sort(key=lambda row: (-abs(row["delta_chrf"]), row["k"]))
+    return rows[:top]
+
+
+def compare(names: Sequence[str], src: Sequence[str], refs: Sequence[str], hyps: Sequence[Sequence[str]],
+            src_lengths: Sequence[int], resamples: int = RESAMPLES) -> dict[str, Any]:
+    """The whole comparison of each system's translations ``hyps`` of ``src`` with the first's, the
+    baseline (see the module docstring): sacrebleu tests every other system against it in one run."""
+    systems = list(zip(names, hyps, strict=True))
+    buckets = []
+    for lo, hi in length_buckets(src_lengths):
+        idx = [k for k, n in enumerate(src_lengths) if lo <= n < hi]
+        if not idx:
+            continue
+        row: dict[str, Any] = {"lo": lo, "hi": hi, "n": len(idx)}
+        if len(idx) >= MIN_BUCKET:
+            row |= paired_test([(n, [h[k] for k in idx]) for n, h in systems], [refs[k] for k in idx], resamples)
+        buckets.append(row)
+    base = hyps[0]
+    return {"baseline": names[0], "systems": list(names[1:]), "sentences": len(src), "resamples": resamples,
+            "method": "paired bootstrap resampling (Koehn 2004), sacrebleu.significance.PairedTest",
+            "overall": paired_test(systems, refs, resamples), "by_length": buckets,
+            "min_bucket": MIN_BUCKET,
+            # sacrebleu's p for two identical outputs is its smallest, 1 / (resamples + 1): say it plainly
+            "identical_outputs": {n: list(h) == list(base) for n, h in systems[1:]},
+            "largest_differences": {n: sentence_differences(src, refs, base, h) for n, h in systems[1:]},
+            "hypotheses_sha256": {n: hashlib.sha256("\n".join(h).encode()).hexdigest() for n, h in systems}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data", required=True, help="the folder the test set's SUBDIR/SPLIT is under")
+    p.add_argument("--test", required=True, help="SUBDIR/SPLIT under --data")
+    p.add_argument("--model", action="append", required=True, help="NAME=CHECKPOINT, twice: baseline first")
+    p.add_argument("--beam", type=int, default=1, help="beam size (1 = greedy)")
+    p.add_argument("--limit", type=int, default=None, help="first N sentences only")
+    p.add_argument("--resamples", type=int, default=RESAMPLES)
+    p.add_argument("--out", required=True, help="the comparison as JSON")
+    cli.device_option(p)
+    args = p.parse_args(argv)
+    if len(args.model) < 2:
+        p.error("give two or more --model NAME=CHECKPOINT (the baseline first)")
+    specs = [m.partition("=") for m in args.model]
+    sub, _, split = args.test.rpartition("/")
+    lms = [checkpoint.load(path, pick_device(args.device)) for _, _, path in specs]
+    src, refs = read_parallel(Path(args.data) / sub, split, lms[0].src_tok.lang, lms[0].tgt_tok.lang, args.limit)
+    t0 = time.time()
+    hyps = [translate(lm, src, beam=args.beam) for lm in lms]
+    seconds = round(time.time() - t0, 1)
+    res = compare([name for name, _, _ in specs], src, refs, hyps, [len(lms[0].src_tok.tokenize(s)) for s in src],
+                  args.resamples)
+    res |= {"test": args.test, "beam": args.beam, "checkpoints": {n: Path(path).name for n, _, path in specs},
+            "decode_seconds": seconds}
+    Path(args.out).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    base = specs[0][0]
+    for metric in ("BLEU", "chrF"):
+        for name, _, _ in specs[1:]:
+            a, b = res["overall"][metric][base], res["overall"][metric][name]
+            print(f"{metric}: {base} {a['score']} vs {name} {b['score']} (p = {b['p_value']}, "
+                  f"{args.resamples} resamples)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run(main))
