@@ -44,3 +44,10 @@ def test_odd_meta_gives_the_unknown_line_not_an_error() -> None:
         assert provenance.origin(meta) == provenance.UNKNOWN
     odd = {"imported": {"toolkit": None, "files_sha256": [1], "checkpoint": 3}, "tokenisation": {"subword": "bpe"}}
     assert provenance.origin(odd) == "Imported from another toolkit (word)"
+
+
+def test_imported_is_what_the_pair_pages_ask_before_adding_the_origin_line() -> None:
+    """Pair pages add the origin line only for imported models (their pair caption names our own models' data)."""
+    assert provenance.imported({"imported": {"toolkit": "onmt"}}) is True
+    assert provenance.imported({"data": "multi30k", "updates": 5}) is False
+    assert provenance.imported({"imported": "joeynmt"}) is False  # not a record: treated as ours, never an error

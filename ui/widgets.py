@@ -22,6 +22,7 @@ import streamlit as st
 from nmt.decoding import search as decoding
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.align import Links, read_links
+from nmt.models import provenance
 from nmt.models.checkpoint import CheckpointError, LoadedModel
 from nmt.text import corpora
 from nmt.text.corpora import Split, gold_files
@@ -144,7 +145,9 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
                          help="An RNNsearch and an RNNencdec paired by name: "
                               f"<name>-rnnsearch.pt / <name>-rnnencdec.pt; then “{user_models.LABEL}”.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
-    box.caption(md(models.origin(chosen.members[0])))
+    first = chosen.members[0]
+    if provenance.imported(models.read_meta(str(first.path), first.mtime)):  # our own pairs: the caption below
+        box.caption(md(models.origin(first)))  # already names their data
     box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     left_out_note(box)
     return chosen

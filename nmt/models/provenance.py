@@ -61,17 +61,22 @@ def _checkpoint_sha(imported: dict[str, Any]) -> str:
     return f"{name} sha256 {files[name][:SHA_SHOWN]}"
 
 
+def imported(meta: dict[str, Any]) -> bool:
+    """Whether the checkpoint was converted from another toolkit's model (``python -m nmt import``)."""
+    return isinstance(meta.get("imported"), dict)
+
+
 def origin(meta: dict[str, Any]) -> str:
     """Where the checkpoint came from, in one line (see the module's examples)."""
-    imported = meta.get("imported")
-    if isinstance(imported, dict):
-        toolkit = str(imported.get("toolkit") or "another toolkit")
+    if imported(meta):
+        imported_from = meta["imported"]
+        toolkit = str(imported_from.get("toolkit") or "another toolkit")
         name = TOOLKIT_NAMES.get(toolkit.lower(), toolkit)
-        version = str(imported.get("version") or "")
+        version = str(imported_from.get("version") or "")
         tok = _tokenisation_words(meta)
         head = f"Imported from {name}" + (f" {version}" if version and version != "unstated" else "")
         head += f" ({tok})" if tok else ""
-        sha = _checkpoint_sha(imported)
+        sha = _checkpoint_sha(imported_from)
         return head + (f" · {sha}" if sha else "")
     data = data_name(meta)
     if not data:
