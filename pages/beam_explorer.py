@@ -179,9 +179,10 @@ def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize, pieces: str | No
                 key="bx_dl_nbest")
 
 
-def norm_tab(trace: DecodeTrace, alpha: float, stem: str) -> None:
-    """Every finished hypothesis ranked with and without length normalisation."""
-    df = rerank_frame(trace, alpha)
+def norm_tab(trace: DecodeTrace, alpha: float, stem: str, detok: Detokenize) -> None:
+    """Every finished hypothesis ranked with and without length normalisation, written as ``detok`` writes
+    a translation (a subword model's pieces joined into words)."""
+    df = rerank_frame(trace, alpha, detok)
     if df.empty:
         st.info("No hypothesis finished.")
         return
@@ -243,7 +244,7 @@ def main() -> None:
             nbest_tab(trace, stem, lm.tgt_tok.detokenize, lm.subword)
     with tabs[3]:
         if tabs[3].open is not False:
-            norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem)
+            norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem, lm.tgt_tok.detokenize)
 
 
 with shell.error_boundary("Beam search explorer"):

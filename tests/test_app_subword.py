@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nmt.models import checkpoint
-from nmt.tools.importers import joeynmt
+from nmt.tools.importers import joeynmt, onmt
 from tests.stepper_app import click, start, trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -86,3 +86,26 @@ def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> No
     at.segmented_control(key="bx_pieces").set_value("Words").run()
     assert not at.exception, [e.value for e in at.exception]
     assert sources() == set(WORDS)
+
+
+def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_as_words(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The OpenNMT-py sentencepiece fixture at beam 5: the ranking table writes each finished hypothesis as
+    the translation boxes do (pieces joined into words), not as its pieces ("▁Un ▁homme ▁en ▁T - shirt …")."""
+    pytest.importorskip("sentencepiece")  # pinned in requirements.txt
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    sp = FIXTURES / "onmt" / "sentencepiece" / "model_step_1500.pt"
+    checkpoint.atomic_save(onmt.convert(sp, "en", "fr"), folder / "onmt-sp.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
+                           default_timeout=120)
+    at.query_params.update({"bx_text": SENTENCE, "bx_tab": "Length normalisation"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    df = at.dataframe[-1].value.set_index("rank none")
+    # written by hand from the pieces of the two hypotheses: ▁Un ▁homme ▁en ▁T - shirt ▁d ' ▁eau ▁. </s> and
+    # the same with ▁dans ▁l ' ▁eau before ▁. (the shortest wins on raw log p, the longer one divided by length)
+    assert df.loc[1, "hypothesis"] == "Un homme en T-shirt d'eau."
+    assert df.set_index("rank length").loc[1, "hypothesis"] == "Un homme en T-shirt d'eau dans l'eau."
+    assert not [h for h in df["hypothesis"] if "▁" in h]

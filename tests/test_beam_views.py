@@ -124,6 +124,15 @@ def test_rerank_frame_shows_length_normalisation_changing_the_winner() -> None:
     assert winners(rerank_frame(DecodeTrace("", [], [], "beam", "attention"))) == {}
 
 
+def test_rerank_frame_writes_hypotheses_with_the_models_detokeniser() -> None:
+    """A subword model's pieces are joined as its translation is (here a BPE-like rule by hand), </s> left out."""
+    t = make_beam_trace()
+    t.beam_steps[2].finished.append(make_hyp(11, 6, 2, ["caf@@", "é", "</s>"], -1.7, "finished"))
+    df = rerank_frame(t, detok=lambda toks: " ".join(toks).replace("@@ ", "").upper())
+    assert sorted(df["hypothesis"]) == ["A", "A X", "B Y", "CAFÉ"]
+    assert sorted(rerank_frame(t)["hypothesis"]) == ["A", "A x", "B y", "caf@@ é"]
+
+
 @pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped checkpoint is absent")
 def test_default_sentence_has_three_winners_on_the_shipped_model() -> None:
     """The explorer opens on a sentence where the three normalisations choose three translations."""

@@ -4,7 +4,7 @@ the ranking changes under each length normalisation. They only rearrange what th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,18 +259,22 @@ def finished_pool(trace: DecodeTrace) -> list[tuple[list[str], float]]:
     return [(list(t), lp) for t, lp in seen.items()]
 
 
-def rerank_frame(trace: DecodeTrace, gnmt_alpha: float = 0.6) -> pd.DataFrame:
+def rerank_frame(trace: DecodeTrace, gnmt_alpha: float = 0.6,
+                 detok: Callable[[list[str]], str] | None = None) -> pd.DataFrame:
     """The finished hypotheses ranked under each length normalisation.
 
     Scores are log p divided by the penalty of :func:`nmt.decoding.search.length_penalty` for the
     hypothesis' length (``</s>`` counted, as the search does). Columns ``score <norm>`` and
-    ``rank <norm>`` per normalisation; rows sorted by the rank without normalisation.
+    ``rank <norm>`` per normalisation; rows sorted by the rank without normalisation. ``detok`` (the
+    model's ``tgt_tok.detokenize``) writes each hypothesis as the translation boxes do, a subword
+    model's pieces joined into words; without it the tokens are joined by spaces.
     """
     pool = finished_pool(trace)
     cols = ["hypothesis", "words", "log p"] + [f"{p} {n}" for n in LENGTH_NORMS for p in ("score", "rank")]
     if not pool:
         return pd.DataFrame(columns=cols)
-    df = pd.DataFrame({"hypothesis": [" ".join(t for t in toks if t != EOS) for toks, _ in pool],
+    join = detok or " ".join
+    df = pd.DataFrame({"hypothesis": [join([t for t in toks if t != EOS]) for toks, _ in pool],
                        "words": [len(toks) for toks, _ in pool], "log p": [lp for _, lp in pool]})
     for n in LENGTH_NORMS:
         df[f"score {n}"] = [lp / length_penalty(len(toks), n, gnmt_alpha) for toks, lp in pool]
