@@ -26,6 +26,17 @@ def test_a_word_level_import_without_version_or_digest_says_only_what_it_knows()
     assert provenance.subword_kind(meta) is None
 
 
+def test_an_opennmt_version_with_a_note_shows_only_the_version() -> None:
+    """The OpenNMT-py importer records "3.x (OpenNMT-py does not record its version; …)": the sidebar line
+    keeps "3.x" and one parenthesis, the tokenisation's."""
+    meta = {"imported": {"toolkit": "opennmt-py", "version": "3.x (OpenNMT-py does not record its version; the "
+                         "checkpoint has its 3.x layout)", "checkpoint": "model_step_1500.pt",
+                         "files_sha256": {"model_step_1500.pt": "9daddfde1f00" + "0" * 52}},
+            "tokenisation": {"level": "subword", "lowercase": False, "subword": {"kind": "sentencepiece"}}}
+    want = "Imported from OpenNMT-py 3.x (sentencepiece) · model_step_1500.pt sha256 9daddfde1f00"
+    assert provenance.origin(meta) == want
+
+
 def test_the_joeynmt_fixture_as_imported() -> None:
     meta = joeynmt.convert(FIX)["meta"]
     digest = joeynmt.sha256(FIX / "best.ckpt")[:12]  # the file's bytes, hashed here independently of meta

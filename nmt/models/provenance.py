@@ -72,7 +72,9 @@ def origin(meta: dict[str, Any]) -> str:
         imported_from = meta["imported"]
         toolkit = str(imported_from.get("toolkit") or "another toolkit")
         name = TOOLKIT_NAMES.get(toolkit.lower(), toolkit)
-        version = str(imported_from.get("version") or "")
+        # a version with a note ("3.x (OpenNMT-py does not record its version; …)") shows its first part:
+        # the note stays in the checkpoint's meta, and the line would carry two parentheses one after the other
+        version = str(imported_from.get("version") or "").split(" (")[0].strip()
         tok = _tokenisation_words(meta)
         head = f"Imported from {name}" + (f" {version}" if version and version != "unstated" else "")
         head += f" ({tok})" if tok else ""
