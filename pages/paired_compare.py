@@ -74,14 +74,18 @@ def pick_models() -> tuple[models.CheckpointInfo, models.CheckpointInfo] | None:
         W.no_checkpoints()
         return None
     names = list(ckpts)
-    ia, ib = default_pair(names, user_models.all_groups())
+    groups = user_models.all_groups()
+    ia, ib = default_pair(names, groups)
     c1, c2 = st.columns(2)
     chosen = []
     for col, key, label, index, what in ((c1, "pr_a", "Model A (the baseline)", ia, "the baseline"),
                                          (c2, "pr_b", "Model B", ib, "compared with A")):
         name = col.selectbox(label, names, index=index, key=key, bind=BIND,
-                             help=f"A checkpoint of the checkpoint folder: {what}.")
+                             format_func=lambda n: user_models.label(n, groups),
+                             help=f"A checkpoint of the checkpoint folder, then “{user_models.LABEL}”: {what}.")
         chosen.append(ckpts.get(name or names[index], ckpts[names[index]]))
+        if chosen[-1].yours:  # a model of your folder: where it came from, as the other pickers say
+            col.caption(md(models.origin(chosen[-1])))
         col.caption(md(models.describe(chosen[-1])["model"]))
     W.left_out_note(st)
     return chosen[0], chosen[1]

@@ -93,3 +93,17 @@ def test_the_pickers_of_other_pages_label_your_models(user_dir: Path) -> None:
     assert not compare.exception, [e.value for e in compare.exception]
     labelled = [o for s in compare.multiselect for o in s.options if o.startswith(user_models.LABEL)]
     assert len(labelled) == 1 and labelled[0].endswith(" · joey-en-fr-tiny.pt"), labelled
+
+
+def test_the_paired_pages_pickers_label_your_models_and_say_where_they_came_from(user_dir: Path) -> None:
+    paired = AppTest.from_file(str(ROOT / "pages" / "paired_compare.py"), default_timeout=120)
+    mine = f"{user_models.LABEL} › joey-en-fr-tiny.pt"
+    paired.query_params["pr_a"] = mine  # a URL names a model by its label, as on the other pages
+    paired.run()
+    assert not paired.exception, [e.value for e in paired.exception]
+    assert paired.selectbox(key="pr_a").options == ["tiny-en-fr-rnnsearch.pt", "tiny-en-fr-rnnencdec.pt", mine]
+    assert paired.selectbox(key="pr_a").value == "joey-en-fr-tiny.pt"
+    digest = joeynmt.sha256(FIX / "best.ckpt")[:12]
+    captions = [plain(c.value) for c in paired.caption]
+    assert f"Imported from JoeyNMT 2.3.0 (word, lower-cased) · best.ckpt sha256 {digest}" in captions
+    assert not [c for c in captions if c.startswith("Trained by this project")]  # only your models get the line
