@@ -242,8 +242,9 @@ def main() -> None:
                 f"weights with c_i frozen (an untrained ablation) and the RNNencdec of the {md(stand_in)} pair, "
                 "trained on other data with another vocabulary.")
     elif group.encdec is None:
+        only = cols[0].name if cols else "RNNsearch"  # an imported model is named by its own kind (e.g. Luong)
         st.info(f"Group “{md(group.name)}” has no RNNencdec checkpoint ({md(group.name)}-rnnencdec.pt); "
-                "only the RNNsearch side can be shown.")
+                f"only its {md(only)} model can be shown.")
     if group.search is None:
         st.info(f"Group “{md(group.name)}” has no RNNsearch checkpoint ({md(group.name)}-rnnsearch.pt); "
                 "only the RNNencdec side can be shown.")

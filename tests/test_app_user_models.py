@@ -107,3 +107,14 @@ def test_the_paired_pages_pickers_label_your_models_and_say_where_they_came_from
     captions = [plain(c.value) for c in paired.caption]
     assert f"Imported from JoeyNMT 2.3.0 (word, lower-cased) · best.ckpt sha256 {digest}" in captions
     assert not [c for c in captions if c.startswith("Trained by this project")]  # only your models get the line
+
+
+def test_the_bottleneck_page_names_your_models_kind_when_it_has_no_rnnencdec(user_dir: Path) -> None:
+    """The imported JoeyNMT model is a Luong model: the note says so, not "the RNNsearch side"."""
+    page = AppTest.from_file(str(ROOT / "pages" / "bottleneck_compare.py"), default_timeout=120)
+    page.query_params["bn_model"] = f"{user_models.LABEL} › joey-en-fr-tiny"
+    page.run()
+    assert not page.exception, [e.value for e in page.exception]
+    notes = [plain(i.value) for i in page.info if "has no RNNencdec" in i.value]
+    assert notes == ["Group “joey-en-fr-tiny” has no RNNencdec checkpoint (joey-en-fr-tiny-rnnencdec.pt); "
+                     "only its Luong 2015, global, concat, input feeding model can be shown."], notes
