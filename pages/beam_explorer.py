@@ -165,7 +165,7 @@ def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize, pieces: str | No
     rank = int(rank) if rank in ranks else 1
     st.markdown(f"**{rank}.** {hyps[rank - 1].markdown or '(empty)'}")
     words = pieces if pieces and st.segmented_control(
-        "Heatmap of", subword_view.VIEWS, key="bx_pieces", default=subword_view.VIEWS[0],
+        "Heatmap of", subword_view.VIEWS, key="bx_pieces", default=subword_view.VIEWS[0], bind=BIND,
         help=subword_view.HELP) == subword_view.VIEWS[1] else None
     chart = nbest_alpha_chart(trace, rank, words)
     if not trace.has_alignment:

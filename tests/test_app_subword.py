@@ -86,6 +86,11 @@ def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> No
     at.segmented_control(key="bx_pieces").set_value("Words").run()
     assert not at.exception, [e.value for e in at.exception]
     assert sources() == set(WORDS)
+    shared = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
+                               default_timeout=120)
+    shared.query_params.update({"bx_text": SENTENCE, "bx_tab": "N-best and α", "bx_pieces": "Words"})
+    shared.run()  # a shared link keeps the switch, as it keeps the page's other controls
+    assert shared.segmented_control(key="bx_pieces").value == "Words"
 
 
 def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_as_words(
