@@ -118,3 +118,11 @@ def test_the_bottleneck_page_names_your_models_kind_when_it_has_no_rnnencdec(use
     notes = [plain(i.value) for i in page.info if "has no RNNencdec" in i.value]
     assert notes == ["Group “joey-en-fr-tiny” has no RNNencdec checkpoint (joey-en-fr-tiny-rnnencdec.pt); "
                      "only its Luong 2015, global, concat, input feeding model can be shown."], notes
+
+
+def test_the_length_pages_recompute_picker_labels_your_models(user_dir: Path) -> None:
+    page = AppTest.from_file(str(ROOT / "pages" / "length_quality.py"), default_timeout=120)
+    page.run()
+    assert not page.exception, [e.value for e in page.exception]
+    assert page.selectbox(key="lq_ckpt").options == ["tiny-en-fr-rnnsearch.pt", "tiny-en-fr-rnnencdec.pt",
+                                                     f"{user_models.LABEL} › joey-en-fr-tiny.pt"]
