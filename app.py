@@ -243,7 +243,8 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
         ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
                                 width="content" if wide else "stretch")
     if not look.present:
-        st.caption("Rows: target words (* = forced); columns: source words; " + (
+        unit = "pieces" if pieces and spans is None else "words"  # a subword model's heatmap of pieces
+        st.caption(f"Rows: target {unit} (* = forced); columns: source {unit}; " + (
             "darker = more attention." if trace.picture == "alpha" else
             "every row is the same band: each word reads the one summary c, so there is no α to draw.")
             + " Click a row to look at that step, double-click to clear.")

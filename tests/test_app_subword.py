@@ -40,6 +40,11 @@ def _columns(at: AppTest) -> dict[int, str]:
     return {r["j"]: r["source"] for r in _cells(at)}
 
 
+def _legend(at: AppTest) -> str:
+    """The caption under the stepper's heatmap (what its rows and columns are)."""
+    return next(c.value for c in at.caption if c.value.startswith("Rows: "))
+
+
 def test_pieces_then_words(bpe_dir: Path) -> None:
     at = start({"text": SENTENCE})
     for _ in range(4):
@@ -47,9 +52,11 @@ def test_pieces_then_words(bpe_dir: Path) -> None:
     assert trace(at).src_tokens == PIECES
     assert at.segmented_control(key="w_pieces").value == "Pieces"
     assert [w for _, w in sorted(_columns(at).items())] == PIECES
+    assert _legend(at).startswith("Rows: target pieces (* = forced); columns: source pieces; ")
     at.segmented_control(key="w_pieces").set_value("Words").run()
     assert not at.exception, [e.value for e in at.exception]
     assert [w for _, w in sorted(_columns(at).items())] == WORDS
+    assert _legend(at).startswith("Rows: target words (* = forced); columns: source words; ")
     pieces = trace(at).steps  # the session's trace stays in pieces; only the drawing is grouped
     cells = {(r["i"], r["j"]): r["alpha"] for r in _cells(at)}
     first = pieces[0].alpha or []
