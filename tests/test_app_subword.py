@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.models import checkpoint
 from nmt.tools.importers import joeynmt, onmt
-from tests.stepper_app import click, start, trace
+from tests.stepper_app import click, link, qp, start, trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # test_2016_flickr line 1: "starring" is read in three pieces, st@@ ar@@ ring
@@ -121,3 +121,15 @@ def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_a
     assert df.loc[1, "hypothesis"] == "Un homme en T-shirt d'eau."
     assert df.set_index("rank length").loc[1, "hypothesis"] == "Un homme en T-shirt d'eau dans l'eau."
     assert not [h for h in df["hypothesis"] if "▁" in h]
+
+
+def test_a_shared_link_keeps_the_words_view(bpe_dir: Path) -> None:
+    """The switch is in the share link and the address bar (``words=true``), and a link with it opens on words."""
+    at = start({"text": SENTENCE, "step": "2"})
+    assert qp(at, "words") == [] and "words" not in link(at)
+    at.segmented_control(key="w_pieces").set_value("Words").run()
+    assert qp(at, "words") == ["true"] and link(at)["words"] == ["true"]
+    shared = start({"text": SENTENCE, "step": "2", "words": "true"})
+    assert shared.segmented_control(key="w_pieces").value == "Words"
+    assert [w for _, w in sorted(_columns(shared).items())] == WORDS
+    assert _legend(shared).startswith("Rows: target words (* = forced); columns: source words; ")

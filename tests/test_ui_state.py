@@ -29,6 +29,13 @@ def test_view_round_trips_through_query_params() -> None:
     assert vs.view_from_query({k: [v] if isinstance(v, str) else v for k, v in q.items()}) == view
 
 
+def test_a_subword_models_words_view_rides_in_the_link() -> None:
+    words = vs.View(text="hi", model="m", words=True)
+    assert vs.view_to_query(words) == {"text": "hi", "model": "m", "step": "0", "words": "true"}
+    assert vs.view_from_query({"text": ["hi"], "model": ["m"], "words": ["true"]}) == words
+    assert vs.view_from_query({"words": ["maybe"]}).words is False  # junk falls back to pieces
+
+
 def test_fusion_rides_in_the_view_and_its_link() -> None:
     shallow = vs.View(text="hi", model="m", fusion="shallow", beta=0.35)
     assert vs.view_to_query(shallow) == {"text": "hi", "model": "m", "step": "0", "fusion": "shallow", "beta": "0.35"}

@@ -153,6 +153,7 @@ def words_view(look: sc.Look) -> bool:
     """The "Pieces / Words" switch above a subword model's heatmap (not in presentation mode, where the
     session's choice stays); True for words."""
     if not look.present:
-        st.segmented_control("Heatmap of", subword_view.VIEWS, key="w_pieces", default=subword_view.VIEWS[0],
-                             persist_state="session", help=subword_view.HELP)
+        ss.setdefault("w_pieces", subword_view.VIEWS[0])  # seeded from the URL at the session's start
+        st.segmented_control("Heatmap of", subword_view.VIEWS, key="w_pieces", persist_state="session",
+                             help=subword_view.HELP)
     return ss.get("w_pieces") == subword_view.VIEWS[1]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.views import stepper_state as vs
+from ui.views.subword_view import VIEWS as HEATMAP_OF
 from ui.widgets import BIND
 
 BOUND_KEYS = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "present", "paper", "unk", "ens",
@@ -44,6 +45,7 @@ def seed_controls(view: vs.View) -> None:
     accepts still wins)."""
     for k in BOUND_KEYS:
         ss[k] = getattr(view, k)
+    ss["w_pieces"] = HEATMAP_OF[int(view.words)]  # a subword model's Pieces / Words switch
 
 
 def presenting() -> bool:
@@ -92,13 +94,15 @@ def current_view(group_name: str) -> vs.View:
     beta = ss.get("beta") if ss.get("fusion") == "shallow" else None
     return vs.View(**{k: ss[k] for k in BOUND_KEYS if k != "model"}, model=group_name, step=ss["pos"],
                    plan=dict(ss["plan"]), fusion=ss.get("fusion") or "none",
-                   beta=None if beta is None else float(beta))
+                   beta=None if beta is None else float(beta), words=ss.get("w_pieces") == HEATMAP_OF[1])
 
 
 def write_position() -> None:
-    """Put the position and the forced words into the URL, beside the bound controls' parameters
+    """Put the position, the forced words and a subword model's Words view into the URL, beside the bound
+    controls' parameters
     (only what changed: each write is a message to the browser)."""
-    want = {"step": [str(ss["pos"])], "force": vs.format_plan(ss["plan"])}
+    want = {"step": [str(ss["pos"])], "force": vs.format_plan(ss["plan"]),
+            "words": ["true"] if ss.get("w_pieces") == HEATMAP_OF[1] else []}
     for key, values in want.items():
         if st.query_params.get_all(key) == values:
             continue

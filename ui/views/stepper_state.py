@@ -53,6 +53,7 @@ class View:
     cand_k: int = 1000  # its K most frequent words (one of CANDIDATE_KS)
     fusion: str = "none"  # language-model fusion (ui/fusion_ui.py, its own bound control): none | shallow | deep
     beta: float | None = None  # shallow fusion's β, when it was set
+    words: bool = False  # a subword model's heatmap of words (α summed over each word's pieces), not pieces
 
 
 # ----------------------------------------------------------------------------------------------
@@ -156,6 +157,7 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         cand_k=_choice(_first(params, "cand_k"), CANDIDATE_KS, d.cand_k),
         fusion=fusion if fusion in FUSION_MODES else d.fusion,
         beta=_beta(_first(params, "beta")),
+        words=_bool(_first(params, "words")),
     )
 
 
@@ -190,6 +192,8 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
         q["fusion"] = view.fusion
         if view.fusion == "shallow" and view.beta is not None:
             q["beta"] = f"{view.beta:g}"
+    if view.words:
+        q["words"] = "true"
     return {k: v for k, v in q.items() if v != ""}
 
 
