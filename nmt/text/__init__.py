@@ -1,5 +1,4 @@
-"""Text: vocabularies, tokenisation, truecasing, corpora, parallel data, metrics, dictionaries.
+"""Text: vocabularies, tokenisation, truecasing, subword pieces, corpora, parallel data, metrics, dictionaries.
 
-Its modules import from no other sub-package of nmt and from this package, never from a layer above
-(tests/test_layout.py checks it).
+The lowest layer: its modules import from no other sub-package of nmt (tests/test_layout.py checks it).
 """
