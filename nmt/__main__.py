@@ -5,9 +5,10 @@
     python -m nmt evaluate --checkpoint … --data evalsets/multi30k --split test2016 --beam 5
     python -m nmt translate --help             # one subcommand's options
 
-Each subcommand runs the tool of the same name (``python -m nmt translate`` and the others keep working
-as before, the same ``main``): a problem with what the user gave ends in one ``error: …`` line and exit
-status 2 (:func:`nmt.tools.cli.run`). Subcommands are imported only when run, so ``--help`` answers at once.
+Each subcommand runs the ``main`` of its module in :mod:`nmt.tools` (the old ``python -m nmt.translate``
+and the others still work for one release, with a note): a problem with what the user gave ends in one
+``error: …`` line and exit status 2 (:func:`nmt.tools.cli.run`). Subcommands are imported only when run,
+so ``--help`` answers at once.
 """
 
 from __future__ import annotations
