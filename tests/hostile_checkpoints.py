@@ -12,6 +12,7 @@ import pickle
 import random
 import zipfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -37,6 +38,18 @@ def tiny_checkpoint(context: str = "attention") -> dict[str, Any]:
     cfg = ModelConfig(src_vocab_size=8, tgt_vocab_size=8, emb_dim=4, hidden_dim=4, attn_dim=4, maxout_dim=4,
                       context=context)
     return make_checkpoint(RNNSearch(cfg), src, tgt, "en", "fr", copy.deepcopy(META))
+
+
+
+class Bomb:
+    """A pickled callable whose unpickling would create ``marker`` (``open(marker, "w")``): a loader that
+    refuses it without running it leaves no marker behind (the importers' tests)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple:
+        return (open, (str(self.marker), "w"))
 
 
 def _save(obj: Any) -> bytes:

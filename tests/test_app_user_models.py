@@ -14,11 +14,11 @@ from nmt.models import checkpoint
 from nmt.tools.importers import joeynmt
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
+from tests.page_app import open_page
 from tests.stepper_app import SENTENCE, start
 from ui import user_models
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -83,24 +83,17 @@ def test_a_url_cannot_name_a_model_outside_the_two_folders(user_dir: Path) -> No
 
 
 def test_the_pickers_of_other_pages_label_your_models(user_dir: Path) -> None:
-    beam = AppTest.from_file(str(ROOT / "pages" / "beam_explorer.py"), default_timeout=120)
-    beam.run()
-    assert not beam.exception, [e.value for e in beam.exception]
+    beam = open_page("beam_explorer.py")
     assert beam.selectbox(key="bx_model").options == ["tiny-en-fr-rnnsearch.pt", "tiny-en-fr-rnnencdec.pt",
                                                       f"{user_models.LABEL} › joey-en-fr-tiny.pt"]
-    compare = AppTest.from_file(str(ROOT / "pages" / "compare_attention.py"), default_timeout=120)
-    compare.run()
-    assert not compare.exception, [e.value for e in compare.exception]
+    compare = open_page("compare_attention.py")
     labelled = [o for s in compare.multiselect for o in s.options if o.startswith(user_models.LABEL)]
     assert len(labelled) == 1 and labelled[0].endswith(" · joey-en-fr-tiny.pt"), labelled
 
 
 def test_the_paired_pages_pickers_label_your_models_and_say_where_they_came_from(user_dir: Path) -> None:
-    paired = AppTest.from_file(str(ROOT / "pages" / "paired_compare.py"), default_timeout=120)
     mine = f"{user_models.LABEL} › joey-en-fr-tiny.pt"
-    paired.query_params["pr_a"] = mine  # a URL names a model by its label, as on the other pages
-    paired.run()
-    assert not paired.exception, [e.value for e in paired.exception]
+    paired = open_page("paired_compare.py", pr_a=mine)  # a URL names a model by its label, as on the other pages
     assert paired.selectbox(key="pr_a").options == ["tiny-en-fr-rnnsearch.pt", "tiny-en-fr-rnnencdec.pt", mine]
     assert paired.selectbox(key="pr_a").value == "joey-en-fr-tiny.pt"
     digest = joeynmt.sha256(FIX / "best.ckpt")[:12]
@@ -111,18 +104,13 @@ def test_the_paired_pages_pickers_label_your_models_and_say_where_they_came_from
 
 def test_the_bottleneck_page_names_your_models_kind_when_it_has_no_rnnencdec(user_dir: Path) -> None:
     """The imported JoeyNMT model is a Luong model: the note says so, not "the RNNsearch side"."""
-    page = AppTest.from_file(str(ROOT / "pages" / "bottleneck_compare.py"), default_timeout=120)
-    page.query_params["bn_model"] = f"{user_models.LABEL} › joey-en-fr-tiny"
-    page.run()
-    assert not page.exception, [e.value for e in page.exception]
+    page = open_page("bottleneck_compare.py", bn_model=f"{user_models.LABEL} › joey-en-fr-tiny")
     notes = [plain(i.value) for i in page.info if "has no RNNencdec" in i.value]
     assert notes == ["Group “joey-en-fr-tiny” has no RNNencdec checkpoint (joey-en-fr-tiny-rnnencdec.pt); "
                      "only its Luong 2015, global, concat, input feeding model can be shown."], notes
 
 
 def test_the_length_pages_recompute_picker_labels_your_models(user_dir: Path) -> None:
-    page = AppTest.from_file(str(ROOT / "pages" / "length_quality.py"), default_timeout=120)
-    page.run()
-    assert not page.exception, [e.value for e in page.exception]
+    page = open_page("length_quality.py")
     assert page.selectbox(key="lq_ckpt").options == ["tiny-en-fr-rnnsearch.pt", "tiny-en-fr-rnnencdec.pt",
                                                      f"{user_models.LABEL} › joey-en-fr-tiny.pt"]

@@ -21,6 +21,7 @@ from nmt.models import checkpoint
 from nmt.models.checkpoint import CheckpointError
 from nmt.tools.importers import joeynmt
 from nmt.tools.importers.yaml_subset import loads
+from tests import hostile_checkpoints as hc
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt"
 MODEL = FIX / "model"
@@ -123,21 +124,11 @@ def test_unknown_weight_is_refused(tmp_path: Path) -> None:
         joeynmt.convert(model)
 
 
-class _Bomb:
-    """Unpickling this would create the marker file: ``open(marker, "w")``."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple:
-        return (open, (str(self.marker), "w"))
-
-
 def test_pickled_callable_is_refused_without_running_it(tmp_path: Path) -> None:
     model = _copy_model(tmp_path)
     marker = tmp_path / "ran"
     ckpt = torch.load(model / "best.ckpt", weights_only=True)
-    ckpt["hook"] = _Bomb(marker)
+    ckpt["hook"] = hc.Bomb(marker)
     torch.save(ckpt, model / "best.ckpt")
     assert not marker.exists()
     with pytest.raises(CheckpointError, match="only running code from the file could load"):

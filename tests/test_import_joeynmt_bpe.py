@@ -60,7 +60,7 @@ def test_greedy_equals_joeynmt_line_for_line(imported: checkpoint.LoadedModel) -
     differ = [k for k, (tr, want) in enumerate(zip(traces, theirs, strict=True)) if tr.target_tokens != want]
     assert not differ, f"{len(differ)} lines differ, first {differ[0]}: {traces[differ[0]].target_tokens} vs " \
                        f"{theirs[differ[0]]}"
-    assert imported.tgt_tok.subword is not None
+    assert imported.tgt_tok.subword is not None and imported.tgt_tok.subword.kind == "bpe"
     joined = [" ".join(imported.tgt_tok.subword.decode([t for t in tr.target_tokens if t != "</s>"]))
               for tr in traces]
     assert joined == _lines("joeynmt.test")  # JoeyNMT's translation file: its pieces joined into words

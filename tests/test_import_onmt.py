@@ -22,6 +22,7 @@ from nmt.decoding import search as decoding
 from nmt.models import checkpoint
 from nmt.models.checkpoint import CheckpointError
 from nmt.tools.importers import onmt
+from tests import hostile_checkpoints as hc
 
 FIX = Path(__file__).parent / "fixtures" / "onmt"
 CKPT = FIX / "model" / "model_step_1500.pt"
@@ -152,22 +153,12 @@ def test_unknown_weight_and_wrong_shape_are_refused(tmp_path: Path) -> None:
         onmt.convert(tmp_path / "b.pt", "en", "fr")
 
 
-class _Bomb:
-    """Unpickling this would create the marker file: ``open(marker, "w")``."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple:
-        return (open, (str(self.marker), "w"))
-
-
 def test_pickled_callable_is_refused_without_running_it(tmp_path: Path) -> None:
     """Only argparse.Namespace is allowed beside tensors: a pickled callable is refused, never called."""
     with torch.serialization.safe_globals([argparse.Namespace]):
         ck = torch.load(CKPT, weights_only=True)
     marker = tmp_path / "ran"
-    ck["opt"].hook = _Bomb(marker)
+    ck["opt"].hook = hc.Bomb(marker)
     torch.save(ck, tmp_path / "bomb_step_1.pt")
     assert not marker.exists()
     with pytest.raises(CheckpointError, match="only running code from the file could load"):
