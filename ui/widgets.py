@@ -145,9 +145,9 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
                          help="An RNNsearch and an RNNencdec paired by name: "
                               f"<name>-rnnsearch.pt / <name>-rnnencdec.pt; then “{user_models.LABEL}”.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
-    first = chosen.members[0]
-    if provenance.imported(models.read_meta(str(first.path), first.mtime)):  # our own pairs: the caption below
-        box.caption(md(models.origin(first)))  # already names their data
+    meta = models.read_meta(str(chosen.members[0].path), chosen.members[0].mtime)
+    if provenance.imported(meta):  # our own pairs: the caption below already names their data
+        box.caption(md(provenance.origin(meta)))
     box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     left_out_note(box)
     return chosen
