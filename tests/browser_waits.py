@@ -1,22 +1,41 @@
 """Waiting on the running app in a browser page: Streamlit's reruns, the translation's words, the URL's query.
 
-Shared by the browser tests (tests/test_browser.py); ``page`` is a Playwright page.
+Shared by the browser tests; ``page`` is a Playwright page. No fixed sleeps: each wait is for something the
+page shows (Streamlit's script state, a count of words, the URL's query).
 """
 
 from __future__ import annotations
 
-import time
 from urllib.parse import parse_qs, urlparse
 
 from tests.chromium import sync_api
 
+# Streamlit marks its root element with the script's state ("running" while the page's script runs) and
+# shows its status widget while it runs or reconnects: idle is neither.
+IDLE = ("() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') "
+        "=== 'notRunning' && !document.querySelector('[data-testid=\"stStatusWidget\"]')")
 
-def settle(page: object) -> None:
-    """Wait until Streamlit has finished rerunning (its status widget gone)."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    page.wait_for_timeout(300)
+
+# True once the page has been idle for ``ms`` milliseconds in a row (a bound control's first view runs the
+# script once more to write the URL; charts draw after the run): polled, so it waits no longer than that.
+QUIET = """(ms) => {
+  const idle = (IDLE)();
+  const now = performance.now();
+  if (!idle) { window.__quietSince = null; return false; }
+  if (window.__quietSince == null) window.__quietSince = now;
+  return now - window.__quietSince >= ms;
+}""".replace("IDLE", IDLE)
+
+
+def quiet(page: object, ms: int = 1000, timeout: float = 300_000) -> None:
+    """Wait until the app has stayed idle for ``ms`` milliseconds (see :data:`QUIET`)."""
+    page.evaluate("() => { window.__quietSince = null; }")
+    page.wait_for_function(QUIET, arg=ms, timeout=timeout, polling=100)
+
+
+def settle(page: object, timeout: float = 60_000) -> None:
+    """Wait until Streamlit has finished running the page's script (its state idle, its status widget gone)."""
+    page.wait_for_function(IDLE, timeout=timeout)
 
 
 def chip_texts(page: object) -> list[str]:
@@ -37,8 +56,25 @@ def url_query(page: object) -> dict[str, list[str]]:
 
 
 def wait_query(page: object, ok: object, timeout: float = 30.0) -> dict[str, list[str]]:
-    """The URL's query once ``ok(query)`` holds (the app writes the URL after it renders)."""
-    deadline = time.time() + timeout
-    while not ok(q := url_query(page)) and time.time() < deadline:
-        page.wait_for_timeout(200)
-    return q
+    """The URL's query once ``ok(query)`` holds (the app writes the URL after it renders); as it is after
+    ``timeout`` seconds otherwise (the caller's assertion says what is missing)."""
+    try:
+        page.wait_for_url(lambda url: ok(parse_qs(urlparse(url).query)), timeout=timeout * 1000,
+                          wait_until="commit")
+    except sync_api.TimeoutError:
+        pass
+    return url_query(page)
+
+
+def stable(page: object, js: str, window_ms: int = 250, timeout: float = 60.0) -> object:
+    """``js``'s answer (a page function) once two answers ``window_ms`` apart agree: a chart scrolled into view
+    or redrawn has settled. Polled, so it waits no longer than the page takes to stop changing."""
+    wait = f"() => new Promise(r => setTimeout(r, {window_ms}))"
+    prev = page.evaluate(js)
+    for _ in range(max(1, int(timeout * 1000 / window_ms))):
+        page.evaluate(wait)
+        now = page.evaluate(js)
+        if now == prev:
+            return now
+        prev = now
+    raise AssertionError(f"the page kept changing for {timeout} s: {str(prev)[:300]}")

@@ -1,7 +1,10 @@
 """Debian's Chromium through Playwright for the browser tests: where it is, how it starts, where shots go.
 
-Importing this module skips the importing test module when Playwright or Chromium is missing (never
-``playwright install``: Debian's ``chromium`` package is the browser).
+Registered as a plugin in tests/conftest.py, so its session fixtures exist once per pytest-xdist worker:
+``browser`` (one headless Chromium) and ``shipped_app_url`` (one ``streamlit run app.py`` on the shipped
+checkpoints); a test opens its own page (or context) and goes to a URL. A browser test skips when
+Playwright or Chromium is missing (never ``playwright install``: Debian's ``chromium`` package is the
+browser).
 """
 
 from __future__ import annotations
@@ -21,14 +24,24 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-if not Path(CHROMIUM).exists():
-    pytest.skip(f"Chromium not found at {CHROMIUM}", allow_module_level=True)
+try:
+    from playwright import sync_api
+except ImportError:  # the browser fixture skips
+    sync_api = None  # type: ignore[assignment]
+
+
+def require() -> None:
+    """Skip the calling test when Playwright or Debian's Chromium is missing."""
+    if sync_api is None:
+        pytest.skip("playwright is not installed")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM}")
 
 
 @contextlib.contextmanager
 def launched() -> Iterator[Any]:
     """A headless Chromium, closed afterwards."""
+    require()
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -37,19 +50,31 @@ def launched() -> Iterator[Any]:
             b.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium, shared by a module's tests (import it into the test module)."""
+    """Headless Debian Chromium, one per worker, shared by every browser test (each opens its own pages)."""
     with launched() as b:
         yield b
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shipped_app_url() -> Iterator[str]:
-    """The app on the shipped checkpoints (the models a class sees), stopped after the module's tests."""
+    """The app on the shipped checkpoints (the models a class sees), one server per worker, stopped at
+    the end of the session; tests open its pages by URL."""
+    require()
     from scripts import app_server
 
     ARTIFACTS.mkdir(exist_ok=True)
     env = {"RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
     with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
         yield app.url
+
+
+@contextlib.contextmanager
+def new_page(browser: Any, **options: Any) -> Iterator[Any]:
+    """A new tab (``options`` as for ``browser.new_page``), closed afterwards even when the test fails."""
+    page = browser.new_page(**options)
+    try:
+        yield page
+    finally:
+        page.close()

@@ -17,6 +17,10 @@ import pytest
 import train
 from nmt.models import checkpoint
 
+# The tier timing (CI_TIMES_JSON), the solo marker's lock between xdist workers, and the browser tier's
+# per-worker Chromium and server (session fixtures, defined once here so each worker starts them once).
+pytest_plugins = ["tests.tier_times", "tests.solo", "tests.chromium"]
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 TINY_DATA = FIXTURES / "tiny"

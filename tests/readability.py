@@ -147,15 +147,15 @@ SCROLL_THROUGH = """async () => {
 
 
 def rendered(page: Any, url: str) -> None:
-    """Open ``url`` and wait until the page's script has finished, twice a second apart (a bound
-    control's first view runs the script once more to write the URL)."""
+    """Open ``url`` and wait until the page's script has finished and stayed finished for a second (a bound
+    control's first view runs the script once more to write the URL), then scroll through it once."""
+    from tests.browser_waits import quiet
+
     page.goto(url, timeout=180_000)
     page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
-    for _ in range(2):
-        page.wait_for_function(IDLE, timeout=300_000, polling=100)
-        page.wait_for_timeout(1000)
+    quiet(page)
     page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn
-    page.wait_for_timeout(500)
+    quiet(page, 300)
 
 
 def readings(page: Any, settle_s: float = 20.0) -> list[Reading]:

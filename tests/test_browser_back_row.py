@@ -22,12 +22,8 @@ from urllib.parse import quote
 import pytest
 
 from tests import readability as R
-from tests.chromium import (
-    ARTIFACTS,
-    browser,  # noqa: F401 (a fixture)
-    shipped_app_url,  # noqa: F401 (a fixture)
-    sync_api,
-)
+from tests.browser_waits import quiet, stable
+from tests.chromium import ARTIFACTS, sync_api
 from tests.controls import unlabelled
 
 # the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
@@ -61,16 +57,17 @@ VIEWS = [("/?present=true&step=3", PROJECTOR, "stepper presenting"),
          ("/lesson?ls_stop=7", ZOOM_150, "lesson at 150 %")]
 
 
-@pytest.mark.parametrize(("path", "size", "label"), VIEWS, ids=[v[2] for v in VIEWS])
-def test_every_control_shows_its_label(shipped_app_url: str, browser: object, path: str, size: dict,
-                                       label: str) -> None:
-    page = opened(browser, shipped_app_url + path, size)
-    try:
-        found = unlabelled(page)
-        page.screenshot(path=str(ARTIFACTS / f"back-row-labels-{label.replace(' ', '-').replace('%', 'pc')}.png"))
-    finally:
-        page.close()
-    assert not found, f"{label}: {found}"
+def test_every_control_shows_its_label(shipped_app_url: str, browser: object) -> None:
+    """Each of :data:`VIEWS` in turn: no control without a visible label, no button without words."""
+    found = {}
+    for path, size, label in VIEWS:
+        page = opened(browser, shipped_app_url + path, size)
+        try:
+            found[label] = unlabelled(page)
+            page.screenshot(path=str(ARTIFACTS / f"back-row-labels-{label.replace(' ', '-').replace('%', 'pc')}.png"))
+        finally:
+            page.close()
+    assert not any(found.values()), {label: f for label, f in found.items() if f}
 
 
 # the chart's SVG row labels (the y axis: upright, unlike the column labels) and every element from
@@ -97,12 +94,10 @@ def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, brows
     try:
         page.get_by_role("button", name="Run to end").click()
         sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
-        page.wait_for_function(R.IDLE, timeout=WAIT)
-        page.wait_for_timeout(1500)
+        quiet(page, 1500, timeout=WAIT)
         words = [w.split("\n")[0].removesuffix("forced").strip() for w in chips(page).all_inner_texts()]
         page.locator('[data-testid="stVegaLiteChart"] svg').first.scroll_into_view_if_needed()
-        page.wait_for_timeout(800)
-        got = page.evaluate(CHART_JS)
+        got = stable(page, CHART_JS)
         page.screenshot(path=str(ARTIFACTS / "back-row-40-words.png"))
     finally:
         page.close()
@@ -113,19 +108,27 @@ def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, brows
     assert got["height"] <= 720, got["height"]  # the whole chart on one screen, the page scrolled to it
 
 
-@pytest.mark.parametrize("present", [False, True], ids=["normal", "presenting"])
-def test_the_stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, present: bool) -> None:
+def test_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
+    """A 1280×720 projector at 150 % zoom: the stepper (normal, then presenting) and the lesson's stop 7."""
+    for present in (False, True):
+        stepper_at_150_percent_zoom(shipped_app_url, browser, present)
+    lesson_at_150_percent_zoom(shipped_app_url, browser)
+
+
+def stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, present: bool) -> None:
+    """Step is reachable and clickable; neither the page nor the main block scrolls sideways; the heatmap
+    lies within the window's width."""
     page = opened(browser, f"{shipped_app_url}/?text={quote('A man is riding a bike.')}&step=2"
                   + ("&present=true" if present else ""), ZOOM_150)
     try:
         sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
         page.get_by_role("button", name=STEP).click()  # reachable and clickable
         sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)
-        page.wait_for_function(R.IDLE, timeout=WAIT)
+        quiet(page, timeout=WAIT)
         svg = page.locator('[data-testid="stVegaLiteChart"] svg').first
         svg.scroll_into_view_if_needed()
-        page.wait_for_timeout(800)
-        box, widths = svg.bounding_box(), page.evaluate(WIDTHS_JS)
+        widths = stable(page, WIDTHS_JS)
+        box = svg.bounding_box()
         page.screenshot(path=str(ARTIFACTS / f"back-row-150pc-{'presenting' if present else 'normal'}.png"))
     finally:
         page.close()
@@ -140,7 +143,7 @@ WIDTHS_JS = """() => {
 }"""
 
 
-def test_the_lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
+def lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
     """Stop 7 (reordering): every guess pill and the whole α chart lie within the window's width."""
     page = opened(browser, f"{shipped_app_url}/lesson?ls_stop=7", ZOOM_150)
     try:

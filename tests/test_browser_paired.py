@@ -12,11 +12,7 @@ import pytest
 
 from tests import readability as R
 from tests.browser_waits import settle, wait_query
-from tests.chromium import (
-    ARTIFACTS,
-    browser,  # noqa: F401 (a fixture)
-    shipped_app_url,  # noqa: F401 (a fixture)
-)
+from tests.chromium import ARTIFACTS
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

@@ -3,9 +3,11 @@
 In Debian's Chromium at 1280×720 (a projector) against ``streamlit run app.py`` with the shipped
 checkpoints, each page of ``ui.shell.PAGES`` (the stepper also stepped, and in presentation mode)
 is read by :mod:`tests.readability`: the rendered font size and the contrast against the colour
-actually behind every text node, HTML and SVG (chart axes, legends, labels) alike. The first test
-checks the measurement itself on a page of hand-made cases whose ratios were worked out by hand
-from the WCAG formula, so a broken measurement cannot pass the page test.
+actually behind every text node, HTML and SVG (chart axes, legends, labels) alike; the page's
+JavaScript errors are collected too (none allowed: the fresh clone's browser check; its other checks
+are AppTest's, tests/test_app_links.py). The first test checks the measurement itself on a page of
+hand-made cases whose ratios were worked out by hand from the WCAG formula, so a broken measurement
+cannot pass the page test.
 """
 
 from __future__ import annotations
@@ -15,12 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests import readability as R
-from tests.chromium import (
-    ARTIFACTS,
-    browser,  # noqa: F401 (a fixture)
-    launched,
-    shipped_app_url,  # noqa: F401 (a fixture)
-)
+from tests.chromium import ARTIFACTS, new_page
 from ui.shell import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,14 +51,12 @@ EXPECTED = {"grey": (16, 4.48), "small": (13, 21.0), "half": (20, 5.28), "faded"
             "outside": (14, 21.0), "cell": (20, 5.28)}
 
 
-def test_the_measurement_itself() -> None:
+def test_the_measurement_itself(browser: object) -> None:
     """Sizes and ratios of the hand-made cases as worked out by hand; disabled controls and icon
     glyphs are left out; the grey, small and faded ones are the offenders."""
-    with launched() as b:
-        page = b.new_page(viewport=VIEWPORT)
+    with new_page(browser, viewport=VIEWPORT) as page:
         page.set_content(CASES)
         rows = {r.text: r for r in R.readings(page)}
-        page.close()
     assert set(rows) == set(EXPECTED), rows  # "off" (disabled) and the icon glyph are not read
     for key, (px, contrast) in EXPECTED.items():
         assert rows[key].px == pytest.approx(px, abs=0.05), rows[key]
@@ -69,23 +64,33 @@ def test_the_measurement_itself() -> None:
     assert sorted(r.text for r in R.offenders(list(rows.values()))) == ["faded", "grey", "small"]
 
 
-@pytest.mark.parametrize(("path", "query", "label"), VIEWS, ids=[v[2] for v in VIEWS])
-def test_every_text_is_readable_at_1280x720(shipped_app_url: str, browser: object, path: str, query: str,
-                                            label: str) -> None:
-    page = browser.new_page(viewport=VIEWPORT)
-    try:
-        R.rendered(page, shipped_app_url + path + query)
+def test_every_text_is_readable_at_1280x720(shipped_app_url: str, browser: object) -> None:
+    """Each of :data:`VIEWS` in turn; every offender of every view is reported at once."""
+    problems = {}
+    for path, query, label in VIEWS:
+        problems[label] = view_problems(browser, shipped_app_url + path + query, label)
+    assert not any(problems.values()), "\n".join(f"{label}: {p}" for label, p in problems.items() if p)
+
+
+def view_problems(browser: object, url: str, label: str) -> list[str]:
+    """What is wrong with one view: errors (boxes and JavaScript), too few texts read, a small title,
+    texts under 14 px or 4.5:1."""
+    errors: list[str] = []
+    with new_page(browser, viewport=VIEWPORT) as page:
+        page.on("pageerror", lambda e: errors.append(f"javascript: {e}"))
+        R.rendered(page, url)
         rows = R.readings(page)
         heading = page.locator("h1").first
         title = heading.inner_text().strip() if heading.is_visible() else None  # the stepper hides it on a projector
-        errors = page.get_by_test_id("stAlertContentError").all_inner_texts() + page.get_by_test_id(
+        errors += page.get_by_test_id("stAlertContentError").all_inner_texts() + page.get_by_test_id(
             "stException").all_inner_texts()
         page.screenshot(path=str(ARTIFACTS / f"readable-{label.replace(' ', '-').replace(',', '')}.png"))
-    finally:
-        page.close()
-    assert not errors, errors
-    assert len(rows) > 20, rows  # the page was read
-    assert title is None or any(r.text == title[:60] and r.px >= 28 for r in rows), (title, rows)
+    out = [f"error: {e}" for e in errors]
+    if len(rows) <= 20:  # the page was read
+        out.append(f"only {len(rows)} texts read: {rows}")
+    if title is not None and not any(r.text == title[:60] and r.px >= 28 for r in rows):
+        out.append(f"title {title!r} not read at 28 px or more")
     bad = R.offenders(rows)
-    assert not bad, f"{label}: {len(bad)} texts under {R.MIN_PX:g} px or {R.MIN_CONTRAST}:1\n" + "\n".join(
-        map(str, bad))
+    if bad:
+        out.append(f"{len(bad)} texts under {R.MIN_PX:g} px or {R.MIN_CONTRAST}:1\n" + "\n".join(map(str, bad)))
+    return out

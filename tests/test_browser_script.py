@@ -8,20 +8,20 @@
    summary; flip the toggle off: the same step, the same pair, the Watch line changes, and the rows
    peak on different source words. In presentation mode the readout line stays, and T opens the table.
 
+The three are played in turn in one tab of the worker's server (shipped checkpoints), as a presenter would.
 Skipped without the shipped Europarl checkpoints. Screenshots go to test-artifacts/script-*.png.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from scripts import app_server
-from tests.chromium import ARTIFACTS, launched, sync_api
+from tests import browser_waits
+from tests.chromium import ARTIFACTS, new_page, sync_api
 
 # the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
 STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
@@ -37,21 +37,18 @@ if not (CHECKPOINTS / "europarl-en-fr-rnnsearch-50.pt").exists():
 READS = re.compile(r"writing « (.+?) » · weights sum (\d\.\d\d) · reads '(.+?)' (\d+) % · spread (\d+\.\d\d) nats")
 
 
-@pytest.fixture(scope="module")
-def page() -> Iterator[object]:
-    ARTIFACTS.mkdir(exist_ok=True)
-    with app_server.running_app(env={"RNNSEARCH_CHECKPOINTS": str(CHECKPOINTS)}, log_dir=ARTIFACTS) as app, \
-            launched() as b:
-        p = b.new_page(viewport={"width": 1280, "height": 720})
-        p.goto(app.url)
-        p.get_by_role("button", name=STEP).wait_for(timeout=WAIT)
-        yield p
+def test_the_explainers_script(shipped_app_url: str, browser: object) -> None:
+    """The three paragraphs, one after the other, in one 1280×720 tab."""
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
+        page.goto(shipped_app_url)
+        page.get_by_role("button", name=STEP).wait_for(timeout=WAIT)
+        monotonic_copy_walks_the_diagonal_and_explains_the_first_word(page)
+        reordered_phrase_jumps_to_area_and_fits_the_screen(page)
+        fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page)
 
 
 def settle(page: object) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=WAIT)
-    page.wait_for_timeout(300)
+    browser_waits.settle(page, WAIT)
 
 
 def readout(page: object) -> str:
@@ -86,11 +83,19 @@ def load(page: object, preset: str) -> None:
     settle(page)
 
 
+# where the stepper's heatmap (its SVG) and the source words lie, read together once both are laid out
+BOXES = """() => {
+  const box = (sel) => { const e = document.querySelector(sel); if (!e) return null;
+    const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; };
+  return {svg: box('[data-testid="stVegaLiteChart"] svg'), words: box('[data-testid="source-words"]')};
+}"""
+
+
 def query(page: object) -> dict[str, list[str]]:
     return parse_qs(urlparse(page.url).query)
 
 
-def test_monotonic_copy_walks_the_diagonal_and_explains_the_first_word(page: object) -> None:
+def monotonic_copy_walks_the_diagonal_and_explains_the_first_word(page: object) -> None:
     load(page, "Monotonic copy")
     assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == \
         "She read the old letter slowly."
@@ -103,7 +108,7 @@ def test_monotonic_copy_walks_the_diagonal_and_explains_the_first_word(page: obj
     page.screenshot(path=str(ARTIFACTS / "script-1-monotonic.png"))
 
 
-def test_reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
+def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
     load(page, "Reordered phrase")
     line = ""
     for n in range(1, 8):
@@ -119,16 +124,17 @@ def test_reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> Non
     page.screenshot(path=str(ARTIFACTS / "script-2-espace.png"))
     # at the end of the sentence the whole heatmap is on the 1280×720 screen, not scrolled inside a box
     page.get_by_role("button", name="Run to end").click()
+    sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
     settle(page)
     for present in (False, True):
         if present:
             page.get_by_text("Presentation", exact=True).click()
+            page.wait_for_url(re.compile(r"[?&]present=true(&|$)"), timeout=WAIT)
             settle(page)
         chart = page.get_by_test_id("stVegaLiteChart").first
         chart.locator("svg").first.wait_for(timeout=WAIT)
-        page.wait_for_timeout(800)
-        svg = chart.locator("svg").first.bounding_box()
-        words = page.get_by_test_id("source-words").bounding_box()
+        boxes = browser_waits.stable(page, BOXES)
+        svg, words = boxes["svg"], boxes["words"]
         # the whole chart lies below the source words and above the screen's bottom edge: were it scrolled
         # inside its box, its top would sit under the words; were it cut, its bottom past 720
         assert svg["y"] >= words["y"] + words["height"] - 1 and svg["y"] + svg["height"] <= 720, (words, svg)
@@ -140,7 +146,7 @@ def test_reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> Non
     settle(page)
 
 
-def test_fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: object) -> None:
+def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: object) -> None:
     load(page, "Fixed-vector bottleneck")
     assert query(page).get("model") == ["europarl-en-fr-50"]
     frozen = [step_to(page, n) for n in (5, 6)]

@@ -3,7 +3,8 @@ boundary's message; visitors see no Deploy button or developer menu; the tab ico
 the menu's About credits the data.
 
 The failing import is real: the server starts with a ``scipy`` earlier on its path that refuses to
-import, as on a machine where scipy is missing (it once was, and the explanation page broke whole).
+import, as on a machine where scipy is missing (it once was, and the explanation page broke whole). So this
+module keeps its own server (the worker's shared one has scipy); the chrome's checks ride on the same server.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from scripts import app_server
-from tests.chromium import ARTIFACTS, launched
+from tests.chromium import ARTIFACTS, new_page
 
 # the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
 STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
@@ -41,13 +42,14 @@ def app_without_scipy(tiny_checkpoint_dir: Path, tmp_path_factory: pytest.TempPa
         yield app.url
 
 
-@pytest.fixture(scope="module")
-def page(app_without_scipy: str) -> Iterator[object]:
-    with launched() as b:
-        yield b.new_page(viewport={"width": 1280, "height": 720})
+def test_missing_package_and_classroom_chrome(app_without_scipy: str, browser: object) -> None:
+    """On the server without scipy: the failing page keeps the navigation, then the classroom chrome."""
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
+        missing_package_keeps_the_navigation(app_without_scipy, page)
+        classroom_chrome(app_without_scipy, page)
 
 
-def test_missing_package_keeps_the_navigation(app_without_scipy: str, page: object) -> None:
+def missing_package_keeps_the_navigation(app_without_scipy: str, page: object) -> None:
     page.goto(f"{app_without_scipy}/explanation")
     alert = page.get_by_test_id("stAlertContentError")
     alert.wait_for(timeout=60_000)
@@ -63,7 +65,7 @@ def test_missing_package_keeps_the_navigation(app_without_scipy: str, page: obje
     assert not page.get_by_test_id("stAlertContentError").count()
 
 
-def test_classroom_chrome(app_without_scipy: str, page: object) -> None:
+def classroom_chrome(app_without_scipy: str, page: object) -> None:
     page.goto(app_without_scipy)
     page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     assert not page.get_by_test_id("stAppDeployButton").count()

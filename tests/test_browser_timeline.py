@@ -1,7 +1,8 @@
 """The "Watch it learn" page in headless Chromium at a projector's 1280×720: scrub by URL, play, present.
 
-Starts the app with ``RNNSEARCH_CHECKPOINTS`` pointing at a folder holding the tiny runs' timelines
-(tests/timeline_fixtures.py). Skipped when Playwright or Debian's Chromium is missing.
+Starts its own app with ``RNNSEARCH_CHECKPOINTS`` pointing at a folder holding the tiny runs' timelines
+(tests/timeline_fixtures.py): the worker's shared server reads the shipped checkpoints, whose timelines
+are not these. Skipped when Playwright or Debian's Chromium is missing.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import pytest
 from nmt.training import timeline
 from scripts import app_server
 from tests import timeline_fixtures
-from tests.chromium import ARTIFACTS, launched
+from tests.browser_waits import settle
+from tests.chromium import ARTIFACTS, new_page
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 tl_runs, tl_dir = timeline_fixtures.tl_runs, timeline_fixtures.tl_dir
@@ -28,25 +30,18 @@ def app_url(tl_dir: Path) -> Iterator[str]:
         yield app.url
 
 
-def _settle(page: object) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=30_000)
-    page.wait_for_timeout(300)
-
-
 def _update_in_url(page: object) -> int | None:
     got = parse_qs(urlparse(page.url).query).get("wl_update")
     return int(got[0]) if got else None
 
 
-def test_scrub_by_link_then_play_to_the_end(app_url: str, tl_dir: Path) -> None:
+def test_scrub_by_link_then_play_to_the_end(app_url: str, tl_dir: Path, browser: object) -> None:
     updates = timeline.read(tl_dir / "tiny-en-fr-rnnsearch.timeline.npz").updates
-    with launched() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
         page.goto(f"{app_url}/watch_it_learn?wl_update=20&wl_present=true")
         # presentation mode hides the page's title, so wait for the scrubber, drawn in both modes
         page.get_by_text("Update (drag to scrub)").first.wait_for(timeout=120_000)
-        _settle(page)
+        settle(page)
         assert page.get_by_text("RNNencdec has no α").count() == 1
         heat = page.get_by_test_id("stVegaLiteChart").first
         heat.locator("g.mark-rect path").first.wait_for(timeout=90_000)  # the α heatmap's cells are drawn
@@ -58,6 +53,5 @@ def test_scrub_by_link_then_play_to_the_end(app_url: str, tl_dir: Path) -> None:
         deadline = 90_000
         page.wait_for_function(f"() => new URL(location.href).searchParams.get('wl_update') === '{updates[-1]}'",
                                timeout=deadline)  # one recorded update after another, up to the last
-        _settle(page)
+        settle(page)
         assert _update_in_url(page) == updates[-1]
-        page.close()

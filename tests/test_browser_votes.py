@@ -12,11 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 
 from tests import readability as R
-from tests.chromium import (
-    ARTIFACTS,
-    browser,  # noqa: F401 (a fixture)
-    shipped_app_url,  # noqa: F401 (a fixture)
-)
+from tests.chromium import ARTIFACTS
 from ui.vote_panel import join_address
 
 WAIT = 180_000
@@ -26,9 +22,6 @@ PHONES = 30
 # the panel's line ends with its count ("… · first vote: 30 votes"), which the fragment redraws every 2 s
 COUNT_JS = """(want) => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
   .some(e => e.innerText.startsWith('Vote on your phone:') && e.innerText.trim().endsWith(': ' + want))"""
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 
 def test_join_address_names_a_host_a_phone_can_reach() -> None:
     assert join_address("http://localhost:8501/lesson?ls_stop=7", "192.168.1.20") == "http://192.168.1.20:8501/vote"
@@ -66,6 +59,8 @@ def vote(browser: object, url: str, word: str, again: str | None = None) -> str:
         ctx.close()
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_thirty_phones_vote_twice_and_the_projector_counts_them(browser: object, shipped_app_url: str,
                                                                 projector: object) -> None:
     address = projector.locator("code").filter(has_text="/vote").inner_text()

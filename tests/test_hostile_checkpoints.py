@@ -53,6 +53,7 @@ def test_the_fuzz_set_has_every_kind(fuzz_dir: Path) -> None:
     assert sum(n.startswith("swap-") for n in names) == 22 * 16 * 2 - 16 - (7 + 13)
 
 
+@pytest.mark.solo  # a time bound on 500 loads: not beside another worker's tests
 def test_every_fuzzed_file_is_refused_in_one_line_or_loads(fuzz_dir: Path) -> None:
     start = time.perf_counter()
     loaded, refused = [], 0

@@ -25,7 +25,7 @@ RESULTS = (ROOT / "RESULTS.md").read_text(encoding="utf-8")  # the README's resu
 BOTH = {"README.md": TEXT, "RESULTS.md": RESULTS}
 VENV = "python3 -m venv .venv && . .venv/bin/activate"
 APP = "pip install -r requirements.txt && streamlit run app.py"
-TESTS = "pip install -r requirements.txt -r requirements-dev.txt && python -m pytest -q"
+TESTS = "pip install -r requirements.txt -r requirements-dev.txt && python -m pytest -q -n 2 --dist loadfile"
 # Measured-looking numbers: decimals, percentages, thousands separators.
 MEASURED = re.compile(r"(?<![\w.])(\d+\.\d+|\d+ ?%|\d{1,3}(?:,\d{3})+)(?![\w.])")
 # Numbers outside the blocks that are not measurements: the Python version, a licence, a corpus excerpt.

@@ -92,6 +92,7 @@ def test_resume_continues_the_same_run(tmp_path: Path) -> None:
         assert torch.equal(a["model"][k], b["model"][k]), k
 
 
+@pytest.mark.solo  # a real kill -9 while it writes: not beside another worker's tests
 def test_resume_after_a_real_kill(tmp_path: Path) -> None:
     out = tmp_path / "killed"
     cmd = [sys.executable, str(ROOT / "train.py"), *TINY_ARGS, "--epochs", "400", "--save-every", "5",
@@ -139,6 +140,7 @@ def torchrun(args: list[str], env: dict[str, str] | None = None) -> subprocess.C
                           env={**os.environ, "OMP_NUM_THREADS": "1", **(env or {})})
 
 
+@pytest.mark.solo  # two DDP ranks: not beside another worker's tests
 @pytest.mark.slow
 def test_data_parallel_training_with_gloo(tmp_path: Path) -> None:
     out = tmp_path / "ddp"
@@ -150,6 +152,7 @@ def test_data_parallel_training_with_gloo(tmp_path: Path) -> None:
     assert summary["updates"] == 3  # 2 batches per epoch, split over 2 ranks → 1 update each epoch
 
 
+@pytest.mark.solo  # SIGTERM with a deadline: not beside another worker's tests
 def test_sigterm_saves_and_stops(tmp_path: Path) -> None:
     import signal
     import time
@@ -172,6 +175,7 @@ def test_sigterm_saves_and_stops(tmp_path: Path) -> None:
     assert json.loads((out / "summary.json").read_text())["stopped"] == "signal 15"
 
 
+@pytest.mark.solo  # two DDP ranks: not beside another worker's tests
 @pytest.mark.slow
 def test_data_parallel_ranks_decay_the_learning_rate_together(tmp_path: Path) -> None:
     """Rank 0 validates; every rank must take the same learning-rate decision and keep equal weights."""

@@ -1,0 +1,122 @@
+"""Every page opened from a link, in AppTest (the checks the browser tier used to make with a server each).
+
+1. Deep links: each page's shared link, opened first thing (Streamlit's caches emptied, as on a server just
+   started), draws that page's title with no exception and no error box, and keeps the link's query
+   (the address bar's path and "Page not found" are the browser's: tests/test_browser.py).
+2. A fresh clone: no corpus configured (``RNNSEARCH_DATA`` an empty folder, the committed
+   ``configs/data_roots.toml`` naming no root), only the shipped checkpoints and ``evalsets/``: every page of
+   ``ui.shell.PAGES`` draws with no error, no "not found", every picker holding a value, and the corpus
+   pickers start on a built-in set (the alignment and bottleneck ones offering all eight).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT, plain
+from ui import models
+from ui.shell import PAGES
+
+TIMEOUT = 300  # seconds: a first run loads the shipped models
+CKPT = ROOT / "checkpoints"
+
+DEEP_LINKS = [  # (page file, query, the page's title); tests/test_browser.py opens the same links
+    ("pages/alignment_browser.py", {"al_pick": "5", "al_from": "my own pairs"}, "Alignment browser"),
+    ("pages/beam_explorer.py", {"bx_beam": "3", "bx_text": "A dog runs."}, "Beam search explorer"),
+    ("pages/bottleneck_compare.py", {"bn_text": "A dog runs."}, "The bottleneck, side by side"),
+    ("pages/compare_attention.py", {"cmp_text": "A dog runs."}, "Compare attention"),
+    ("pages/length_quality.py", {"results": "none"}, "Length vs quality"),
+    ("pages/explanation.py", {"ex_text": "A dog runs.", "ex_tab": "Surgery"}, "Is attention an explanation?"),
+    ("app.py", {"text": "A dog runs.", "step": "1"}, "Step through decoding"),
+]
+
+NOT_FOUND = re.compile(r"\bnot found\b|\bno\b[^\n]{0,120}\bfound\b|\bno readable\b|\bcannot read\b", re.IGNORECASE)
+BUILTIN_EN_FR = ["alignment/hansards-naacl2003-en-fr/test", "alignment/hansards-naacl2003-en-fr/trial",
+                 "europarl-v7-fr-en/test2000q4", "multi30k/test_2016_flickr", "multi30k/test_2017_flickr",
+                 "multi30k/test_2017_mscoco", "tatoeba-fr-en/test", "wmt/newstest2014-fren"]
+CORPUS_PICKERS = {  # page file: (widget key, the value it starts on, its options when checked, else None)
+    "pages/alignment_browser.py": ("al_split", "multi30k/test_2016_flickr", BUILTIN_EN_FR),
+    "pages/bottleneck_compare.py": ("bn_split", "multi30k/test_2016_flickr", BUILTIN_EN_FR),
+    "pages/length_quality.py": ("lq_rtest", "multi30k/test_2016_flickr", None),
+}
+EXTRA = [("pages/bottleneck_compare.py", {"bn_from": "corpus by length"})]  # the length slider's corpus sentence
+FRESH = [(file, {}) for file, _, _ in PAGES] + EXTRA
+
+
+@pytest.fixture(autouse=True)
+def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped checkpoints; Streamlit's caches empty, as on a server just started."""
+    if not (CKPT / "m30k-en-fr-rnnsearch.pt").exists():
+        pytest.skip("the shipped checkpoints are not in checkpoints/")
+    monkeypatch.setenv(models.ENV_VAR, str(CKPT))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def opened(file: str, query: dict[str, str]) -> AppTest:
+    """A fresh session of ``file`` opened with the URL's ``query``, run once: no exception, no error box."""
+    at = AppTest.from_file(str(ROOT / file), default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception and not at.error, (file, [e.value for e in [*at.exception, *at.error]])
+    return at
+
+
+@pytest.mark.parametrize(("file", "query", "title"), DEEP_LINKS, ids=[Path(f).stem for f, _, _ in DEEP_LINKS])
+def test_deep_link_opens_its_page_first_thing_and_keeps_its_query(file: str, query: dict[str, str],
+                                                                  title: str) -> None:
+    at = opened(file, query)
+    assert title in [t.value for t in at.title], [t.value for t in at.title]
+    kept = {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}  # the URL after the run
+    for key, value in query.items():
+        assert kept.get(key) == [value], (key, kept.get(key))
+
+
+def alerts(at: AppTest) -> list[str]:
+    """The texts of every alert box (error, warning, info, success) the page shows."""
+    return [plain(a.value) for kind in ("error", "warning", "info", "success") for a in getattr(at, kind)]
+
+
+def problems(at: AppTest) -> list[str]:
+    """What a visitor should never see here: "not found" messages, pickers with nothing chosen or nothing
+    to choose (errors and exceptions fail :func:`opened` already)."""
+    out = [f"not found: {t}" for t in alerts(at) if NOT_FOUND.search(t)]
+    out += [f"empty picker: {b.label}" for b in at.selectbox if b.value in (None, "")]
+    out += [f"empty multiselect: {m.label}" for m in at.multiselect if not m.value]
+    return out
+
+
+def shown_text(at: AppTest) -> str:
+    """Every text the page writes (Markdown, captions, plain text) and its pickers' labels and values."""
+    parts: list[Any] = [e.value for kind in ("markdown", "caption", "text", "subheader") for e in getattr(at, kind)]
+    parts += [f"{b.label} {b.value}" for b in at.selectbox]
+    return plain("\n".join(map(str, parts)))
+
+
+@pytest.fixture
+def no_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No corpus: RNNSEARCH_DATA an empty folder and no allow-listed root."""
+    with open(ROOT / "configs" / "data_roots.toml", "rb") as f:
+        assert tomllib.load(f).get("root", []) == [], "configs/data_roots.toml must name no root for this test"
+    (tmp_path / "no-corpus").mkdir()
+    monkeypatch.setenv("RNNSEARCH_DATA", str(tmp_path / "no-corpus"))
+
+
+@pytest.mark.parametrize(("file", "query"), FRESH, ids=[Path(f).stem + ("-extra" if q else "") for f, q in FRESH])
+def test_every_page_works_with_no_corpus_configured(no_corpus: None, file: str, query: dict[str, str]) -> None:
+    at = opened(file, query)
+    assert problems(at) == [], file
+    if file in CORPUS_PICKERS:
+        key, value, options = CORPUS_PICKERS[file]
+        assert at.selectbox(key=key).value == value
+        if options is not None:
+            assert list(at.selectbox(key=key).options) == options
+    if query:
+        assert "Sentence #" in shown_text(at)  # a corpus sentence picked by its length
