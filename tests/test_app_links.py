@@ -1,7 +1,7 @@
 """Every page opened from a link, in AppTest (the checks the browser tier used to make with a server each).
 
-1. Deep links: each page's shared link, opened first thing (Streamlit's caches emptied, as on a server just
-   started), draws that page's title with no exception and no error box, and keeps the link's query
+1. Deep links: each page's shared link, opened first thing (Streamlit's data cache emptied, as on a server
+   just started), draws that page's title with no exception and no error box, and keeps the link's query
    (the address bar's path and "Page not found" are the browser's: tests/test_browser.py).
 2. A fresh clone: no corpus configured (``RNNSEARCH_DATA`` an empty folder, the committed
    ``configs/data_roots.toml`` naming no root), only the shipped checkpoints and ``evalsets/``: every page of
@@ -52,12 +52,12 @@ FRESH = [(file, {}) for file, _, _ in PAGES] + EXTRA
 
 @pytest.fixture(autouse=True)
 def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The shipped checkpoints; Streamlit's caches empty, as on a server just started."""
+    """The shipped checkpoints; Streamlit's data cache empty, as on a server just started (the loaded models,
+    ``st.cache_resource``, are kept: loading them again for each link would only cost time)."""
     if not (CKPT / "m30k-en-fr-rnnsearch.pt").exists():
         pytest.skip("the shipped checkpoints are not in checkpoints/")
     monkeypatch.setenv(models.ENV_VAR, str(CKPT))
     st.cache_data.clear()
-    st.cache_resource.clear()
 
 
 def opened(file: str, query: dict[str, str]) -> AppTest:
