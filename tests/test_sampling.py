@@ -82,3 +82,17 @@ def test_the_stepper_samples_from_the_models_own_step(tiny_lm) -> None:
     hot.back()
     hot.back()
     assert [hot.step().token, hot.step().token] == words[2:]
+
+
+def test_the_pages_line_names_both_ps_of_the_drawn_word() -> None:
+    """ui.views.sampling: the drawn word's p under the model (0.5) and after all three transforms (0.862)."""
+    from ui.views.sampling import drawn_line, stage_frame
+
+    step = next(s for s in range(40) if sampling.draw(LOGP, RULE, s, WORDS)[0] == 0)
+    _, rec = sampling.draw(LOGP, RULE, step, WORDS)
+    assert drawn_line(rec, "le").startswith("Sampled “le”: p = 0.500 under the model's distribution, p = 0.862 "
+                                            "after T = 0.5 · top-k 3 · top-p 0.85 (2 words left to draw from")
+    frame = stage_frame(rec, "le")
+    assert list(frame.columns) == ["word", "model", "T = 0.5", "top-k 3", "top-p 0.85", ""]
+    assert list(frame[""]) == ["◀ drawn", "", "", "", ""]
+    assert list(frame["top-k 3"]) == pytest.approx([0.8, 0.128, 0.072, 0, 0], abs=1e-6)
