@@ -108,11 +108,11 @@ def test_the_cli_writes_the_tables(tiny_checkpoint_dir: Path, tmp_path: Path) ->
     assert words["frequency_source"].startswith("tiny/train, 20 target sentences")
     lm = checkpoint.load(d / "tiny-en-fr-rnnsearch.pt")
     refs = (data / "tiny" / "test.fr").read_text(encoding="utf-8").splitlines()
-    table = words["S"]["by_frequency"]
+    table = words["by_system"]["S"]["by_frequency"]
     assert sum(r["ref_words"] for r in table) == sum(len(lm.tgt_tok.tokenize(r)) for r in refs)
     assert [r["bucket"] for r in table] == wa.bucket_labels()
     assert all(len(r["delta_ci95"]) == 2 and r["delta_ci95"][0] <= r["delta_ci95"][1] for r in table)
-    ngrams = words["S"]["ngrams"]
+    ngrams = words["by_system"]["S"]["ngrams"]
     assert set(ngrams) == {"b_not_a", "a_not_b"}
     assert all(len(r["delta_ci95"]) == 2 for side in ngrams.values() for r in side)
 

@@ -93,11 +93,17 @@ def word_analyses(refs: Sequence[str], hyps: Sequence[Sequence[str]], names: Seq
         freq, freq_source = word_analysis.word_counts(ref_toks), "the test set's references (compare-mt's default)"
     toks = [[tokenize(h) for h in hyp] for hyp in hyps]
     indices = word_analysis.sacrebleu_indices(len(refs), resamples)
+    per_system = {}
+    for n, hyp, t in zip(names[1:], hyps[1:], toks[1:], strict=True):
+        res = word_analysis.analyse(ref_toks, toks[0], t, freq, indices)
+        for row in (r for side in res["ngrams"].values() for r in side):  # each example in words, to read
+            row["example_text"] = [{"k": k, "reference": refs[k], "a": hyps[0][k], "b": hyp[k]}
+                                   for k in row["examples"]]
+        per_system[n] = res
     return {"method": "compare-mt (Neubig et al. 2019) word F-measure and n-gram matches; B − A with a 95 % "
                       "interval over sacrebleu's paired-bootstrap resamples (same seed and draws)",
             "frequency_source": freq_source, "frequency_cutoffs": list(word_analysis.FREQ_CUTOFFS),
-            **{n: word_analysis.analyse(ref_toks, toks[0], t, freq, indices) for n, t in zip(names[1:], toks[1:],
-                                                                                              strict=True)}}
+            "by_system": per_system}
 
 
 def compare(names: Sequence[str], src: Sequence[str], refs: Sequence[str], hyps: Sequence[Sequence[str]],
