@@ -42,3 +42,16 @@ def test_source_words_over_a_test_set() -> None:
     assert rows["</s>"] == {"word": "</s>", "occurrences": 2, "a": 1.0, "b": 1.5, "delta": 0.5}
     assert rows["the"]["delta"] == 0.5
     assert [r["word"] for r in ad.by_source_word([(d1, A), (d2, a2)])] == ["cat", "</s>", "the"]
+
+
+def test_the_pages_table_and_line() -> None:
+    from ui.views import alpha_diff as vd
+
+    d = ad.compare(SRC, TGT, A, B)
+    frame = vd.row_frame(d, [0, 1, 2], [0, 0, 2])
+    assert frame.to_dict("records")[1] == {"target word": "chat", "A looks at": "cat", "B looks at": "the",
+                                           "same top-1": False, "JSD (nats)": 0.2158}
+    assert vd.summary_line(d).startswith("Top-1 agreement 67% of 3 target words; mean Jensen–Shannon divergence "
+                                         "0.072 nats")
+    spec = vd.diff_chart(d, "α_B − α_A").to_dict()
+    assert spec["encoding"]["color"]["scale"] == {"scheme": "blueorange", "domain": [-0.5, 0.5], "domainMid": 0}

@@ -10,6 +10,7 @@ pairs gets its one-line error and no table.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.text import corpora
 from tests.conftest import FIXTURES, plain
+from tests.stepper_app import chart_rows
 from ui import models
 from ui.views import paired as V
 
@@ -249,3 +251,41 @@ def test_the_tiny_pair_counts_frequencies_in_its_training_split(tiny_checkpoint_
     refs = (FIXTURES / "tiny" / "test.fr").read_text(encoding="utf-8").splitlines()
     by_freq = next(d.value for d in at.dataframe if "frequency" in d.value.columns)
     assert by_freq["reference words"].sum() == sum(len(lm.tgt_tok.tokenize(r)) for r in refs)
+
+
+def test_alpha_difference_of_a_model_and_its_copy_is_zero(tiny_checkpoint_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model against a copy of itself: α_B − α_A is 0 in every cell, top-1 agreement 100 %, JSD 0, on the picked
+    sentence and over the test set; against the RNNencdec (one fixed c) the page says there is no α to subtract."""
+    ckpts = tmp_path / "ckpts"
+    shutil.copytree(tiny_checkpoint_dir, ckpts)
+    shutil.copy(ckpts / "tiny-en-fr-rnnsearch.pt", ckpts / "copy-en-fr-rnnsearch.pt")
+    shutil.copytree(FIXTURES / "tiny", tmp_path / "data" / "tiny")
+    monkeypatch.setenv(models.ENV_VAR, str(ckpts))
+    monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path / "data"))
+    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at.query_params.update({"pr_a": "tiny-en-fr-rnnsearch.pt", "pr_b": "copy-en-fr-rnnsearch.pt",
+                            "pr_split": "tiny/test"})
+    at.run()
+    at.button(key="pr_go").click().run()
+    at.selectbox(key="pr_row").set_value(at.selectbox(key="pr_row").options[0]).run()
+    _clean(at)
+    said = " ".join(plain(c.value) for c in at.caption)
+    assert "Top-1 agreement 100% of " in said and "mean Jensen–Shannon divergence 0.000 nats" in said
+    rows = next(d.value for d in at.dataframe if "same top-1" in d.value.columns)
+    assert rows["same top-1"].all() and (rows["JSD (nats)"] == 0).all()
+    k = next(n for n, c in enumerate(at.get("vega_lite_chart")) if "α_B − α_A" in json.loads(c.proto.spec)["title"])
+    cells = chart_rows(at, k)
+    assert cells and all(abs(r["delta"]) < 1e-12 for r in cells)
+    at.button(key="pr_alpha_go").click().run()
+    _clean(at)
+    words = next(d.value for d in at.dataframe if "attention from A" in d.value.columns)
+    assert (words["B − A"] == 0).all() and (words["attention from A"] == words["attention from B"]).all()
+    assert "20 of 20 sentences compared: mean top-1 agreement 100%, mean JSD 0.000 nats" in " ".join(
+        plain(c.value) for c in at.caption)
+    at.selectbox(key="pr_a").set_value("tiny-en-fr-rnnencdec.pt").run()
+    at.button(key="pr_go").click().run()
+    at.selectbox(key="pr_row").set_value(at.selectbox(key="pr_row").options[0]).run()
+    _clean(at)
+    assert "One of the two reads one fixed c, not α: there is no difference of α to draw." in [
+        plain(c.value) for c in at.caption]
