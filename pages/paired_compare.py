@@ -281,7 +281,6 @@ def main() -> None:
                  W.Download("Sentence table CSV", csv_text(df), f"paired-{stem}.csv", "text/csv")], key="pr_dl")
     paired_words.section(res, stem)
     alphas(res, a, b, labels, df)
-    st.subheader("Where the two look differently, over all compared sentences")
     paired_alpha.test_set(a, b, res["sources"], res["references"])
 
 

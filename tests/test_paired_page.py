@@ -289,3 +289,4 @@ def test_alpha_difference_of_a_model_and_its_copy_is_zero(tiny_checkpoint_dir: P
     _clean(at)
     assert "One of the two reads one fixed c, not α: there is no difference of α to draw." in [
         plain(c.value) for c in at.caption]
+    assert "pr_alpha_go" not in [b.key for b in at.button]  # no test-set comparison offered without α

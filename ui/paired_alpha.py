@@ -61,7 +61,10 @@ def sentence(a: models.CheckpointInfo, b: models.CheckpointInfo, source: str, re
 
 def test_set(a: models.CheckpointInfo, b: models.CheckpointInfo, sources: Sequence[str], refs: Sequence[str]) -> None:
     """On a button: every compared sentence forced along its reference by both; the source words whose
-    attention differs most, and the mean agreement figures."""
+    attention differs most, and the mean agreement figures. Nothing when one of the two has no α."""
+    if not all(models.description(c).has_alpha for c in (a, b)):
+        return
+    st.subheader("Where the two look differently, over all compared sentences")
     if not W.run_button(f"Compare α over all {len(sources)} sentences", "pr_alpha_go",
                         "|".join(map(str, (a.path, a.mtime, b.path, b.mtime, len(sources), hash(tuple(sources))))),
                         help="Forced decoding of every reference by both models (cached)."):
