@@ -28,6 +28,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import checkpoint_files, fusion_ui, models, paper_panel, twins, user_models
     from ui import ensemble_panel as ens
     from ui import stepper_controller as ctl
+    from ui import stepper_sampling as sampling
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
     from ui.presets import BY_NAME, watch_for
@@ -52,7 +53,8 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
-MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis"}
+MODE_LABELS = {"greedy": "step it, force words", "beam": "beam search: its best hypothesis",
+               "sample": "draw each word: temperature, top-k, top-p"}
 TABS = ("This step's numbers", "Look · Generate · Update", "Why this word?", "Energies e_ij", "Bottleneck",
         "Event log", "Share and export")
 HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
@@ -98,12 +100,15 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
         st.radio("Mode", list(MODE_LABELS), key="mode", **url.BOUND, captions=list(MODE_LABELS.values()),
                  on_change=ctl.on_setting, args=("mode",),
                  help="Greedy decoding can be stepped and forced; beam search runs once and the step "
-                      "controls walk through its best hypothesis.")
+                      "controls walk through its best hypothesis; sampling draws each word from the model's "
+                      "distribution after temperature, top-k and top-p, reproducibly from its seed.")
         if ss["mode"] == "beam":
             st.slider("Beam size k", *vs.BEAM_RANGE, key="beam", **url.BOUND, on_change=ctl.on_setting, args=("beam",))
             st.selectbox("Length normalisation", NORMS, key="norm", **url.BOUND, on_change=ctl.on_setting,
                          args=("norm",))
             st.caption(NORM_LABELS[ss["norm"]])
+        if ss["mode"] == "sample":
+            sampling.controls()
         candidate_controls()
         st.header("Display")
         st.toggle("Paper-style heatmap", key="paper", **url.BOUND, on_change=ctl.on_setting, args=("paper",),
@@ -350,6 +355,10 @@ def decoding_view(lm: LoadedModel, choice: models.Choice, text: str, group: mode
                       icon=":material/arrow_downward:")
         if step is not None and not look.present:
             topk_panel(step, beam, nonce)
+            if ss["mode"] == "sample":
+                sampling.panel(step)
+    if ss["mode"] == "sample" and not look.present:
+        sampling.translation_table(lm, choice, text)
     if not look.present:
         with fusion_slot:
             fusion_ui.panel(lm, trace, cur)

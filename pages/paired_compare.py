@@ -25,7 +25,7 @@ with shell.page("Is A really better than B?"):  # navigation first; a failing im
     from nmt.decoding.search import InputError
     from nmt.text.corpora import Split
     from nmt.tools.paired import RESAMPLES, compare
-    from ui import heavy, models, user_models
+    from ui import heavy, models, paired_alpha, paired_words, user_models
     from ui import widgets as W
     from ui.views.common import csv_text, md, model_heading, readable
     from ui.views.compare import compare_chart
@@ -145,12 +145,13 @@ def run(a: models.CheckpointInfo, b: models.CheckpointInfo, split: Split, limit:
         hyps = [[t.translation for t in W.decode(job(c, beam), src, label=f"{role}: translating {len(src)} sentences",
                                                  heavy_job=True)]
                 for role, c in (("A", a), ("B", b))]
+        freq, freq_source = paired_words.training_counts(lm)
         res = compare([a.path.stem, b.path.stem], src, ref, hyps, [len(lm.src_tok.tokenize(s)) for s in src],
-                      RESAMPLES)
-        return res | {"test": split.label, "beam": beam, "lines": lines,
+                      RESAMPLES, lm.tgt_tok.tokenize, freq, freq_source)
+        return res | {"test": split.label, "beam": beam, "lines": lines, "sources": src, "references": ref,
                       "checkpoints": {a.path.stem: a.name, b.path.stem: b.name}}
 
-    key = ("paired", str(a.path), a.mtime, str(b.path), b.mtime, str(split.directory), split.name, limit, beam)
+    key = ("paired-words", str(a.path), a.mtime, str(b.path), b.mtime, str(split.directory), split.name, limit, beam)
     try:
         return heavy.memo(W.shared_store("paired"), heavy.FLIGHT, key, compute)
     except InputError as err:
@@ -239,6 +240,7 @@ def alphas(res: dict[str, Any], a: models.CheckpointInfo, b: models.CheckpointIn
             elif chart is not None:  # Streamlit's height="content" drew the band squeezed to ~60 % of its height
                 st.altair_chart(readable(chart), width="stretch", height=int(chart.height) + FIXED_EXTRA,
                                 key=f"pr_chart_{role}")
+    paired_alpha.sentence(a, b, row["source"], row["reference"])
 
 
 def main() -> None:
@@ -277,7 +279,9 @@ def main() -> None:
     W.downloads([W.Download("Comparison JSON", lambda: json.dumps(res, ensure_ascii=False, indent=1),
                             f"paired-{stem}.json", "application/json"),
                  W.Download("Sentence table CSV", csv_text(df), f"paired-{stem}.csv", "text/csv")], key="pr_dl")
+    paired_words.section(res, stem)
     alphas(res, a, b, labels, df)
+    paired_alpha.test_set(a, b, res["sources"], res["references"])
 
 
 with shell.error_boundary("Is A really better than B?"):

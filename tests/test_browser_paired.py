@@ -33,7 +33,8 @@ def test_a_clicked_row_opens_both_alphas(shipped_app_url: str, browser: object) 
         grids = page.get_by_test_id("stDataFrame")
         grids.nth(2).wait_for(timeout=WAIT)
         settle(page)
-        assert grids.count() == 3 and page.get_by_test_id("stVegaLiteChart").count() == 0
+        # overall, by length, the sentences, then the word tables: by frequency, by third, two of n-grams
+        assert grids.count() == 7 and page.get_by_test_id("stVegaLiteChart").count() == 0
         grid = grids.nth(2)
         grid.scroll_into_view_if_needed()
         box = grid.bounding_box()

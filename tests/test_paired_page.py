@@ -10,6 +10,7 @@ pairs gets its one-line error and no table.
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.text import corpora
 from tests.conftest import FIXTURES, plain
+from tests.stepper_app import chart_rows
 from ui import models
 from ui.views import paired as V
 
@@ -145,11 +147,17 @@ def test_the_page_compares_and_opens_both_alphas(shipped: None) -> None:
     said = [plain(m.value) for m in at.markdown]
     assert any(s.startswith("#### B (europarl-en-fr-rnnsearch-50) is better than A (europarl-en-fr-rnnencdec-50) "
                             "by +") and "1,000 paired resamples" in s for s in said), said[:3]
-    overall, lengths, sentences = at.dataframe
+    overall, lengths, sentences, by_freq, by_third, b_side, a_side = at.dataframe
     assert list(overall.value["model"]) == ["A (europarl-en-fr-rnnencdec-50)", "B (europarl-en-fr-rnnsearch-50)"]
     assert lengths.value["sentences"].sum() == 40 and len(sentences.value) == 20
     assert not at.get("vega_lite_chart")  # no sentence picked yet
-    assert [d.label for d in at.get("download_button")] == ["Comparison JSON", "Sentence table CSV"]
+    assert [d.label for d in at.get("download_button")] == ["Comparison JSON", "Sentence table CSV", "By frequency CSV",
+                                                            "By part CSV", "N-grams CSV"]
+    # checkpoints keep no word counts and Europarl's pre-tokenised train.tok is not among the data: the references
+    assert any("Word frequencies: the test set's references (compare-mt's default)" in plain(c.value)
+               for c in at.caption)
+    assert by_third.value["reference words"].sum() == by_freq.value["reference words"].sum() > 0
+    assert list(b_side.value.columns)[:4] == ["n-gram", "n", "A matched", "B matched"] and len(a_side.value) > 0
     line = int(sentences.value["line"].iloc[0])
     at.selectbox(key="pr_row").set_value(line).run()  # what a click on the table's first row sets
     _clean(at)
@@ -188,3 +196,97 @@ def test_a_split_too_small_gets_one_line(tiny_env: Path) -> None:
     assert not at.exception and [plain(e.value) for e in at.error] == [
         "multi30k/val has 5 usable sentence pairs; a paired test needs at least 10. Pick a larger split."]
     assert not at.dataframe
+
+
+def words_result() -> dict[str, Any]:
+    """result() with compare-mt's word tables of B, numbers chosen by hand."""
+    def bucket(name: str, ref: int, fa: float, fb: float, ci: list[float]) -> dict[str, Any]:
+        return {"bucket": name, "ref_words": ref, "a": {"out_words": 4, "matches": 2, "f": fa},
+                "b": {"out_words": 5, "matches": 3, "f": fb}, "delta_f": round(fb - fa, 4), "delta_ci95": ci}
+
+    gram = {"ngram": "le chat", "n": 2, "a": 0, "b": 3, "score": 0.2, "delta": 3, "delta_ci95": [1.0, 5.0],
+            "examples": [1], "example_text": [{"k": 1, "reference": "le chat .", "a": "un chien .", "b": "le chat ."}]}
+    return result() | {"words": {"frequency_source": "tiny/train", "by_system": {"B": {
+        "by_frequency": [bucket("1", 6, 0.25, 0.5, [-0.1, 0.6])],
+        "by_position": [bucket("first third", 3, 0.5, 0.4, [-0.35, 0.05])],
+        "ngrams": {"b_not_a": [gram], "a_not_b": []}}}}}
+
+
+def test_the_word_tables_read_the_result() -> None:
+    from ui.views import paired_words as PW
+
+    res = words_result()
+    freq = PW.bucket_frame(res, "by_frequency")
+    assert freq.iloc[0].to_dict() == {"frequency": "1", "reference words": 6, "F A": 0.25, "F B": 0.5,
+                                      "ΔF (B − A)": 0.25, "95% interval": "[−0.100, +0.600]", "A words": 4,
+                                      "A matched": 2, "B words": 5, "B matched": 3}
+    assert PW.bucket_frame(res, "by_position").iloc[0]["part of the sentence"] == "first third"
+    grams = PW.ngram_frame(res, "b_not_a", lines=[7, 9])
+    assert grams.iloc[0].to_dict() == {"n-gram": "le chat", "n": 2, "A matched": 0, "B matched": 3, "score": 0.2,
+                                       "Δ (B − A)": 3, "95% interval": "[+1.000, +5.000]", "example lines": "9"}
+    assert PW.ngram_frame(res, "a_not_b").empty
+    assert PW.ngram_examples(res, "b_not_a", 0) == [{"k": 1, "reference": "le chat .", "a": "un chien .",
+                                                     "b": "le chat ."}]
+    assert PW.ngram_examples(res, "b_not_a", 3) == []
+    assert PW.source_line(res).startswith("Word frequencies: tiny/train. ")
+
+
+def test_the_tiny_pair_counts_frequencies_in_its_training_split(tiny_checkpoint_dir: Path, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tiny models record tests/fixtures/tiny/train as their training split: with that folder among the
+    data, the page counts its words there, and the bucket table covers every reference word of the test split."""
+    from nmt.models import checkpoint
+
+    shutil.copytree(FIXTURES / "tiny", tmp_path / "tiny")
+    monkeypatch.setenv(models.ENV_VAR, str(tiny_checkpoint_dir))
+    monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path))
+    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at.query_params.update({"pr_split": "tiny/test"})
+    at.run()
+    at.button(key="pr_go").click().run()
+    _clean(at)
+    said = " ".join(plain(c.value) for c in at.caption)
+    assert "Word frequencies: tiny/train, the training split A's checkpoint records" in said
+    lm = checkpoint.load(tiny_checkpoint_dir / "tiny-en-fr-rnnencdec.pt")
+    refs = (FIXTURES / "tiny" / "test.fr").read_text(encoding="utf-8").splitlines()
+    by_freq = next(d.value for d in at.dataframe if "frequency" in d.value.columns)
+    assert by_freq["reference words"].sum() == sum(len(lm.tgt_tok.tokenize(r)) for r in refs)
+
+
+def test_alpha_difference_of_a_model_and_its_copy_is_zero(tiny_checkpoint_dir: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model against a copy of itself: α_B − α_A is 0 in every cell, top-1 agreement 100 %, JSD 0, on the picked
+    sentence and over the test set; against the RNNencdec (one fixed c) the page says there is no α to subtract."""
+    ckpts = tmp_path / "ckpts"
+    shutil.copytree(tiny_checkpoint_dir, ckpts)
+    shutil.copy(ckpts / "tiny-en-fr-rnnsearch.pt", ckpts / "copy-en-fr-rnnsearch.pt")
+    shutil.copytree(FIXTURES / "tiny", tmp_path / "data" / "tiny")
+    monkeypatch.setenv(models.ENV_VAR, str(ckpts))
+    monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path / "data"))
+    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at.query_params.update({"pr_a": "tiny-en-fr-rnnsearch.pt", "pr_b": "copy-en-fr-rnnsearch.pt",
+                            "pr_split": "tiny/test"})
+    at.run()
+    at.button(key="pr_go").click().run()
+    at.selectbox(key="pr_row").set_value(at.selectbox(key="pr_row").options[0]).run()
+    _clean(at)
+    said = " ".join(plain(c.value) for c in at.caption)
+    assert "Top-1 agreement 100% of " in said and "mean Jensen–Shannon divergence 0.000 nats" in said
+    rows = next(d.value for d in at.dataframe if "same top-1" in d.value.columns)
+    assert rows["same top-1"].all() and (rows["JSD (nats)"] == 0).all()
+    k = next(n for n, c in enumerate(at.get("vega_lite_chart")) if "α_B − α_A" in json.loads(c.proto.spec)["title"])
+    cells = chart_rows(at, k)
+    assert cells and all(abs(r["delta"]) < 1e-12 for r in cells)
+    at.button(key="pr_alpha_go").click().run()
+    _clean(at)
+    words = next(d.value for d in at.dataframe if "attention from A" in d.value.columns)
+    assert (words["B − A"] == 0).all() and (words["attention from A"] == words["attention from B"]).all()
+    assert "20 of 20 sentences compared: mean top-1 agreement 100%, mean JSD 0.000 nats" in " ".join(
+        plain(c.value) for c in at.caption)
+    at.selectbox(key="pr_a").set_value("tiny-en-fr-rnnencdec.pt").run()
+    at.button(key="pr_go").click().run()
+    at.selectbox(key="pr_row").set_value(at.selectbox(key="pr_row").options[0]).run()
+    _clean(at)
+    assert "One of the two reads one fixed c, not α: there is no difference of α to draw." in [
+        plain(c.value) for c in at.caption]
+    assert "pr_alpha_go" not in [b.key for b in at.button]  # no test-set comparison offered without α

@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 import torch
 
+from nmt.decoding.sampling import SamplingRule
 from nmt.decoding.search import Stepper, beam_search, greedy, prepare_source
 from nmt.decoding.trace import DecodeTrace, Replacement
 from nmt.models.candidates import CandidateSpec
@@ -209,15 +210,23 @@ def candidate_spec() -> CandidateSpec | None:
     return CandidateSpec(int(ss["cand_k"])) if ss.get("cand") else None
 
 
+def sampling_rule() -> SamplingRule | None:
+    """The sampling rule the sidebar asks for in Sample mode (``temp``, ``topk``, ``topp``, ``seed``), else None."""
+    if ss.get("mode") != "sample":
+        return None
+    return SamplingRule(float(ss["temp"]), int(ss["topk"]), float(ss["topp"]), int(ss["seed"]))
+
+
 def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Stepper, bool]:
     """This session's stepper for the inputs (built anew when they change); True if new."""
     # lm.path: the file, or an ensemble's files; meta["fusion"]: the LM fused with it, if any
-    spec = candidate_spec()
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), spec)
+    spec, rule = candidate_spec(), sampling_rule()
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), spec, rule)
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
-    stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS, candidates=spec)
+    stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS, candidates=spec,
+                      sampling=rule)
     ss["_stepper"] = (sig, stepper)
     ss["_fresh"] = True
     return stepper, True

@@ -9,6 +9,7 @@ import math
 import torch
 
 from nmt.decoding.recorder import StepView, encode_sources, finish_trace, new_trace
+from nmt.decoding.sampling import SamplingRule, draw
 from nmt.decoding.source import MAX_SOURCE_TOKENS, InputError, max_target_len, prepare_source
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.candidates import CandidateSpec
@@ -30,10 +31,12 @@ class Stepper:
     def __init__(
         self, lm: LoadedModel, text: str, *, context: str | None = None, topk: int = 5,
         max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False, pretokenized: bool = False,
-        candidates: CandidateSpec | None = None,
+        candidates: CandidateSpec | None = None, sampling: SamplingRule | None = None,
     ) -> None:
-        """``candidates``: write only words of the sentence's candidate list (:mod:`nmt.models.candidates`)."""
+        """``candidates``: write only words of the sentence's candidate list (:mod:`nmt.models.candidates`);
+        ``sampling``: draw each word not forced by this rule (:mod:`nmt.decoding.sampling`) instead of the argmax."""
         self.lm = lm
+        self.sampling = sampling
         self.context = context or lm.config.context
         self.topk = topk
         self.unk_replace = unk_replace
@@ -68,7 +71,7 @@ class Stepper:
         self, force: str | int | None = None, *, alpha: torch.Tensor | None = None,
         energies: torch.Tensor | None = None,
     ) -> StepRecord:
-        """Produce the next word: the argmax, or ``force`` (a word or an id) if given.
+        """Produce the next word: the argmax (or a draw of :attr:`sampling`), or ``force`` (a word or an id).
 
         ``alpha`` (1, Tx) replaces the model's α at this step (c_i, p(y_i) and s_i read it; later
         steps use the model's own again); ``energies`` (1, Tx) are recorded instead of the model's.
@@ -79,7 +82,11 @@ class Stepper:
         out = self.peek(alpha)
         if energies is not None:
             out = dataclasses.replace(out, attended=dataclasses.replace(out.attended, energies=energies))
-        if force is None:
+        sample = None
+        if force is None and self.sampling is not None:  # the same model step, another rule to pick from it
+            token_id, sample = draw(out.log_probs[0], self.sampling, self.position, self.lm.tgt_vocab.itos)
+            forced_ = False
+        elif force is None:
             token_id, forced_ = int(out.log_probs[0].argmax()), False
         else:
             token_id = force if isinstance(force, int) else self.lm.tgt_vocab.stoi.get(force, UNK_ID)
@@ -91,6 +98,7 @@ class Stepper:
             forced_ = True
         rec = StepView(out, state.s, self.topk).record(
             self.lm, 0, self.position, token_id, forced_, len(self.source.ids))
+        rec.sample = sample
         self.trace.steps.append(rec)
         self._states.append(DecoderState(out.state.s, torch.tensor([token_id], device=self.lm.device)))
         finish_trace(self.lm, self.trace, self.unk_replace)

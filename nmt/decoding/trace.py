@@ -61,6 +61,21 @@ class MemberStep:
 
 
 @dataclass
+class SampleRecord:
+    """How a sampled step chose its word (:func:`nmt.decoding.sampling.draw`): the rule, the uniform u,
+    and the p of the most probable words (and the drawn one) under each stage of ``stages``."""
+
+    temperature: float
+    top_k: int
+    top_p: float
+    seed: int
+    u: float
+    stages: list[str]  # "model", then each transform
+    rows: list[tuple[str, list[float]]]  # word and its p at each stage, by decreasing final p
+    kept: int  # words with p > 0 after the last transform
+
+
+@dataclass
 class StepRecord:
     """What the decoder did at target position i."""
 
@@ -77,6 +92,7 @@ class StepRecord:
     position: float | None = None  # local attention's p_t (0-based source position); None otherwise
     window: list[int] | None = None  # first and last source position in [p_t − D, p_t + D] ∩ the sentence
     members: list[MemberStep] | None = None  # an ensemble's members, in order; None for one model
+    sample: SampleRecord | None = None  # how the word was sampled (nmt.decoding.sampling); None otherwise
 
     @property
     def prob(self) -> float:

@@ -23,7 +23,11 @@ from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.equations import CONTEXTS
 from nmt.text.vocab import UNK_ID
 
-MODES = ("greedy", "beam")
+MODES = ("greedy", "beam", "sample")
+TEMP_RANGE = (0.1, 2.0)  # sampling's temperature (slider, step 0.1)
+TOPK_RANGE = (0, 50)  # sampling's top-k (0: off)
+TOPP_RANGE = (0.05, 1.0)  # sampling's top-p (1: off)
+SEED_RANGE = (0, 9999)
 FUSION_MODES = ("none", "shallow", "deep")  # the fusion choice as ui/fusion_ui.py offers it
 MAX_TEXT_CHARS = 2000  # longer input is cut before tokenisation (the model reads 80 tokens anyway)
 MAX_STEP = 1000
@@ -38,7 +42,7 @@ class View:
 
     text: str = ""
     model: str = ""  # model group name (checkpoint prefix), "" = the default
-    mode: str = "greedy"  # greedy | beam
+    mode: str = "greedy"  # greedy | beam | sample
     beam: int = 5
     norm: str = "length"  # beam length normalisation
     freeze: bool = False  # the bottleneck toggle: c_i frozen (RNNencdec setting)
@@ -54,6 +58,10 @@ class View:
     fusion: str = "none"  # language-model fusion (ui/fusion_ui.py, its own bound control): none | shallow | deep
     beta: float | None = None  # shallow fusion's β, when it was set
     words: bool = False  # a subword model's heatmap of words (α summed over each word's pieces), not pieces
+    temp: float = 1.0  # sampling: temperature
+    topk: int = 0  # sampling: top-k, 0 = off
+    topp: float = 1.0  # sampling: top-p, 1 = off
+    seed: int = 0  # sampling: the seed of every step's draw
 
 
 # ----------------------------------------------------------------------------------------------
@@ -95,6 +103,15 @@ def _bool(s: str | None, default: bool = False) -> bool:
     if v in ("0", "false", "no", "off"):
         return False
     return default
+
+
+def _float(s: str | None, default: float, lo: float, hi: float) -> float:
+    """``s`` as a float clamped to [lo, hi] (two decimals); ``default`` when it is not a number."""
+    try:
+        v = float(str(s).strip())
+    except (TypeError, ValueError):
+        return default
+    return default if v != v else round(max(lo, min(hi, v)), 2)
 
 
 def _choice(s: str | None, options: Sequence[int], default: int) -> int:
@@ -158,6 +175,10 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         fusion=fusion if fusion in FUSION_MODES else d.fusion,
         beta=_beta(_first(params, "beta")),
         words=_bool(_first(params, "words")),
+        temp=_float(_first(params, "temp"), d.temp, *TEMP_RANGE),
+        topk=_int(_first(params, "topk"), d.topk, *TOPK_RANGE),
+        topp=_float(_first(params, "topp"), d.topp, *TOPP_RANGE),
+        seed=_int(_first(params, "seed"), d.seed, *SEED_RANGE),
     )
 
 
@@ -165,11 +186,14 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
     """Query parameters of a view, as the bound controls write them (flags ``true``/``false``);
     defaults are left out to keep URLs short."""
     q: dict[str, str | list[str]] = {"text": view.text, "model": view.model, "step": str(view.step)}
-    if view.mode != "greedy":
+    if view.mode == "beam":
         q["mode"] = view.mode
         q["beam"] = str(view.beam)
         if view.norm != "length":
             q["norm"] = view.norm
+    elif view.mode == "sample":
+        q |= {"mode": "sample", "temp": f"{view.temp:g}", "topk": str(view.topk), "topp": f"{view.topp:g}",
+              "seed": str(view.seed)}
     if view.freeze:
         q["freeze"] = "true"
     if view.ablation:
