@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,16 +45,16 @@ from typing import Any
 import torch
 
 from nmt.models import checkpoint
-from nmt.models.checkpoint import CheckpointError
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text.subword_bpe import check_codes
 from nmt.text.vocab import Vocab
+from nmt.tools.importers import bounded
 from nmt.tools.importers import joeynmt_config as jc
 
 TOOLKIT = "joeynmt"
 
 
-class Refused(CheckpointError):
+class Refused(bounded.Refused):
     """A JoeyNMT model this importer will not convert; the message says what and why, in one line."""
 
 
@@ -79,7 +80,7 @@ class ModelDir:
 def sha256(path: Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     h = hashlib.sha256()
-    with path.open("rb") as f:
+    with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
@@ -89,18 +90,12 @@ def _checkpoint_file(folder: Path, ckpt: str | None) -> Path:
     """The checkpoint asked for, else best.ckpt, else the highest-numbered N.ckpt."""
     if ckpt:
         return Path(ckpt) if Path(ckpt).is_absolute() or Path(ckpt).exists() else folder / ckpt
-    if (folder / "best.ckpt").is_file():
+    if os.path.lexists(folder / "best.ckpt"):  # whatever it is: checked before it is read
         return folder / "best.ckpt"
-    numbered = sorted(folder.glob("*.ckpt"), key=lambda p: (len(p.stem), p.stem))
+    numbered = sorted((p for p in folder.glob("*.ckpt") if p.stem.isdigit()), key=lambda p: (len(p.stem), p.stem))
     if not numbered:
         raise Refused(f"{folder.name}: no best.ckpt or N.ckpt in the folder (is it a JoeyNMT model_dir?)")
     return numbered[-1]
-
-
-def _read_vocab(path: Path) -> list[str]:
-    """One token a line, as JoeyNMT's Vocabulary.to_file writes them."""
-    words = path.read_text(encoding="utf-8").split("\n")
-    return words[:-1] if words and words[-1] == "" else words
 
 
 def read_model_dir(folder: str | Path, ckpt: str | None = None) -> ModelDir:
@@ -113,29 +108,33 @@ def read_model_dir(folder: str | Path, ckpt: str | None = None) -> ModelDir:
     paths = {"config.yaml": folder / "config.yaml", "src_vocab.txt": folder / "src_vocab.txt",
              "trg_vocab.txt": folder / "trg_vocab.txt"}
     for name, p in paths.items():
-        if not p.is_file():
+        if not os.path.lexists(p):
             raise Refused(f"{folder.name}: no {name} (JoeyNMT writes it into the model folder)")
+        bounded.check_file(p, bounded.MAX_CONFIG if name == "config.yaml" else bounded.MAX_VOCAB)
     ckpt_path = _checkpoint_file(folder, ckpt)
+    bounded.check_file(ckpt_path, bounded.MAX_CHECKPOINT)
+    try:
+        config = jc.read_config(bounded.read_text(paths["config.yaml"], bounded.MAX_CONFIG))
+    except ValueError as err:
+        raise Refused(f"config.yaml: {err}") from None
+    vocabs = [bounded.read_vocab(paths[name]) for name in ("src_vocab.txt", "trg_vocab.txt")]
     raw = _load_weights_only(ckpt_path)
     state = raw.get("model_state") if isinstance(raw, dict) else None
     if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in state.items()):
         raise Refused(f"{ckpt_path.name}: no model_state table of named tensors (not a JoeyNMT checkpoint)")
-    try:
-        config = jc.read_config(paths["config.yaml"].read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise Refused(f"config.yaml: {err}") from None
     files = {name: sha256(p) for name, p in paths.items()} | {ckpt_path.name: sha256(ckpt_path)}
     steps = raw.get("steps")
-    return ModelDir(config, _read_vocab(paths["src_vocab.txt"]), _read_vocab(paths["trg_vocab.txt"]), state,
+    return ModelDir(config, vocabs[0], vocabs[1], state,
                     ckpt_path.name, steps if isinstance(steps, int) else None, files)
 
 
 def _load_weights_only(path: Path) -> Any:
     """``torch.load(path, weights_only=True)``; anything that needs more is refused in one line."""
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
+        with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
+            return torch.load(f, map_location="cpu", weights_only=True)
+    except (FileNotFoundError, bounded.Refused):
         raise
     except Exception as err:  # UnpicklingError for a pickled callable; zip errors for damage
         if "GLOBAL" in str(err) or "weights_only" in str(err):
@@ -174,7 +173,8 @@ def map_weights(state: dict[str, torch.Tensor], cfg: LuongConfig, attention: str
     unknown = sorted(set(state) - expected_names(cfg, attention))
     missing = sorted(expected_names(cfg, attention) - set(state))
     if unknown or missing:
-        what = f"unknown weight {unknown[0]!r}" if unknown else f"no weight {missing[0]!r}"
+        what = (f"unknown weight {bounded.short(unknown[0], 80)}" if unknown
+                    else f"no weight {bounded.short(missing[0], 80)}")
         raise Refused(f"model_state: {what} (the config says a {cfg.layers}-layer {cfg.cell} with "
                       f"{attention} attention; only JoeyNMT 2.x recurrent models are mapped)")
     s = {k: v.detach().float() for k, v in state.items()}
@@ -212,19 +212,22 @@ def build(md: ModelDir) -> tuple[LuongNMT, Vocab, Vocab]:
     vocabs = []
     for side, words in (("src", md.src_vocab), ("trg", md.trg_vocab)):
         if tuple(words[:4]) != jc.JOEY_SPECIALS:
-            raise Refused(f"{side}_vocab.txt starts with {words[:4]}, not JoeyNMT's default {list(jc.JOEY_SPECIALS)}")
+            raise Refused(f"{side}_vocab.txt starts with {bounded.short(words[:4], 60)}, not JoeyNMT's default "
+                          f"{list(jc.JOEY_SPECIALS)}")
+        rows = md.state.get(f"{side}_embed.lut.weight")
+        if rows is not None and rows.ndim == 2 and rows.shape[0] != len(words):
+            raise Refused(f"{side}_vocab.txt has {len(words)} tokens but the checkpoint's embedding {rows.shape[0]}")
         try:
             vocabs.append(Vocab([words[1], words[0], *words[2:]]))
         except ValueError as err:
             raise Refused(f"{side}_vocab.txt: {err}") from None
-    weights = map_weights(md.state, cfg, md.config["model"]["decoder"]["attention"])
-    model = LuongNMT(cfg, init=False)
     try:
-        model.load_state_dict(weights, strict=True)
-    except RuntimeError as err:
-        first = next((ln.strip() for ln in str(err).splitlines()[1:] if ln.strip()), str(err))
-        raise Refused(f"model_state does not fit the sizes in config.yaml: {first[:300]}") from None
-    return model.eval(), vocabs[0], vocabs[1]
+        weights = map_weights(md.state, cfg, md.config["model"]["decoder"]["attention"])
+    except (RuntimeError, IndexError) as err:  # torch.cat / row swaps of tensors whose shapes do not fit
+        raise Refused(f"model_state: weights whose shapes do not fit each other ({type(err).__name__})") from None
+    model = bounded.load_checked(cfg, weights, Refused("model_state does not fit the sizes in config.yaml"))
+    return model, vocabs[0], vocabs[1]
+
 
 
 def _bpe_record(folder: Path, name: str, separator: str) -> dict[str, Any]:
@@ -232,11 +235,11 @@ def _bpe_record(folder: Path, name: str, separator: str) -> dict[str, Any]:
     into its model folder, checked by :func:`nmt.text.subword_bpe.check_codes`; JoeyNMT restricts the pieces
     to those its vocabulary knows (``set_vocab``), and so does the app."""
     path = folder / name
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise Refused(f"{folder.name}: no {name} (the BPE codes config.yaml names; JoeyNMT copies them into "
                       "the model folder)")
     try:
-        codes = path.read_text(encoding="utf-8")
+        codes = bounded.read_text(path, bounded.MAX_CODES)
         check_codes(codes)
     except (UnicodeDecodeError, ValueError) as err:
         raise Refused(f"{name}: {err}") from None

@@ -17,6 +17,7 @@ from typing import Any
 
 from nmt.models.luong import LuongConfig
 from nmt.text.tokenize import SPLITS as SPLITS
+from nmt.tools.importers.bounded import short
 
 ONMT_SPECIALS = ("<unk>", "<blank>", "<s>", "</s>")  # ids 0-3: OpenNMT-py 3's default_specials
 SCORES = {"dot": "dot", "general": "general", "mlp": "concat"}  # global_attention → our score
@@ -44,6 +45,8 @@ WHY = {
     "n_src_feats": "source word features are not mapped",
     "decoder_start_token": "the decoder must start from <s>",
 }
+MAX_DEPTH = 16  # nesting of opt's values
+MAX_KEY = 200  # an option name longer than this is cut (and then refused as unknown)
 TRAINING_FILTERS = {"filtertoolong", "clean"}  # transforms that only drop training pairs
 TRANSFORMS = TRAINING_FILTERS | {"sentencepiece"}
 
@@ -60,17 +63,24 @@ def known_options() -> frozenset[str]:
     return frozenset(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#"))
 
 
-def plain(value: Any) -> Any:
-    """``value`` as plain data a checkpoint may hold: sets and tuples become (sorted) lists."""
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain data a checkpoint may hold: sets and tuples become (sorted) lists; values nested
+    deeper than :data:`MAX_DEPTH` are refused (OpenNMT-py's deepest, ``data``, nests 3 levels)."""
+    if depth > MAX_DEPTH:
+        raise refuse("opt", f"values nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k)[:MAX_KEY]: plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, set | frozenset):
-        return sorted(plain(v) for v in value)
+        items = [plain(v, depth + 1) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            raise refuse("opt", "a set of values of different types") from None
     if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
+        return [plain(v, depth + 1) for v in value]
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    raise refuse(f"an option of type {type(value).__name__}", "only plain values are read from opt")
+    raise refuse(f"an option of type {type(value).__name__[:40]}", "only plain values are read from opt")
 
 
 def check_options(opt: dict[str, Any]) -> None:
@@ -81,7 +91,7 @@ def check_options(opt: dict[str, Any]) -> None:
                                           "promise the same translations")
     for key, want in REQUIRED.items():
         if key in opt and opt[key] != want:
-            raise refuse(f"opt.{key} {opt[key]!r}", WHY.get(key, "not mapped onto this app's Luong model"))
+            raise refuse(f"opt.{key} {short(opt[key])}", WHY.get(key, "not mapped onto this app's Luong model"))
 
 
 def transforms(opt: dict[str, Any]) -> set[str]:
@@ -92,7 +102,7 @@ def transforms(opt: dict[str, Any]) -> set[str]:
             names |= set(corpus.get("transforms") or [])
     other = sorted(names - TRANSFORMS)
     if other:
-        raise refuse(f"transform {other[0]!r}", "only the sentencepiece transform is reproduced (and the "
+        raise refuse(f"transform {short(other[0])}", "only the sentencepiece transform is reproduced (and the "
                                                 "training-pair filters filtertoolong, clean)")
     return names
 
@@ -116,14 +126,14 @@ def luong_config(opt: dict[str, Any], src_size: int, tgt_size: int) -> LuongConf
     """The LuongConfig of an OpenNMT-py recurrent model's options (``ValueError`` for anything else)."""
     check_options(opt)
     if opt.get("encoder_type") != "brnn":
-        raise refuse(f"opt.encoder_type {opt.get('encoder_type')!r}", "only the bidirectional RNN encoder (brnn) "
+        raise refuse(f"opt.encoder_type {short(opt.get('encoder_type'))}", "only the bidirectional RNN encoder (brnn) "
                      "is mapped (this app's encoders: bidirectional, or one direction reading backwards)")
     cell = str(opt.get("rnn_type", "")).lower()
     if cell not in ("lstm", "gru"):
-        raise refuse(f"opt.rnn_type {opt.get('rnn_type')!r}", "LSTM or GRU is mapped")
+        raise refuse(f"opt.rnn_type {short(opt.get('rnn_type'))}", "LSTM or GRU is mapped")
     attention = opt.get("global_attention")
     if attention not in SCORES:
-        raise refuse(f"opt.global_attention {attention!r}", "dot, general or mlp attention is mapped")
+        raise refuse(f"opt.global_attention {short(attention)}", "dot, general or mlp attention is mapped")
     m, n, L = _sizes(opt)
     mlp = attention == "mlp"
     return LuongConfig(src_vocab_size=src_size, tgt_vocab_size=tgt_size, emb_dim=m, hidden_dim=n,
