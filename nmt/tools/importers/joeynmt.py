@@ -48,7 +48,7 @@ from nmt.models import checkpoint
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text.subword_bpe import check_codes
 from nmt.text.vocab import Vocab
-from nmt.tools.importers import bounded
+from nmt.tools.importers import bounded, joeynmt_files
 from nmt.tools.importers import joeynmt_config as jc
 
 TOOLKIT = "joeynmt"
@@ -86,38 +86,13 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def _checkpoint_file(folder: Path, ckpt: str | None) -> Path:
-    """The checkpoint asked for, else best.ckpt, else the highest-numbered N.ckpt."""
-    if ckpt:
-        return Path(ckpt) if Path(ckpt).is_absolute() or Path(ckpt).exists() else folder / ckpt
-    if os.path.lexists(folder / "best.ckpt"):  # whatever it is: checked before it is read
-        return folder / "best.ckpt"
-    numbered = sorted((p for p in folder.glob("*.ckpt") if p.stem.isdigit()), key=lambda p: (len(p.stem), p.stem))
-    if not numbered:
-        raise Refused(f"{folder.name}: no best.ckpt or N.ckpt in the folder (is it a JoeyNMT model_dir?)")
-    return numbered[-1]
-
-
 def read_model_dir(folder: str | Path, ckpt: str | None = None) -> ModelDir:
     """Config, vocabularies and weights of a JoeyNMT model folder (``ckpt``: a checkpoint other than
     ``best.ckpt``). The checkpoint is loaded with ``weights_only=True``: a file that would need to run
     pickled code to load is refused without running it."""
     folder = Path(folder)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{folder} is not a folder (a JoeyNMT model_dir is)")
-    paths = {"config.yaml": folder / "config.yaml", "src_vocab.txt": folder / "src_vocab.txt",
-             "trg_vocab.txt": folder / "trg_vocab.txt"}
-    for name, p in paths.items():
-        if not os.path.lexists(p):
-            raise Refused(f"{folder.name}: no {name} (JoeyNMT writes it into the model folder)")
-        bounded.check_file(p, bounded.MAX_CONFIG if name == "config.yaml" else bounded.MAX_VOCAB)
-    ckpt_path = _checkpoint_file(folder, ckpt)
-    bounded.check_file(ckpt_path, bounded.MAX_CHECKPOINT)
-    try:
-        config = jc.read_config(bounded.read_text(paths["config.yaml"], bounded.MAX_CONFIG))
-    except ValueError as err:
-        raise Refused(f"config.yaml: {err}") from None
-    vocabs = [bounded.read_vocab(paths[name]) for name in ("src_vocab.txt", "trg_vocab.txt")]
+    config, src_words, trg_words, ckpt_path = joeynmt_files.read_text_files(folder, ckpt)
+    paths = {name: folder / name for name in joeynmt_files.TEXT_FILES}
     raw = _load_weights_only(ckpt_path)
     state = raw.get("model_state") if isinstance(raw, dict) else None
     if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
@@ -125,7 +100,7 @@ def read_model_dir(folder: str | Path, ckpt: str | None = None) -> ModelDir:
         raise Refused(f"{ckpt_path.name}: no model_state table of named tensors (not a JoeyNMT checkpoint)")
     files = {name: sha256(p) for name, p in paths.items()} | {ckpt_path.name: sha256(ckpt_path)}
     steps = raw.get("steps")
-    return ModelDir(config, vocabs[0], vocabs[1], state,
+    return ModelDir(config, src_words, trg_words, state,
                     ckpt_path.name, steps if isinstance(steps, int) else None, files)
 
 
@@ -134,7 +109,7 @@ def _load_weights_only(path: Path) -> Any:
     try:
         with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
             return torch.load(f, map_location="cpu", weights_only=True)
-    except (FileNotFoundError, bounded.Refused):
+    except (FileNotFoundError, bounded.FileRefused):
         raise
     except Exception as err:  # UnpicklingError for a pickled callable; zip errors for damage
         if "GLOBAL" in str(err) or "weights_only" in str(err):

@@ -15,7 +15,7 @@ from nmt.models.luong import LuongConfig
 from nmt.text.tokenize import SPLITS as SPLITS
 from nmt.text.tokenize import SUPPORTED_LANGS
 from nmt.tools.importers.bounded import short
-from nmt.tools.importers.yaml_subset import loads
+from nmt.tools.importers.joeynmt_files import read_config as read_config
 
 JOEY_SPECIALS = ("<unk>", "<pad>", "<s>", "</s>")  # ids 0-3, JoeyNMT's defaults
 DEFAULT_SYMBOLS = {"unk_token": "<unk>", "unk_id": 0, "pad_token": "<pad>", "pad_id": 1, "bos_token": "<s>",
@@ -41,17 +41,36 @@ def refuse(what: str, why: str) -> ValueError:
     return ValueError(f"{what}: {why}")
 
 
-def read_config(text: str) -> dict[str, Any]:
-    """The config's settings, with ``model``, ``model.encoder``, ``model.decoder`` and ``data.src/trg`` tables."""
-    cfg = loads(text)
-    for path in (("model",), ("model", "encoder"), ("model", "decoder"), ("data",), ("data", "src"),
-                 ("data", "trg")):
+# the type each option this importer reads must have (a value of another type is refused before it is used)
+_PARTS = ("model.encoder", "model.decoder")
+TYPES: dict[str, tuple[type, ...]] = {
+    **{f"{p}.{k}": (dict,) for p in _PARTS for k in ("embeddings",)},
+    **{f"{p}.{k}": (int,) for p in _PARTS for k in ("hidden_size", "num_layers")},
+    **{f"{p}.embeddings.{k}": (int,) for p in _PARTS for k in ("embedding_dim",)},
+    **{f"{p}.embeddings.scale": (bool,) for p in _PARTS},
+    **{f"{p}.{k}": (str,) for p in _PARTS for k in ("type", "rnn_type", "attention", "init_hidden", "activation")},
+    **{f"{p}.{k}": (bool,) for p in _PARTS for k in ("bidirectional", "input_feeding")},
+    **{f"data.{s}.{k}": (str,) for s in ("src", "trg") for k in ("lang", "level", "tokenizer_type", "bpe_type")},
+    **{f"data.{s}.{k}": (bool,) for s in ("src", "trg") for k in ("lowercase", "normalize")},
+    **{f"data.{s}.tokenizer_cfg": (dict,) for s in ("src", "trg")},
+    "data.special_symbols": (dict,), "model.tied_embeddings": (bool,), "model.tied_softmax": (bool,),
+}
+MAX_SIZE = 1 << 16  # units, layers or embedding size above this is no model this app can show
+
+
+def check_types(cfg: dict[str, Any]) -> None:
+    """Refuse an option of the wrong type (:data:`TYPES`; sizes positive and at most :data:`MAX_SIZE`), so
+    that the checks after it compare values of the types they expect."""
+    for path, types in TYPES.items():
         node: Any = cfg
-        for key in path:
+        for key in path.split("."):
             node = node.get(key) if isinstance(node, dict) else None
-        if not isinstance(node, dict):
-            raise refuse(".".join(path), "missing or not a table")
-    return cfg
+        if node is None:
+            continue
+        if not isinstance(node, types) or (types == (int,) and (isinstance(node, bool) or not 0 < node <= MAX_SIZE)):
+            want = {dict: "a table", int: f"a whole number from 1 to {MAX_SIZE}", str: "a string", bool: "true or "
+                    "false"}[types[0]]
+            raise refuse(f"{path} {short(node)}", f"must be {want}")
 
 
 def _unknown(table: dict[str, Any], known: set[str], where: str) -> None:
@@ -113,6 +132,7 @@ def tokenisation(cfg: dict[str, Any], split: str) -> dict[str, Any]:
     """The tokenisation the imported checkpoint records (:func:`nmt.models.checkpoint.tokenizers` reads it)."""
     if split not in SPLITS:
         raise refuse(f"split {short(split)}", f"one of {SPLITS}")
+    check_types(cfg)
     lower = {_side(cfg, s).get("lowercase", False) for s in ("src", "trg")}
     if len(lower) != 1:
         raise refuse("data.src/trg.lowercase", "one side lower-cased and the other not is not reproduced")
@@ -149,6 +169,7 @@ def _rnn_sizes(enc: dict[str, Any], dec: dict[str, Any]) -> tuple[int, int, int]
 
 def luong_config(cfg: dict[str, Any], src_size: int, tgt_size: int) -> LuongConfig:
     """The LuongConfig of a JoeyNMT recurrent model's config (``ValueError`` for anything else)."""
+    check_types(cfg)
     model = cfg["model"]
     enc, dec = model["encoder"], model["decoder"]
     _unknown(model, MODEL_KEYS, "model")

@@ -91,7 +91,7 @@ def load_weights_only(path: Path) -> Any:
             warnings.simplefilter("ignore")
             with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
                 return torch.load(f, map_location="cpu", weights_only=True)
-    except (FileNotFoundError, bounded.Refused):
+    except (FileNotFoundError, bounded.FileRefused):
         raise
     except pickle.UnpicklingError as err:
         if "GLOBAL" in str(err) or "weights_only" in str(err):

@@ -46,6 +46,7 @@ WHY = {
     "decoder_start_token": "the decoder must start from <s>",
 }
 MAX_DEPTH = 16  # nesting of opt's values
+MAX_SIZE = 1 << 16  # units, layers or embedding size above this is no model this app can show
 MAX_KEY = 200  # an option name longer than this is cut (and then refused as unknown)
 TRAINING_FILTERS = {"filtertoolong", "clean"}  # transforms that only drop training pairs
 TRANSFORMS = TRAINING_FILTERS | {"sentencepiece"}
@@ -110,6 +111,10 @@ def transforms(opt: dict[str, Any]) -> set[str]:
 def _sizes(opt: dict[str, Any]) -> tuple[int, int, int]:
     """(m, n, L) after checking that this project's Luong model can hold them."""
     m_src, m_tgt = opt.get("src_word_vec_size"), opt.get("tgt_word_vec_size")
+    for key in ("src_word_vec_size", "tgt_word_vec_size", "enc_hid_size", "dec_hid_size", "enc_layers", "dec_layers"):
+        value = opt.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= MAX_SIZE:
+            raise refuse(f"opt.{key} {short(value)}", f"must be a whole number from 1 to {MAX_SIZE}")
     if m_src != m_tgt:
         raise refuse(f"word_vec_size {m_src} (source) vs {m_tgt} (target)", "one embedding size for both is mapped")
     n_enc, n = opt.get("enc_hid_size"), opt.get("dec_hid_size")
@@ -125,6 +130,9 @@ def _sizes(opt: dict[str, Any]) -> tuple[int, int, int]:
 def luong_config(opt: dict[str, Any], src_size: int, tgt_size: int) -> LuongConfig:
     """The LuongConfig of an OpenNMT-py recurrent model's options (``ValueError`` for anything else)."""
     check_options(opt)
+    for key in ("input_feed", "bridge"):
+        if opt.get(key, 0) not in (0, 1):  # False and True are 0 and 1
+            raise refuse(f"opt.{key} {short(opt.get(key))}", "must be 0 or 1 (false or true)")
     if opt.get("encoder_type") != "brnn":
         raise refuse(f"opt.encoder_type {short(opt.get('encoder_type'))}", "only the bidirectional RNN encoder (brnn) "
                      "is mapped (this app's encoders: bidirectional, or one direction reading backwards)")
@@ -132,7 +140,7 @@ def luong_config(opt: dict[str, Any], src_size: int, tgt_size: int) -> LuongConf
     if cell not in ("lstm", "gru"):
         raise refuse(f"opt.rnn_type {short(opt.get('rnn_type'))}", "LSTM or GRU is mapped")
     attention = opt.get("global_attention")
-    if attention not in SCORES:
+    if not isinstance(attention, str) or attention not in SCORES:
         raise refuse(f"opt.global_attention {short(attention)}", "dot, general or mlp attention is mapped")
     m, n, L = _sizes(opt)
     mlp = attention == "mlp"
