@@ -44,6 +44,7 @@ from typing import Any
 
 import torch
 
+from nmt.decoding.toolkit import SearchRules
 from nmt.models import checkpoint
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text.subword_bpe import check_codes
@@ -56,6 +57,27 @@ TOOLKIT = "joeynmt"
 
 class Refused(bounded.Refused):
     """A JoeyNMT model this importer will not convert; the message says what and why, in one line."""
+
+
+def search_rules(config: dict[str, Any]) -> SearchRules:
+    """JoeyNMT 2.3's search rules for a model of this config (its ``testing`` section, else JoeyNMT's defaults,
+    joeynmt/config.py ``parse_test_args``): length limit int(1.5 · source ids incl. ``</s>``) when
+    ``max_output_length`` is -1 (joeynmt/search.py ``search``), else that number; ``</s>`` never at a step below
+    ``min_output_length`` (1), ``<s>`` and ``<pad>`` never written (``<unk>`` neither when ``generate_unk`` is
+    false) (joeynmt/search.py ``recurrent_greedy``, ``beam_search``); its beam with the GNMT penalty when
+    ``beam_alpha`` > 0 (default -1: none)."""
+    test = config.get("testing") if isinstance(config.get("testing"), dict) else {}
+    limit, least, alpha = test.get("max_output_length", -1), test.get("min_output_length", 1), test.get("beam_alpha",
+                                                                                                       -1)
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (limit, least, alpha)):
+        raise Refused("config.yaml: testing.max_output_length, min_output_length and beam_alpha must be numbers")
+    never = ["<s>", "<pad>"] + ([] if test.get("generate_unk", True) is not False else ["<unk>"])
+    fixed = limit > 0
+    return SearchRules(toolkit="joeynmt 2.3", ratio=0.0 if fixed else 1.5, plus=float(limit) if fixed else 0.0,
+                       cap=None, src_eos=True, min_len=int(least), never_write=tuple(never), beam="joeynmt",
+                       length_penalty="gnmt" if alpha > 0 else "none", alpha=float(alpha),
+                       source="joeynmt/search.py search, recurrent_greedy, beam_search; joeynmt/config.py "
+                              "parse_test_args")
 
 
 def max_output_length(n_src: int) -> int:
@@ -240,6 +262,7 @@ def convert(folder: str | Path, ckpt: str | None = None, split: str = "moses") -
                      "mapped_against": "joeynmt 2.3.0 (RecurrentEncoder, RecurrentDecoder)"},
         "source_config": md.config,
         "tokenisation": tokens,
+        "search_rules": search_rules(md.config).to_meta(),
     }
     return checkpoint.make_checkpoint(model, src_vocab, tgt_vocab, data["src"]["lang"], data["trg"]["lang"], meta)
 

@@ -49,6 +49,7 @@ from typing import Any
 
 import torch
 
+from nmt.decoding.toolkit import SearchRules
 from nmt.models import checkpoint
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text import subword_sentencepiece
@@ -72,6 +73,17 @@ def max_output_length(n_src: int, ratio: float = 1.25, max_length: int = 250) ->
     if ratio <= 0:
         return max_length
     return int(min(max_length, (n_src - 1) * ratio + 5))
+
+
+# onmt_translate's defaults (onmt/opts.py translate_opts): -max_length 250, -max_length_ratio 1.25 (limit
+# int(min(250, S · 1.25 + 5)), S the source without </s>: onmt/translate/translator.py translate_batch),
+# -min_length 0 (decode_strategy.py ensure_min_length), nothing banned (-ban_unk_token off), -beam_size 5 with
+# -length_penalty avg and -alpha 1 (penalties.py length_average; beam_search.py BeamSearchBase). Its training
+# options (the checkpoint's opt) do not hold them.
+SEARCH_RULES = SearchRules(toolkit="opennmt-py 3.5.1", ratio=1.25, plus=5.0, cap=250, src_eos=False, min_len=0,
+                           never_write=(), beam="opennmt-py", length_penalty="avg", alpha=1.0,
+                           source="onmt/translate/translator.py translate_batch; onmt/translate/beam_search.py "
+                                  "BeamSearchBase.advance, update_finished; onmt/translate/penalties.py")
 
 
 def sha256(path: Path) -> str:
@@ -273,6 +285,7 @@ def convert(path: str | Path, src_lang: str, tgt_lang: str, split: str = "moses"
                      "mapped_against": MAPPED_AGAINST},
         "source_config": ck["opt"],
         "tokenisation": tokens,
+        "search_rules": SEARCH_RULES.to_meta(),
     }
     return checkpoint.make_checkpoint(model, src_vocab, tgt_vocab, src_lang, tgt_lang, meta)
 
