@@ -84,6 +84,9 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
                           f"“{user_models.LABEL}”, the folder of your own models.")
         st.caption(md(labels[ss["model"]]))
         st.caption(md(models.origin({g.name: g for g in groups}[ss["model"]].members[0])), help=user_models.ORIGIN_HELP)
+        note = models.search_note({g.name: g for g in groups}[ss["model"]].members[0])
+        if note:  # an imported model steps by its toolkit's rules (nmt.decoding.toolkit)
+            st.caption(md(note))
         credit = twins.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
         if credit:
             st.caption(md(credit))

@@ -189,7 +189,7 @@ def translate_traces(
     else:
         traces = beam_search(lm, todo, beam=beam, context=context, unk_replace=unk_replace, topk=1,
                              record_beam=False, batch_size=max(1, batch_size // 2), length_norm=length_norm,
-                             max_src_tokens=max_src_tokens, candidates=candidates)
+                             max_src_tokens=max_src_tokens, candidates=candidates, toolkit_rules=toolkit_rules)
     out: list[DecodeTrace | None] = [None] * len(sentences)
     for i, t in zip(idx, traces, strict=True):
         out[i] = t

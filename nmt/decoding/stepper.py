@@ -10,6 +10,7 @@ import torch
 
 from nmt.decoding.recorder import StepView, encode_sources, finish_trace, new_trace
 from nmt.decoding.source import MAX_SOURCE_TOKENS, InputError, max_target_len, prepare_source
+from nmt.decoding.toolkit import masked, rules_of
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.candidates import CandidateSpec
 from nmt.models.checkpoint import LoadedModel
@@ -30,16 +31,19 @@ class Stepper:
     def __init__(
         self, lm: LoadedModel, text: str, *, context: str | None = None, topk: int = 5,
         max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False, pretokenized: bool = False,
-        candidates: CandidateSpec | None = None,
+        candidates: CandidateSpec | None = None, toolkit_rules: bool = True,
     ) -> None:
-        """``candidates``: write only words of the sentence's candidate list (:mod:`nmt.models.candidates`)."""
+        """``candidates``: write only words of the sentence's candidate list (:mod:`nmt.models.candidates`).
+        An imported model steps by its toolkit's rules (:mod:`nmt.decoding.toolkit`: length limit, tokens never
+        written, never ``</s>`` first) unless ``toolkit_rules`` is False; a forced word is written as asked."""
         self.lm = lm
         self.context = context or lm.config.context
         self.topk = topk
         self.unk_replace = unk_replace
         self.source = prepare_source(lm, text, max_src_tokens, pretokenized, candidates)
         self.trace = new_trace(lm, self.source, "step", self.context)
-        self.max_len = max_target_len(len(self.source.ids))
+        self.rules = rules_of(lm) if toolkit_rules else None
+        self.max_len = (self.rules.max_len if self.rules else max_target_len)(len(self.source.ids))
         with torch.no_grad():
             self.enc = encode_sources(lm, [self.source])
             bos = torch.full((1,), BOS_ID, dtype=torch.long, device=lm.device)
@@ -80,7 +84,8 @@ class Stepper:
         if energies is not None:
             out = dataclasses.replace(out, attended=dataclasses.replace(out.attended, energies=energies))
         if force is None:
-            token_id, forced_ = int(out.log_probs[0].argmax()), False
+            lp = out.log_probs if self.rules is None else masked(self.lm, self.rules, out.log_probs, self.position)
+            token_id, forced_ = int(lp[0].argmax()), False
         else:
             token_id = force if isinstance(force, int) else self.lm.tgt_vocab.stoi.get(force, UNK_ID)
             if not 0 <= token_id < len(self.lm.tgt_vocab):
