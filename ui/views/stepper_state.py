@@ -54,6 +54,7 @@ class View:
     fusion: str = "none"  # language-model fusion (ui/fusion_ui.py, its own bound control): none | shallow | deep
     beta: float | None = None  # shallow fusion's β, when it was set
     words: bool = False  # a subword model's heatmap of words (α summed over each word's pieces), not pieces
+    app_rules: bool = False  # an imported model decodes by this app's search rules, not its toolkit's
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,6 +159,7 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         fusion=fusion if fusion in FUSION_MODES else d.fusion,
         beta=_beta(_first(params, "beta")),
         words=_bool(_first(params, "words")),
+        app_rules=_bool(_first(params, "app_rules")),
     )
 
 
@@ -194,6 +196,8 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
             q["beta"] = f"{view.beta:g}"
     if view.words:
         q["words"] = "true"
+    if view.app_rules:
+        q["app_rules"] = "true"
     return {k: v for k, v in q.items() if v != ""}
 
 
