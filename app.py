@@ -86,6 +86,12 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
                           f"“{user_models.LABEL}”, the folder of your own models.")
         st.caption(md(labels[ss["model"]]))
         st.caption(md(models.origin({g.name: g for g in groups}[ss["model"]].members[0])), help=user_models.ORIGIN_HELP)
+        note = models.search_note({g.name: g for g in groups}[ss["model"]].members[0])
+        if note:  # an imported model steps by its toolkit's rules (nmt.decoding.toolkit), or by this app's
+            st.caption(md(note) if not ss.get("app_rules") else "Decodes by this app's search rules.")
+            st.toggle("This app's search rules", key="app_rules", **url.BOUND, on_change=ctl.on_setting,
+                      args=("app_rules",), help="Decode this imported model by this app's length limit and beam "
+                      "instead of its toolkit's (python -m nmt translate --app-rules does the same).")
         credit = twins.credit({g.name: g for g in groups}[ss["model"]])  # Tatoeba's CC-BY asks for it
         if credit:
             st.caption(md(credit))

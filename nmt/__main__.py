@@ -51,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: unknown subcommand {name!r}; one of: {', '.join(SUBCOMMANDS)}", file=sys.stderr)
         return 2
     module = importlib.import_module(SUBCOMMANDS[name][0])
+    precheck = getattr(module, "precheck", None)  # refusals that need no torch (nmt.tools.importers)
+    code = precheck(rest) if precheck is not None else None
+    if code is not None:
+        return code
     from nmt.tools import cli
 
     sys.argv = [f"python -m nmt {name}", *rest]  # argparse's usage line names the subcommand

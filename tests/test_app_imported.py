@@ -11,6 +11,7 @@ import pytest
 from nmt.decoding import search as decoding
 from nmt.models import checkpoint
 from nmt.tools.importers import joeynmt, onmt
+from tests.conftest import plain
 from tests.stepper_app import SENTENCE, click, start, trace
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
@@ -81,3 +82,20 @@ def test_stepper_shows_sentencepiece_pieces_of_an_imported_onmt_model(
     assert tr.src_tokens == [*(sp / "test.pieces.en").read_text(encoding="utf-8").splitlines()[0].split(" "), "</s>"]
     want = (sp / "onmt.pieces.test").read_text(encoding="utf-8").splitlines()[0].split("\t")[0].split(" ")
     assert [s.token for s in tr.steps] == want[:4]
+
+
+def test_stepper_decodes_an_imported_model_by_its_toolkit_rules_and_the_url_switches_them(imported_dir: Path) -> None:
+    """« a »: JoeyNMT writes « un <unk> . » (its limit int(1.5 · 2) = 3 tokens, tests/fixtures/joeynmt/
+    joeynmt.short.greedy); the stepper runs to the same three words and says which rules it follows. With
+    ``app_rules=true`` in the URL it decodes by this app's rules: the limit min(2 · 2 + 10, 250) lets it run on."""
+    want = (FIX.parent / "joeynmt.short.greedy").read_text(encoding="utf-8").splitlines()[0].split(" ")
+    at = start({"text": "a"})
+    click(at, "btn_run")
+    assert [s.token for s in trace(at).steps] == want == ["un", "<unk>", "."]
+    assert any(plain(c.value).startswith("Decodes as joeynmt 2.3 does: at most int(1.5 × source ids")
+               for c in at.sidebar.caption)
+    at = start({"text": "a", "app_rules": "true"})
+    click(at, "btn_run")
+    assert len(trace(at).steps) > 3 and [s.token for s in trace(at).steps[:3]] == want
+    assert any(plain(c.value) == "Decodes by this app's search rules." for c in at.sidebar.caption)
+    assert at.toggle(key="app_rules").value is True

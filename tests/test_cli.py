@@ -78,7 +78,8 @@ def test_translate_help_names_only_real_options() -> None:
     p = translate_cli.parser()
     named = set(re.findall(r"--[a-z][a-z-]+", p.description or ""))
     real = {o for a in p._actions for o in a.option_strings}
-    assert named == {"--checkpoint", "--beam", "--max-src-tokens", "--chunk", "--unk-replace", "--allow-unsealed"}
+    assert named == {"--checkpoint", "--beam", "--max-src-tokens", "--chunk", "--unk-replace", "--allow-unsealed",
+                     "--app-rules"}
     assert named <= real
 
 

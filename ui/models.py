@@ -33,6 +33,7 @@ from typing import Any
 import streamlit as st
 import torch
 
+from nmt.decoding.toolkit import SearchRules
 from nmt.models import checkpoint, provenance
 from nmt.models.checkpoint import LoadedModel
 from nmt.models.contract import Capabilities
@@ -262,6 +263,18 @@ def capabilities(ckpt: CheckpointInfo) -> Capabilities:
 def origin(ckpt: CheckpointInfo) -> str:
     """Where ``ckpt`` came from, in one line (:func:`nmt.models.provenance.origin`), its weights unread."""
     return provenance.origin(read_meta(str(ckpt.path), ckpt.mtime))
+
+
+def search_note(ckpt: CheckpointInfo) -> str:
+    """For a model imported from another toolkit, the one line saying it decodes by that toolkit's search rules
+    (:meth:`nmt.decoding.toolkit.SearchRules.note`); "" for this app's own models."""
+    record = read_meta(str(ckpt.path), ckpt.mtime).get("search_rules")
+    if not isinstance(record, dict):
+        return ""
+    try:
+        return "Decodes " + SearchRules.from_meta(record).note().removeprefix("decoding ") + "."
+    except (TypeError, ValueError):
+        return ""
 
 
 def description(ckpt: CheckpointInfo, context: str | None = None) -> ModelDescription:

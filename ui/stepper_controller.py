@@ -138,7 +138,7 @@ def on_setting(what: str) -> None:
         ss["_model_by_hand"] = True  # typed sentences stay on it (on_text)
         ss.pop("_typed_switch", None)
     flags = {"present": "presentation mode", "paper": "paper-style heatmap", "unk": "unknown-word replacement",
-             "cand": "candidate list"}
+             "cand": "candidate list", "app_rules": "this app's search rules"}
     if what in flags:
         log_event("you", f"{flags[what]} {'on' if value else 'off'}")
     elif what == "freeze":
@@ -221,12 +221,13 @@ def get_stepper(lm: LoadedModel, choice: models.Choice, text: str) -> tuple[Step
     """This session's stepper for the inputs (built anew when they change); True if new."""
     # lm.path: the file, or an ensemble's files; meta["fusion"]: the LM fused with it, if any
     spec, rule = candidate_spec(), sampling_rule()
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), spec, rule)
+    toolkit_rules = not ss.get("app_rules")  # an imported model: its toolkit's rules unless switched off
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, str(lm.meta.get("fusion")), spec, rule, toolkit_rules)
     cached = ss.get("_stepper")
     if cached is not None and cached[0] == sig:
         return cached[1], False
     stepper = Stepper(lm, text, context=choice.context, topk=TOPK, max_src_tokens=MAX_SRC_TOKENS, candidates=spec,
-                      sampling=rule)
+                      sampling=rule, toolkit_rules=toolkit_rules)
     ss["_stepper"] = (sig, stepper)
     ss["_fresh"] = True
     return stepper, True
@@ -241,19 +242,20 @@ def current_stepper() -> Stepper | None:
 @heavy.cached("stepper")
 def beam_trace(
     _lm: LoadedModel, path: str, mtime: float, text: str, context: str, k: int, norm: str, fusion: str = "None",
-    candidates: CandidateSpec | None = None,
+    candidates: CandidateSpec | None = None, toolkit_rules: bool = True,
 ) -> DecodeTrace:
     """The beam search of one (checkpoint, sentence, context, k, normalisation, fusion, candidate list), run
     once for every session (a class opening the same preset searches once); each session then steps
     through it. ``_lm`` is the model loaded from ``path`` (one file, or an ensemble's; fused with an LM as
     named by ``fusion``), left out of the cache key."""
     return beam_search(_lm, [text], beam=k, n_best=min(k, 5), length_norm=norm, context=context, topk=TOPK,
-                       max_src_tokens=MAX_SRC_TOKENS, candidates=candidates)[0]
+                       max_src_tokens=MAX_SRC_TOKENS, candidates=candidates, toolkit_rules=toolkit_rules)[0]
 
 
 def get_beam(lm: LoadedModel, choice: models.Choice, text: str, k: int, norm: str) -> tuple[DecodeTrace, bool]:
     """This session's beam-search trace for the inputs (looked up anew only when they change)."""
-    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")), candidate_spec())
+    sig = (lm.path, choice.ckpt.mtime, text, choice.context, k, norm, str(lm.meta.get("fusion")), candidate_spec(),
+           not ss.get("app_rules"))
     cached = ss.get("_beam")
     if cached is not None and cached[0] == sig:
         return cached[1], False

@@ -18,7 +18,7 @@ from ui.views.subword_view import VIEWS as HEATMAP_OF
 from ui.widgets import BIND
 
 BOUND_KEYS = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "present", "paper", "unk", "ens",
-              "cand", "cand_k", "temp", "topk", "topp", "seed")
+              "cand", "cand_k", "temp", "topk", "topp", "seed", "app_rules")
 """The controls kept in the URL; each is the :class:`~ui.views.stepper_state.View` field of that name."""
 
 BOUND = {"bind": BIND, "persist_state": "session"}

@@ -118,6 +118,9 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
                               f"“{user_models.LABEL}”, the folder of your own models.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(md(models.origin(chosen)))
+    note = models.search_note(chosen)  # an imported model decodes by its toolkit's rules
+    if note:
+        box.caption(md(note))
     box.caption(kind_label(chosen))
     left_out_note(box)
     return chosen

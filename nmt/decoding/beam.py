@@ -15,6 +15,7 @@ import torch
 
 from nmt.decoding.recorder import StepView, encode_sources, finish_trace, in_length_order, new_trace
 from nmt.decoding.source import MAX_SOURCE_TOKENS, InputError, Source, max_target_len, prepare_source
+from nmt.decoding.toolkit import SearchRules, masked, rules_of
 from nmt.decoding.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
 from nmt.models.candidates import CandidateSpec
 from nmt.models.checkpoint import LoadedModel
@@ -50,7 +51,7 @@ def beam_search(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 5, n_best: int = 1,
     length_norm: str = "length", gnmt_alpha: float = 0.6, context: str | None = None, topk: int = 5,
     record_beam: bool = True, unk_replace: bool = False, batch_size: int = 32,
-    max_src_tokens: int = MAX_SOURCE_TOKENS, candidates: CandidateSpec | None = None,
+    max_src_tokens: int = MAX_SOURCE_TOKENS, candidates: CandidateSpec | None = None, toolkit_rules: bool = True,
 ) -> list[DecodeTrace]:
     """Beam search with length normalisation; each trace gets the best hypothesis' steps, the
     n-best list with per-hypothesis α, and (``record_beam``) every step's live, pruned and
@@ -59,7 +60,9 @@ def beam_search(
 
     A sentence stops when ``beam`` hypotheses have finished or at the length limit (where the
     live ones are finished as they are). Live hypotheses are ranked by log-probability, finished
-    ones by the normalised score.
+    ones by the normalised score. An imported model keeps its toolkit's length limit, tokens never written and
+    minimum length here (:mod:`nmt.decoding.toolkit`; not with ``toolkit_rules`` False), but this beam's
+    ending and ranking: :func:`nmt.decoding.search.toolkit_beam` runs the toolkit's own beam.
     """
     if beam < 1:
         raise InputError("beam size must be at least 1")
@@ -71,7 +74,8 @@ def beam_search(
     traces = [new_trace(lm, s, "beam", mode) for s in sources]
     for t in traces:
         t.beam_size, t.length_norm = beam, length_norm
-    how = _Beam(lm, mode, beam, n_best, length_norm, gnmt_alpha, topk, record_beam, unk_replace)
+    how = _Beam(lm, mode, beam, n_best, length_norm, gnmt_alpha, topk, record_beam, unk_replace,
+                rules_of(lm) if toolkit_rules else None)
     for idx in in_length_order(len(sources), [len(s.ids) for s in sources], batch_size):
         _beam_batch(how, [sources[b] for b in idx], [traces[b] for b in idx])
     return traces
@@ -90,6 +94,7 @@ class _Beam:
     topk: int
     record_beam: bool
     unk_replace: bool
+    rules: SearchRules | None = None  # an imported model's toolkit rules (limit, banned tokens, minimum length)
 
     def norm(self, logprob: float, length: int) -> float:
         """The score a finished hypothesis is ranked by."""
@@ -160,7 +165,8 @@ def _beam_batch(how: _Beam, sources: Sequence[Source], traces: Sequence[DecodeTr
     enc = encode_sources(lm, sources).select(torch.arange(B, device=dev).repeat_interleave(k))  # (B·k, …)
     state = lm.model.initial_state(enc, torch.full((B * k,), BOS_ID, dtype=torch.long, device=dev))
     # The search starts from one empty hypothesis (id 0) per sentence.
-    searches = [_Search(t, len(s.ids), max_target_len(len(s.ids)), [_Slot(0, [], [], 0.0)] + [None] * (k - 1))
+    limit = how.rules.max_len if how.rules else max_target_len
+    searches = [_Search(t, len(s.ids), limit(len(s.ids)), [_Slot(0, [], [], 0.0)] + [None] * (k - 1))
                 for s, t in zip(sources, traces, strict=True)]
     cum = torch.full((B, k), -math.inf, device=dev)
     cum[:, 0] = 0.0
@@ -170,7 +176,8 @@ def _beam_batch(how: _Beam, sources: Sequence[Source], traces: Sequence[DecodeTr
         out = lm.model.step(enc, state, how.mode)  # (A·k, K_y)
         view = StepView(out, state.s, how.topk)
         V = out.log_probs.shape[-1]
-        cand = (cum.unsqueeze(-1) + out.log_probs.view(len(active), k, V)).view(len(active), k * V)
+        lp = out.log_probs if how.rules is None else masked(lm, how.rules, out.log_probs, i)
+        cand = (cum.unsqueeze(-1) + lp.view(len(active), k, V)).view(len(active), k * V)
         top_v, top_i = cand.topk(min(2 * k, k * V), dim=-1)  # (A, 2k): one call for the batch
         kept: list[int] = []  # positions a (in `active`) of sentences still searching
         sel: list[int] = []  # for each kept sentence, the k rows its new slots extend

@@ -11,6 +11,7 @@ import torch
 from nmt.decoding.recorder import StepView, encode_sources, finish_trace, new_trace
 from nmt.decoding.sampling import SamplingRule, draw
 from nmt.decoding.source import MAX_SOURCE_TOKENS, InputError, max_target_len, prepare_source
+from nmt.decoding.toolkit import masked, rules_of
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.candidates import CandidateSpec
 from nmt.models.checkpoint import LoadedModel
@@ -32,9 +33,12 @@ class Stepper:
         self, lm: LoadedModel, text: str, *, context: str | None = None, topk: int = 5,
         max_src_tokens: int = MAX_SOURCE_TOKENS, unk_replace: bool = False, pretokenized: bool = False,
         candidates: CandidateSpec | None = None, sampling: SamplingRule | None = None,
+        toolkit_rules: bool = True,
     ) -> None:
         """``candidates``: write only words of the sentence's candidate list (:mod:`nmt.models.candidates`);
-        ``sampling``: draw each word not forced by this rule (:mod:`nmt.decoding.sampling`) instead of the argmax."""
+        ``sampling``: draw each word not forced by this rule (:mod:`nmt.decoding.sampling`) instead of the argmax.
+        An imported model steps by its toolkit's rules (:mod:`nmt.decoding.toolkit`: length limit, tokens never
+        written, never ``</s>`` first) unless ``toolkit_rules`` is False; a forced word is written as asked."""
         self.lm = lm
         self.sampling = sampling
         self.context = context or lm.config.context
@@ -42,7 +46,8 @@ class Stepper:
         self.unk_replace = unk_replace
         self.source = prepare_source(lm, text, max_src_tokens, pretokenized, candidates)
         self.trace = new_trace(lm, self.source, "step", self.context)
-        self.max_len = max_target_len(len(self.source.ids))
+        self.rules = rules_of(lm) if toolkit_rules else None
+        self.max_len = (self.rules.max_len if self.rules else max_target_len)(len(self.source.ids))
         with torch.no_grad():
             self.enc = encode_sources(lm, [self.source])
             bos = torch.full((1,), BOS_ID, dtype=torch.long, device=lm.device)
@@ -83,11 +88,12 @@ class Stepper:
         if energies is not None:
             out = dataclasses.replace(out, attended=dataclasses.replace(out.attended, energies=energies))
         sample = None
+        lp = out.log_probs if self.rules is None else masked(self.lm, self.rules, out.log_probs, self.position)
         if force is None and self.sampling is not None:  # the same model step, another rule to pick from it
-            token_id, sample = draw(out.log_probs[0], self.sampling, self.position, self.lm.tgt_vocab.itos)
+            token_id, sample = draw(lp[0], self.sampling, self.position, self.lm.tgt_vocab.itos)
             forced_ = False
         elif force is None:
-            token_id, forced_ = int(out.log_probs[0].argmax()), False
+            token_id, forced_ = int(lp[0].argmax()), False
         else:
             token_id = force if isinstance(force, int) else self.lm.tgt_vocab.stoi.get(force, UNK_ID)
             if not 0 <= token_id < len(self.lm.tgt_vocab):

@@ -29,8 +29,10 @@ from nmt.models.device import threads_from_env as threads_from_env  # re-exporte
 from nmt.models.rnnsearch import CONTEXT_MODES
 from nmt.models.seal import UNSEALED_ENV
 from nmt.text.data import CorpusError
+from nmt.tools.importers.files import FileRefused
 
-USER_ERRORS = (CheckpointError, CorpusError, InputError, FileNotFoundError, IsADirectoryError, PermissionError)
+USER_ERRORS = (CheckpointError, CorpusError, InputError, FileRefused, FileNotFoundError, IsADirectoryError,
+               PermissionError)
 
 
 def run(main: Callable[[], int | None]) -> int:

@@ -8,6 +8,8 @@ note goes to stderr), so line i of the output is always the translation of line 
 Input is read and translated --chunk lines at a time, each chunk written before the next is read,
 so a long file streams in bounded memory. A file that is not an intact, sealed checkpoint is refused
 in one line (exit status 2); --allow-unsealed loads one written before checkpoints were sealed.
+A model imported from another toolkit decodes by that toolkit's search rules (a note on stderr says
+which); --app-rules decodes it by this app's.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TextIO
 import torch
 
 from nmt.decoding.search import MAX_SOURCE_TOKENS, translate_traces
+from nmt.decoding.toolkit import rules_of
 from nmt.decoding.trace import DICTIONARY, DecodeTrace
 from nmt.models import checkpoint
 from nmt.models.candidates import CandidateError, CandidateSpec
@@ -55,6 +58,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-src-tokens", type=int, default=MAX_SOURCE_TOKENS,
                    help=f"translate at most this many source tokens per line (default: {MAX_SOURCE_TOKENS})")
     p.add_argument("--batch-size", type=int, default=64, help="sentences decoded together")
+    p.add_argument("--app-rules", action="store_true",
+                   help="decode a model imported from another toolkit by this app's search rules (length limit "
+                        "min(2n + 10, 250), --length-norm) instead of its toolkit's, which it follows by default "
+                        "(nmt.decoding.toolkit)")
     cli.add_unsealed_flag(p)
     p.add_argument("--chunk", type=int, default=CHUNK, help=f"lines read and written at a time (default: {CHUNK})")
     cli.threads_option(p)
@@ -84,7 +91,8 @@ def translate_stream(lm: checkpoint.LoadedModel, src: TextIO, out: TextIO, err: 
     for lines in chunks(src, args.chunk):
         traces = translate_traces(lm, lines, beam=args.beam, unk_replace=bool(args.unk_replace),
                                   context=args.context, batch_size=args.batch_size, length_norm=args.length_norm,
-                                  max_src_tokens=args.max_src_tokens, candidates=spec_of(args))
+                                  max_src_tokens=args.max_src_tokens, candidates=spec_of(args),
+                                  toolkit_rules=not args.app_rules)
         for n, t in enumerate(traces, done + 1):
             if t is not None and t.truncated:
                 print(f"line {n}: source longer than {args.max_src_tokens} tokens, truncated", file=err)
@@ -116,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     if spec is not None and not lm.translations:
         print("note: the model has no dictionary, so each candidate list holds only the K most frequent words",
               file=sys.stderr)
+    rules = rules_of(lm)
+    if rules is not None and not args.app_rules:
+        print(f"note: {rules.note()} (--app-rules: this app's rules)", file=sys.stderr)
     translate_stream(lm, sys.stdin, sys.stdout, sys.stderr, args)
     return 0
 

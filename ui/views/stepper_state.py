@@ -62,6 +62,7 @@ class View:
     topk: int = 0  # sampling: top-k, 0 = off
     topp: float = 1.0  # sampling: top-p, 1 = off
     seed: int = 0  # sampling: the seed of every step's draw
+    app_rules: bool = False  # an imported model decodes by this app's search rules, not its toolkit's
 
 
 # ----------------------------------------------------------------------------------------------
@@ -179,6 +180,7 @@ def view_from_query(params: Mapping[str, Any]) -> View:
         topk=_int(_first(params, "topk"), d.topk, *TOPK_RANGE),
         topp=_float(_first(params, "topp"), d.topp, *TOPP_RANGE),
         seed=_int(_first(params, "seed"), d.seed, *SEED_RANGE),
+        app_rules=_bool(_first(params, "app_rules")),
     )
 
 
@@ -218,6 +220,8 @@ def view_to_query(view: View) -> dict[str, str | list[str]]:
             q["beta"] = f"{view.beta:g}"
     if view.words:
         q["words"] = "true"
+    if view.app_rules:
+        q["app_rules"] = "true"
     return {k: v for k, v in q.items() if v != ""}
 
 

@@ -37,24 +37,47 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from nmt.decoding.toolkit import SearchRules
 from nmt.models import checkpoint
-from nmt.models.checkpoint import CheckpointError
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text.subword_bpe import check_codes
 from nmt.text.vocab import Vocab
+from nmt.tools.importers import bounded, joeynmt_files
 from nmt.tools.importers import joeynmt_config as jc
 
 TOOLKIT = "joeynmt"
 
 
-class Refused(CheckpointError):
+class Refused(bounded.Refused):
     """A JoeyNMT model this importer will not convert; the message says what and why, in one line."""
+
+
+def search_rules(config: dict[str, Any]) -> SearchRules:
+    """JoeyNMT 2.3's search rules for a model of this config (its ``testing`` section, else JoeyNMT's defaults,
+    joeynmt/config.py ``parse_test_args``): length limit int(1.5 · source ids incl. ``</s>``) when
+    ``max_output_length`` is -1 (joeynmt/search.py ``search``), else that number; ``</s>`` never at a step below
+    ``min_output_length`` (1), ``<s>`` and ``<pad>`` never written (``<unk>`` neither when ``generate_unk`` is
+    false) (joeynmt/search.py ``recurrent_greedy``, ``beam_search``); its beam with the GNMT penalty when
+    ``beam_alpha`` > 0 (default -1: none)."""
+    test = config.get("testing") if isinstance(config.get("testing"), dict) else {}
+    limit, least, alpha = test.get("max_output_length", -1), test.get("min_output_length", 1), test.get("beam_alpha",
+                                                                                                       -1)
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (limit, least, alpha)):
+        raise Refused("config.yaml: testing.max_output_length, min_output_length and beam_alpha must be numbers")
+    never = ["<s>", "<pad>"] + ([] if test.get("generate_unk", True) is not False else ["<unk>"])
+    fixed = limit > 0
+    return SearchRules(toolkit="joeynmt 2.3", ratio=0.0 if fixed else 1.5, plus=float(limit) if fixed else 0.0,
+                       cap=None, src_eos=True, min_len=int(least), never_write=tuple(never), beam="joeynmt",
+                       length_penalty="gnmt" if alpha > 0 else "none", alpha=float(alpha),
+                       source="joeynmt/search.py search, recurrent_greedy, beam_search; joeynmt/config.py "
+                              "parse_test_args")
 
 
 def max_output_length(n_src: int) -> int:
@@ -79,28 +102,10 @@ class ModelDir:
 def sha256(path: Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     h = hashlib.sha256()
-    with path.open("rb") as f:
+    with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
-
-
-def _checkpoint_file(folder: Path, ckpt: str | None) -> Path:
-    """The checkpoint asked for, else best.ckpt, else the highest-numbered N.ckpt."""
-    if ckpt:
-        return Path(ckpt) if Path(ckpt).is_absolute() or Path(ckpt).exists() else folder / ckpt
-    if (folder / "best.ckpt").is_file():
-        return folder / "best.ckpt"
-    numbered = sorted(folder.glob("*.ckpt"), key=lambda p: (len(p.stem), p.stem))
-    if not numbered:
-        raise Refused(f"{folder.name}: no best.ckpt or N.ckpt in the folder (is it a JoeyNMT model_dir?)")
-    return numbered[-1]
-
-
-def _read_vocab(path: Path) -> list[str]:
-    """One token a line, as JoeyNMT's Vocabulary.to_file writes them."""
-    words = path.read_text(encoding="utf-8").split("\n")
-    return words[:-1] if words and words[-1] == "" else words
 
 
 def read_model_dir(folder: str | Path, ckpt: str | None = None) -> ModelDir:
@@ -108,34 +113,25 @@ def read_model_dir(folder: str | Path, ckpt: str | None = None) -> ModelDir:
     ``best.ckpt``). The checkpoint is loaded with ``weights_only=True``: a file that would need to run
     pickled code to load is refused without running it."""
     folder = Path(folder)
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{folder} is not a folder (a JoeyNMT model_dir is)")
-    paths = {"config.yaml": folder / "config.yaml", "src_vocab.txt": folder / "src_vocab.txt",
-             "trg_vocab.txt": folder / "trg_vocab.txt"}
-    for name, p in paths.items():
-        if not p.is_file():
-            raise Refused(f"{folder.name}: no {name} (JoeyNMT writes it into the model folder)")
-    ckpt_path = _checkpoint_file(folder, ckpt)
+    config, src_words, trg_words, ckpt_path = joeynmt_files.read_text_files(folder, ckpt)
+    paths = {name: folder / name for name in joeynmt_files.TEXT_FILES}
     raw = _load_weights_only(ckpt_path)
     state = raw.get("model_state") if isinstance(raw, dict) else None
     if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor)
                                               for k, v in state.items()):
         raise Refused(f"{ckpt_path.name}: no model_state table of named tensors (not a JoeyNMT checkpoint)")
-    try:
-        config = jc.read_config(paths["config.yaml"].read_text(encoding="utf-8"))
-    except ValueError as err:
-        raise Refused(f"config.yaml: {err}") from None
     files = {name: sha256(p) for name, p in paths.items()} | {ckpt_path.name: sha256(ckpt_path)}
     steps = raw.get("steps")
-    return ModelDir(config, _read_vocab(paths["src_vocab.txt"]), _read_vocab(paths["trg_vocab.txt"]), state,
+    return ModelDir(config, src_words, trg_words, state,
                     ckpt_path.name, steps if isinstance(steps, int) else None, files)
 
 
 def _load_weights_only(path: Path) -> Any:
     """``torch.load(path, weights_only=True)``; anything that needs more is refused in one line."""
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
+        with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
+            return torch.load(f, map_location="cpu", weights_only=True)
+    except (FileNotFoundError, bounded.FileRefused):
         raise
     except Exception as err:  # UnpicklingError for a pickled callable; zip errors for damage
         if "GLOBAL" in str(err) or "weights_only" in str(err):
@@ -174,7 +170,8 @@ def map_weights(state: dict[str, torch.Tensor], cfg: LuongConfig, attention: str
     unknown = sorted(set(state) - expected_names(cfg, attention))
     missing = sorted(expected_names(cfg, attention) - set(state))
     if unknown or missing:
-        what = f"unknown weight {unknown[0]!r}" if unknown else f"no weight {missing[0]!r}"
+        what = (f"unknown weight {bounded.short(unknown[0], 80)}" if unknown
+                    else f"no weight {bounded.short(missing[0], 80)}")
         raise Refused(f"model_state: {what} (the config says a {cfg.layers}-layer {cfg.cell} with "
                       f"{attention} attention; only JoeyNMT 2.x recurrent models are mapped)")
     s = {k: v.detach().float() for k, v in state.items()}
@@ -212,19 +209,22 @@ def build(md: ModelDir) -> tuple[LuongNMT, Vocab, Vocab]:
     vocabs = []
     for side, words in (("src", md.src_vocab), ("trg", md.trg_vocab)):
         if tuple(words[:4]) != jc.JOEY_SPECIALS:
-            raise Refused(f"{side}_vocab.txt starts with {words[:4]}, not JoeyNMT's default {list(jc.JOEY_SPECIALS)}")
+            raise Refused(f"{side}_vocab.txt starts with {bounded.short(words[:4], 60)}, not JoeyNMT's default "
+                          f"{list(jc.JOEY_SPECIALS)}")
+        rows = md.state.get(f"{side}_embed.lut.weight")
+        if rows is not None and rows.ndim == 2 and rows.shape[0] != len(words):
+            raise Refused(f"{side}_vocab.txt has {len(words)} tokens but the checkpoint's embedding {rows.shape[0]}")
         try:
             vocabs.append(Vocab([words[1], words[0], *words[2:]]))
         except ValueError as err:
             raise Refused(f"{side}_vocab.txt: {err}") from None
-    weights = map_weights(md.state, cfg, md.config["model"]["decoder"]["attention"])
-    model = LuongNMT(cfg, init=False)
     try:
-        model.load_state_dict(weights, strict=True)
-    except RuntimeError as err:
-        first = next((ln.strip() for ln in str(err).splitlines()[1:] if ln.strip()), str(err))
-        raise Refused(f"model_state does not fit the sizes in config.yaml: {first[:300]}") from None
-    return model.eval(), vocabs[0], vocabs[1]
+        weights = map_weights(md.state, cfg, md.config["model"]["decoder"]["attention"])
+    except (RuntimeError, IndexError) as err:  # torch.cat / row swaps of tensors whose shapes do not fit
+        raise Refused(f"model_state: weights whose shapes do not fit each other ({type(err).__name__})") from None
+    model = bounded.load_checked(cfg, weights, Refused("model_state does not fit the sizes in config.yaml"))
+    return model, vocabs[0], vocabs[1]
+
 
 
 def _bpe_record(folder: Path, name: str, separator: str) -> dict[str, Any]:
@@ -232,11 +232,11 @@ def _bpe_record(folder: Path, name: str, separator: str) -> dict[str, Any]:
     into its model folder, checked by :func:`nmt.text.subword_bpe.check_codes`; JoeyNMT restricts the pieces
     to those its vocabulary knows (``set_vocab``), and so does the app."""
     path = folder / name
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise Refused(f"{folder.name}: no {name} (the BPE codes config.yaml names; JoeyNMT copies them into "
                       "the model folder)")
     try:
-        codes = path.read_text(encoding="utf-8")
+        codes = bounded.read_text(path, bounded.MAX_CODES)
         check_codes(codes)
     except (UnicodeDecodeError, ValueError) as err:
         raise Refused(f"{name}: {err}") from None
@@ -262,6 +262,7 @@ def convert(folder: str | Path, ckpt: str | None = None, split: str = "moses") -
                      "mapped_against": "joeynmt 2.3.0 (RecurrentEncoder, RecurrentDecoder)"},
         "source_config": md.config,
         "tokenisation": tokens,
+        "search_rules": search_rules(md.config).to_meta(),
     }
     return checkpoint.make_checkpoint(model, src_vocab, tgt_vocab, data["src"]["lang"], data["trg"]["lang"], meta)
 

@@ -14,7 +14,8 @@ from typing import Any
 from nmt.models.luong import LuongConfig
 from nmt.text.tokenize import SPLITS as SPLITS
 from nmt.text.tokenize import SUPPORTED_LANGS
-from nmt.tools.importers.yaml_subset import loads
+from nmt.tools.importers.bounded import short
+from nmt.tools.importers.joeynmt_files import read_config as read_config
 
 JOEY_SPECIALS = ("<unk>", "<pad>", "<s>", "</s>")  # ids 0-3, JoeyNMT's defaults
 DEFAULT_SYMBOLS = {"unk_token": "<unk>", "unk_id": 0, "pad_token": "<pad>", "pad_id": 1, "bos_token": "<s>",
@@ -40,17 +41,36 @@ def refuse(what: str, why: str) -> ValueError:
     return ValueError(f"{what}: {why}")
 
 
-def read_config(text: str) -> dict[str, Any]:
-    """The config's settings, with ``model``, ``model.encoder``, ``model.decoder`` and ``data.src/trg`` tables."""
-    cfg = loads(text)
-    for path in (("model",), ("model", "encoder"), ("model", "decoder"), ("data",), ("data", "src"),
-                 ("data", "trg")):
+# the type each option this importer reads must have (a value of another type is refused before it is used)
+_PARTS = ("model.encoder", "model.decoder")
+TYPES: dict[str, tuple[type, ...]] = {
+    **{f"{p}.{k}": (dict,) for p in _PARTS for k in ("embeddings",)},
+    **{f"{p}.{k}": (int,) for p in _PARTS for k in ("hidden_size", "num_layers")},
+    **{f"{p}.embeddings.{k}": (int,) for p in _PARTS for k in ("embedding_dim",)},
+    **{f"{p}.embeddings.scale": (bool,) for p in _PARTS},
+    **{f"{p}.{k}": (str,) for p in _PARTS for k in ("type", "rnn_type", "attention", "init_hidden", "activation")},
+    **{f"{p}.{k}": (bool,) for p in _PARTS for k in ("bidirectional", "input_feeding")},
+    **{f"data.{s}.{k}": (str,) for s in ("src", "trg") for k in ("lang", "level", "tokenizer_type", "bpe_type")},
+    **{f"data.{s}.{k}": (bool,) for s in ("src", "trg") for k in ("lowercase", "normalize")},
+    **{f"data.{s}.tokenizer_cfg": (dict,) for s in ("src", "trg")},
+    "data.special_symbols": (dict,), "model.tied_embeddings": (bool,), "model.tied_softmax": (bool,),
+}
+MAX_SIZE = 1 << 16  # units, layers or embedding size above this is no model this app can show
+
+
+def check_types(cfg: dict[str, Any]) -> None:
+    """Refuse an option of the wrong type (:data:`TYPES`; sizes positive and at most :data:`MAX_SIZE`), so
+    that the checks after it compare values of the types they expect."""
+    for path, types in TYPES.items():
         node: Any = cfg
-        for key in path:
+        for key in path.split("."):
             node = node.get(key) if isinstance(node, dict) else None
-        if not isinstance(node, dict):
-            raise refuse(".".join(path), "missing or not a table")
-    return cfg
+        if node is None:
+            continue
+        if not isinstance(node, types) or (types == (int,) and (isinstance(node, bool) or not 0 < node <= MAX_SIZE)):
+            want = {dict: "a table", int: f"a whole number from 1 to {MAX_SIZE}", str: "a string", bool: "true or "
+                    "false"}[types[0]]
+            raise refuse(f"{path} {short(node)}", f"must be {want}")
 
 
 def _unknown(table: dict[str, Any], known: set[str], where: str) -> None:
@@ -66,17 +86,17 @@ def _side(cfg: dict[str, Any], side: str) -> dict[str, Any]:
     d = cfg["data"][side]
     _unknown(d, SIDE_KEYS, f"data.{side}")
     if d.get("lang") not in SUPPORTED_LANGS:
-        raise refuse(f"data.{side}.lang {d.get('lang')!r}", f"this app tokenises {', '.join(SUPPORTED_LANGS)}")
+        raise refuse(f"data.{side}.lang {short(d.get('lang'))}", f"this app tokenises {', '.join(SUPPORTED_LANGS)}")
     level = d.get("level", "word")
     if level == "bpe":
         _bpe_side(d, side)
     elif level != "word":
-        raise refuse(f"data.{side}.level {level!r}", "word-level and subword-nmt BPE models are mapped")
+        raise refuse(f"data.{side}.level {short(level)}", "word-level and subword-nmt BPE models are mapped")
     if d.get("normalize", False):
         raise refuse(f"data.{side}.normalize", "JoeyNMT's unicode normalisation is not reproduced")
     pre = (d.get("tokenizer_cfg") or {}).get("pretokenizer", "none")
     if str(pre).lower() != "none":
-        raise refuse(f"data.{side}.tokenizer_cfg.pretokenizer {pre!r}",
+        raise refuse(f"data.{side}.tokenizer_cfg.pretokenizer {short(pre)}",
                      "JoeyNMT's Moses pre-tokeniser escapes HTML characters, which this app does not reproduce")
     return d
 
@@ -85,7 +105,7 @@ def _bpe_side(d: dict[str, Any], side: str) -> None:
     """Refuse a BPE side other than subword-nmt's codes file (JoeyNMT's default bpe kind is sentencepiece)."""
     kind = d.get("tokenizer_type", d.get("bpe_type", "sentencepiece"))
     if kind != "subword-nmt":
-        raise refuse(f"data.{side}.tokenizer_type {kind!r}", "only subword-nmt BPE is mapped for JoeyNMT models")
+        raise refuse(f"data.{side}.tokenizer_type {short(kind)}", "only subword-nmt BPE is mapped for JoeyNMT models")
     tcfg = d.get("tokenizer_cfg") or {}
     _unknown(tcfg, BPE_CFG_KEYS, f"data.{side}.tokenizer_cfg")
     if not isinstance(tcfg.get("codes"), str) or not tcfg["codes"]:
@@ -111,7 +131,8 @@ def bpe_codes(cfg: dict[str, Any]) -> tuple[str, str] | None:
 def tokenisation(cfg: dict[str, Any], split: str) -> dict[str, Any]:
     """The tokenisation the imported checkpoint records (:func:`nmt.models.checkpoint.tokenizers` reads it)."""
     if split not in SPLITS:
-        raise refuse(f"split {split!r}", f"one of {SPLITS}")
+        raise refuse(f"split {short(split)}", f"one of {SPLITS}")
+    check_types(cfg)
     lower = {_side(cfg, s).get("lowercase", False) for s in ("src", "trg")}
     if len(lower) != 1:
         raise refuse("data.src/trg.lowercase", "one side lower-cased and the other not is not reproduced")
@@ -127,7 +148,8 @@ def _check_symbols(cfg: dict[str, Any]) -> None:
     given = cfg["data"].get("special_symbols") or {}
     for key, value in given.items():
         if DEFAULT_SYMBOLS.get(key, "?") != value:
-            raise refuse(f"data.special_symbols.{key} {value!r}", "only JoeyNMT's default special symbols are mapped")
+            raise refuse(f"data.special_symbols.{key} {short(value)}",
+                         "only JoeyNMT's default special symbols are mapped")
 
 
 def _rnn_sizes(enc: dict[str, Any], dec: dict[str, Any]) -> tuple[int, int, int]:
@@ -147,13 +169,14 @@ def _rnn_sizes(enc: dict[str, Any], dec: dict[str, Any]) -> tuple[int, int, int]
 
 def luong_config(cfg: dict[str, Any], src_size: int, tgt_size: int) -> LuongConfig:
     """The LuongConfig of a JoeyNMT recurrent model's config (``ValueError`` for anything else)."""
+    check_types(cfg)
     model = cfg["model"]
     enc, dec = model["encoder"], model["decoder"]
     _unknown(model, MODEL_KEYS, "model")
     for name, part, known, default in (("encoder", enc, ENCODER_KEYS, "recurrent"),
                                        ("decoder", dec, DECODER_KEYS, "transformer")):
         if part.get("type", default) != "recurrent":
-            raise refuse(f"model.{name}.type {part.get('type', default)!r}", "only recurrent models are mapped "
+            raise refuse(f"model.{name}.type {short(part.get('type', default))}", "only recurrent models are mapped "
                          "(this app steps through RNN attention; Transformers are not imported)")
         _unknown(part, known, f"model.{name}")
         _unknown(part.get("embeddings") or {}, EMBEDDING_KEYS, f"model.{name}.embeddings")
@@ -161,20 +184,21 @@ def luong_config(cfg: dict[str, Any], src_size: int, tgt_size: int) -> LuongConf
             raise refuse(f"model.{name}.embeddings.scale", "scaled embeddings (a Transformer option) are not mapped")
     version = str(cfg.get("joeynmt_version", "2"))
     if not version.startswith("2"):
-        raise refuse(f"joeynmt_version {version!r}", "the mapping follows JoeyNMT 2.x's code")
+        raise refuse(f"joeynmt_version {short(version)}", "the mapping follows JoeyNMT 2.x's code")
     cell = enc.get("rnn_type", "gru")
     if dec.get("rnn_type", "gru") != cell or cell not in ("gru", "lstm"):
-        raise refuse(f"rnn_type {cell!r} / {dec.get('rnn_type', 'gru')!r}", "GRU or LSTM on both sides is mapped")
+        raise refuse(f"rnn_type {short(cell)} / {short(dec.get('rnn_type', 'gru'))}",
+                     "GRU or LSTM on both sides is mapped")
     if not enc.get("bidirectional", True):
         raise refuse("model.encoder.bidirectional false", "JoeyNMT 2.3's RNN decoder reads both directions' "
                      "final states; only bidirectional encoders are mapped")
     if dec.get("init_hidden", "bridge") != "bridge":
-        raise refuse(f"model.decoder.init_hidden {dec.get('init_hidden')!r}", "only the learned bridge is mapped")
+        raise refuse(f"model.decoder.init_hidden {short(dec.get('init_hidden'))}", "only the learned bridge is mapped")
     if dec.get("activation", "tanh") != "tanh":
-        raise refuse(f"model.decoder.activation {dec.get('activation')!r}", "h̃_t = tanh(…) is the one mapped")
+        raise refuse(f"model.decoder.activation {short(dec.get('activation'))}", "h̃_t = tanh(…) is the one mapped")
     attention = dec.get("attention", "bahdanau")
     if attention not in ("bahdanau", "luong"):
-        raise refuse(f"model.decoder.attention {attention!r}", "bahdanau or luong is mapped")
+        raise refuse(f"model.decoder.attention {short(attention)}", "bahdanau or luong is mapped")
     _check_symbols(cfg)
     m, n, L = _rnn_sizes(enc, dec)
     return LuongConfig(src_vocab_size=src_size, tgt_vocab_size=tgt_size, emb_dim=m, hidden_dim=n,

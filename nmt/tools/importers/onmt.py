@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import pickle
 import warnings
 from pathlib import Path
@@ -48,19 +49,20 @@ from typing import Any
 
 import torch
 
+from nmt.decoding.toolkit import SearchRules
 from nmt.models import checkpoint
-from nmt.models.checkpoint import CheckpointError
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text import subword_sentencepiece
 from nmt.text.tokenize import SUPPORTED_LANGS
 from nmt.text.vocab import PAD, Vocab
+from nmt.tools.importers import bounded
 from nmt.tools.importers import onmt_opt as oo
 
 TOOLKIT = "opennmt-py"
 MAPPED_AGAINST = "opennmt-py 3.5.1 (RNNEncoder brnn, InputFeedRNNDecoder / StdRNNDecoder, GlobalAttention)"
 
 
-class Refused(CheckpointError):
+class Refused(bounded.Refused):
     """An OpenNMT-py checkpoint this importer will not convert; the message says what and why, in one line."""
 
 
@@ -73,9 +75,24 @@ def max_output_length(n_src: int, ratio: float = 1.25, max_length: int = 250) ->
     return int(min(max_length, (n_src - 1) * ratio + 5))
 
 
+# onmt_translate's defaults (onmt/opts.py translate_opts): -max_length 250, -max_length_ratio 1.25 (limit
+# int(min(250, S · 1.25 + 5)), S the source without </s>: onmt/translate/translator.py translate_batch),
+# -min_length 0 (decode_strategy.py ensure_min_length), nothing banned (-ban_unk_token off), -beam_size 5 with
+# -length_penalty avg and -alpha 1 (penalties.py length_average; beam_search.py BeamSearchBase). Its training
+# options (the checkpoint's opt) do not hold them.
+SEARCH_RULES = SearchRules(toolkit="opennmt-py 3.5.1", ratio=1.25, plus=5.0, cap=250, src_eos=False, min_len=0,
+                           never_write=(), beam="opennmt-py", length_penalty="avg", alpha=1.0,
+                           source="onmt/translate/translator.py translate_batch; onmt/translate/beam_search.py "
+                                  "BeamSearchBase.advance, update_finished; onmt/translate/penalties.py")
+
+
 def sha256(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """Hex SHA-256 of a file's bytes (a regular file of at most :data:`bounded.MAX_CHECKPOINT` bytes)."""
+    h = hashlib.sha256()
+    with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def load_weights_only(path: Path) -> Any:
@@ -84,8 +101,9 @@ def load_weights_only(path: Path) -> Any:
     try:
         with torch.serialization.safe_globals([argparse.Namespace]), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return torch.load(path, map_location="cpu", weights_only=True)
-    except FileNotFoundError:
+            with bounded.open_bytes(path, bounded.MAX_CHECKPOINT) as f:
+                return torch.load(f, map_location="cpu", weights_only=True)
+    except (FileNotFoundError, bounded.FileRefused):
         raise
     except pickle.UnpicklingError as err:
         if "GLOBAL" in str(err) or "weights_only" in str(err):
@@ -129,7 +147,8 @@ def _swap_unk_pad(t: torch.Tensor) -> torch.Tensor:
 def vocab_of(words: list[Any], side: str) -> Vocab:
     """This project's vocabulary of an OpenNMT-py token list: <unk>/<blank> swapped, <blank> named <pad>."""
     if tuple(words[:4]) != oo.ONMT_SPECIALS or not all(isinstance(w, str) for w in words):
-        raise Refused(f"vocab {side} starts with {words[:4]}, not OpenNMT-py's default {list(oo.ONMT_SPECIALS)}")
+        raise Refused(f"vocab {side} starts with {bounded.short(words[:4], 60)}, not OpenNMT-py's default "
+                      f"{list(oo.ONMT_SPECIALS)}")
     try:
         return Vocab([PAD, words[0], *words[2:]])
     except ValueError as err:
@@ -159,7 +178,8 @@ def map_weights(ck: dict[str, Any], cfg: LuongConfig, attention: str) -> dict[st
     for part in ("model", "generator"):
         unknown, missing = sorted(set(ck[part]) - want[part]), sorted(want[part] - set(ck[part]))
         if unknown or missing:
-            what = f"unknown weight {unknown[0]!r}" if unknown else f"no weight {missing[0]!r}"
+            what = (f"unknown weight {bounded.short(unknown[0], 80)}" if unknown
+                    else f"no weight {bounded.short(missing[0], 80)}")
             raise Refused(f"{part}: {what} (the opt says a {cfg.layers}-layer {cfg.cell.upper()} with {attention} "
                           f"attention, input_feed {int(cfg.input_feeding)}, bridge {cfg.bridge == 'onmt'})")
     s = {k: v.detach().float() for k, v in ck["model"].items()}
@@ -196,13 +216,17 @@ def build(ck: dict[str, Any]) -> tuple[LuongNMT, Vocab, Vocab]:
         cfg = oo.luong_config(ck["opt"], len(src_vocab), len(tgt_vocab))
     except ValueError as err:
         raise Refused(str(err)) from None
-    model = LuongNMT(cfg, init=False)
+    for side, vocab in (("encoder", src_vocab), ("decoder", tgt_vocab)):
+        rows = ck["model"].get(f"{side}.embeddings.make_embedding.emb_luts.0.weight")
+        if rows is not None and rows.ndim == 2 and rows.shape[0] != len(vocab):
+            raise Refused(f"vocab {side[:3].replace('enc', 'src').replace('dec', 'tgt')} has {len(vocab)} tokens but "
+                          f"the {side}'s embedding {rows.shape[0]}")
     try:
-        model.load_state_dict(map_weights(ck, cfg, ck["opt"]["global_attention"]), strict=True)
-    except RuntimeError as err:
-        first = next((ln.strip() for ln in str(err).splitlines()[1:] if ln.strip()), str(err))
-        raise Refused(f"the weights do not fit the sizes in opt: {first[:300]}") from None
-    return model.eval(), src_vocab, tgt_vocab
+        weights = map_weights(ck, cfg, ck["opt"]["global_attention"])
+    except (RuntimeError, IndexError) as err:  # torch.cat / row swaps of tensors whose shapes do not fit
+        raise Refused(f"model: weights whose shapes do not fit each other ({type(err).__name__})") from None
+    model = bounded.load_checked(cfg, weights, Refused("the weights do not fit the sizes in opt"))
+    return model, src_vocab, tgt_vocab
 
 
 def sentencepiece_model(path: Path, opt: dict[str, Any], spm: Path | None) -> tuple[Path, bytes]:
@@ -215,16 +239,16 @@ def sentencepiece_model(path: Path, opt: dict[str, Any], spm: Path | None) -> tu
     if spm is None:
         named = {Path(str(opt.get(f"{side}_subword_model") or "")).name for side in ("src", "tgt")}
         files = {path.parent / name for name in named if name}
-        if not files or not all(f.is_file() for f in files):
+        if not files or not all(os.path.lexists(f) for f in files):
             raise Refused(f"transform 'sentencepiece': its model {sorted(named)} is not beside {path.name}; give "
                           "it with --spm FILE")
-        models = {f.read_bytes(): f for f in files}
+        models = {bounded.read_bytes(f, bounded.MAX_CODES): f for f in files}
         if len(models) != 1:
             raise Refused("transform 'sentencepiece': different source and target models; one joint model is "
                           "mapped (this app's tokenisation record holds one)")
         model, spm = next(iter(models.items()))
     else:
-        model = spm.read_bytes()
+        model = bounded.read_bytes(spm, bounded.MAX_CODES)
     try:
         subword_sentencepiece.SentencePiece(model)
     except ValueError as err:
@@ -244,7 +268,7 @@ def convert(path: str | Path, src_lang: str, tgt_lang: str, split: str = "moses"
     except ValueError as err:
         raise Refused(str(err)) from None
     if split not in oo.SPLITS:
-        raise Refused(f"split {split!r}: one of {oo.SPLITS}")
+        raise Refused(f"split {bounded.short(split)}: one of {oo.SPLITS}")
     files = {path.name: sha256(path)}
     tokens: dict[str, Any] = {"level": "word", "lowercase": False, "split": split,
                               "onmt": "the line is split at spaces; no transform changes the text"}
@@ -261,6 +285,7 @@ def convert(path: str | Path, src_lang: str, tgt_lang: str, split: str = "moses"
                      "mapped_against": MAPPED_AGAINST},
         "source_config": ck["opt"],
         "tokenisation": tokens,
+        "search_rules": SEARCH_RULES.to_meta(),
     }
     return checkpoint.make_checkpoint(model, src_vocab, tgt_vocab, src_lang, tgt_lang, meta)
 

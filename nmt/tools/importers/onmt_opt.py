@@ -17,6 +17,7 @@ from typing import Any
 
 from nmt.models.luong import LuongConfig
 from nmt.text.tokenize import SPLITS as SPLITS
+from nmt.tools.importers.bounded import short
 
 ONMT_SPECIALS = ("<unk>", "<blank>", "<s>", "</s>")  # ids 0-3: OpenNMT-py 3's default_specials
 SCORES = {"dot": "dot", "general": "general", "mlp": "concat"}  # global_attention → our score
@@ -44,6 +45,9 @@ WHY = {
     "n_src_feats": "source word features are not mapped",
     "decoder_start_token": "the decoder must start from <s>",
 }
+MAX_DEPTH = 16  # nesting of opt's values
+MAX_SIZE = 1 << 16  # units, layers or embedding size above this is no model this app can show
+MAX_KEY = 200  # an option name longer than this is cut (and then refused as unknown)
 TRAINING_FILTERS = {"filtertoolong", "clean"}  # transforms that only drop training pairs
 TRANSFORMS = TRAINING_FILTERS | {"sentencepiece"}
 
@@ -60,17 +64,24 @@ def known_options() -> frozenset[str]:
     return frozenset(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("#"))
 
 
-def plain(value: Any) -> Any:
-    """``value`` as plain data a checkpoint may hold: sets and tuples become (sorted) lists."""
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain data a checkpoint may hold: sets and tuples become (sorted) lists; values nested
+    deeper than :data:`MAX_DEPTH` are refused (OpenNMT-py's deepest, ``data``, nests 3 levels)."""
+    if depth > MAX_DEPTH:
+        raise refuse("opt", f"values nested deeper than {MAX_DEPTH} levels")
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k)[:MAX_KEY]: plain(v, depth + 1) for k, v in value.items()}
     if isinstance(value, set | frozenset):
-        return sorted(plain(v) for v in value)
+        items = [plain(v, depth + 1) for v in value]
+        try:
+            return sorted(items)
+        except TypeError:
+            raise refuse("opt", "a set of values of different types") from None
     if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
+        return [plain(v, depth + 1) for v in value]
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    raise refuse(f"an option of type {type(value).__name__}", "only plain values are read from opt")
+    raise refuse(f"an option of type {type(value).__name__[:40]}", "only plain values are read from opt")
 
 
 def check_options(opt: dict[str, Any]) -> None:
@@ -81,7 +92,7 @@ def check_options(opt: dict[str, Any]) -> None:
                                           "promise the same translations")
     for key, want in REQUIRED.items():
         if key in opt and opt[key] != want:
-            raise refuse(f"opt.{key} {opt[key]!r}", WHY.get(key, "not mapped onto this app's Luong model"))
+            raise refuse(f"opt.{key} {short(opt[key])}", WHY.get(key, "not mapped onto this app's Luong model"))
 
 
 def transforms(opt: dict[str, Any]) -> set[str]:
@@ -92,7 +103,7 @@ def transforms(opt: dict[str, Any]) -> set[str]:
             names |= set(corpus.get("transforms") or [])
     other = sorted(names - TRANSFORMS)
     if other:
-        raise refuse(f"transform {other[0]!r}", "only the sentencepiece transform is reproduced (and the "
+        raise refuse(f"transform {short(other[0])}", "only the sentencepiece transform is reproduced (and the "
                                                 "training-pair filters filtertoolong, clean)")
     return names
 
@@ -100,6 +111,10 @@ def transforms(opt: dict[str, Any]) -> set[str]:
 def _sizes(opt: dict[str, Any]) -> tuple[int, int, int]:
     """(m, n, L) after checking that this project's Luong model can hold them."""
     m_src, m_tgt = opt.get("src_word_vec_size"), opt.get("tgt_word_vec_size")
+    for key in ("src_word_vec_size", "tgt_word_vec_size", "enc_hid_size", "dec_hid_size", "enc_layers", "dec_layers"):
+        value = opt.get(key)
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 < value <= MAX_SIZE:
+            raise refuse(f"opt.{key} {short(value)}", f"must be a whole number from 1 to {MAX_SIZE}")
     if m_src != m_tgt:
         raise refuse(f"word_vec_size {m_src} (source) vs {m_tgt} (target)", "one embedding size for both is mapped")
     n_enc, n = opt.get("enc_hid_size"), opt.get("dec_hid_size")
@@ -115,15 +130,18 @@ def _sizes(opt: dict[str, Any]) -> tuple[int, int, int]:
 def luong_config(opt: dict[str, Any], src_size: int, tgt_size: int) -> LuongConfig:
     """The LuongConfig of an OpenNMT-py recurrent model's options (``ValueError`` for anything else)."""
     check_options(opt)
+    for key in ("input_feed", "bridge"):
+        if opt.get(key, 0) not in (0, 1):  # False and True are 0 and 1
+            raise refuse(f"opt.{key} {short(opt.get(key))}", "must be 0 or 1 (false or true)")
     if opt.get("encoder_type") != "brnn":
-        raise refuse(f"opt.encoder_type {opt.get('encoder_type')!r}", "only the bidirectional RNN encoder (brnn) "
+        raise refuse(f"opt.encoder_type {short(opt.get('encoder_type'))}", "only the bidirectional RNN encoder (brnn) "
                      "is mapped (this app's encoders: bidirectional, or one direction reading backwards)")
     cell = str(opt.get("rnn_type", "")).lower()
     if cell not in ("lstm", "gru"):
-        raise refuse(f"opt.rnn_type {opt.get('rnn_type')!r}", "LSTM or GRU is mapped")
+        raise refuse(f"opt.rnn_type {short(opt.get('rnn_type'))}", "LSTM or GRU is mapped")
     attention = opt.get("global_attention")
-    if attention not in SCORES:
-        raise refuse(f"opt.global_attention {attention!r}", "dot, general or mlp attention is mapped")
+    if not isinstance(attention, str) or attention not in SCORES:
+        raise refuse(f"opt.global_attention {short(attention)}", "dot, general or mlp attention is mapped")
     m, n, L = _sizes(opt)
     mlp = attention == "mlp"
     return LuongConfig(src_vocab_size=src_size, tgt_vocab_size=tgt_size, emb_dim=m, hidden_dim=n,

@@ -9,7 +9,9 @@ naming the line):
 * scalars: quoted strings (no escapes), ``true``/``false`` (any case), ``null``/``~``, integers,
   floats, anything else as a plain string; ``#`` comments (outside quotes).
 
-Anchors, aliases, tags, flow mappings, multi-line strings and documents are refused.
+Anchors, aliases, tags, flow mappings, multi-line strings and documents are refused, and so are tables
+nested deeper than :data:`MAX_DEPTH` (a config of thousands of nested tables is refused in one line, not
+by Python's recursion limit).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ _INT = re.compile(r"[-+]?\d+")
 _FLOAT = re.compile(r"[-+]?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?")
 _KEY = re.compile(r"([A-Za-z_][\w.-]*|\"[^\"]*\"|'[^']*')\s*:(\s+|$)(.*)")
 _REFUSED = ("&", "*", "!", "{", "|", ">", "%", "@", "`")
+MAX_DEPTH = 16  # toolkit configs nest 4 levels (model.encoder.embeddings.…)
 
 
 def _strip_comment(line: str) -> str:
@@ -84,7 +87,7 @@ def _lines(text: str) -> list[tuple[int, int, str]]:
 def loads(text: str) -> dict[str, Any]:
     """The mapping a config file holds; ``ValueError`` ("line N: what") for anything outside the subset."""
     lines = _lines(text)
-    value, end = _block(lines, 0, lines[0][1] if lines else 0)
+    value, end = _block(lines, 0, lines[0][1] if lines else 0, 1)
     if end != len(lines):
         raise ValueError(f"line {lines[end][0]}: indentation does not fit the lines above")
     if not isinstance(value, dict):
@@ -92,8 +95,10 @@ def loads(text: str) -> dict[str, Any]:
     return value
 
 
-def _block(lines: list[tuple[int, int, str]], i: int, indent: int) -> tuple[Any, int]:
-    """The mapping or list starting at line ``i`` with ``indent``, and the index after it."""
+def _block(lines: list[tuple[int, int, str]], i: int, indent: int, depth: int) -> tuple[Any, int]:
+    """The mapping or list starting at line ``i`` with ``indent`` (``depth`` tables deep), and the index after it."""
+    if depth > MAX_DEPTH and i < len(lines):
+        raise ValueError(f"line {lines[i][0]}: tables nested deeper than {MAX_DEPTH} levels")
     if i < len(lines) and _is_item(lines[i][2]):
         return _list(lines, i, indent)
     out: dict[str, Any] = {}
@@ -109,7 +114,7 @@ def _block(lines: list[tuple[int, int, str]], i: int, indent: int) -> tuple[Any,
             if rest:
                 out[key], i = _value(rest), i + 1
             elif i + 1 < len(lines) and lines[i + 1][1] > indent:
-                out[key], i = _block(lines, i + 1, lines[i + 1][1])
+                out[key], i = _block(lines, i + 1, lines[i + 1][1], depth + 1)
             elif i + 1 < len(lines) and lines[i + 1][1] == indent and _is_item(lines[i + 1][2]):
                 out[key], i = _list(lines, i + 1, indent)
             else:
