@@ -21,14 +21,20 @@ GD 1 − (3+4)/(4+4) = 1/8; GDF 1 − (4+5)/(5+4) = 0.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
+from nmt.decoding.search import forced
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from nmt.explanation.align import alignment_error, argmax_links
+from nmt.explanation.align import alignment_error, argmax_links, read_links
 from nmt.explanation.symmetrize import flip, grow_diag, grow_diag_final, symmetrized, symmetrized_corpus
+from nmt.models import checkpoint
 from nmt.tools import align as align_tool
+from tests.test_pages_analysis import GOLD, data_dir, downloads, run
+
+__all__ = ["data_dir"]  # the gold set's fixture, shared with the analysis pages' tests
 
 
 def _trace(src: list[str], tgt: list[str], alphas: list[list[float]]) -> DecodeTrace:
@@ -141,3 +147,43 @@ def test_align_cli_refuses_a_reverse_model_of_the_same_direction(tiny_ckpt: Path
     (tmp_path / "g.en-fr.possible").write_text("\n")
     with pytest.raises(SystemExit, match="translates en→fr; it must translate fr→en"):
         align_tool.main(["--checkpoint", str(tiny_ckpt), "--aer", str(tmp_path / "g"), "--reverse", str(tiny_ckpt)])
+
+
+def test_alignment_page_scores_both_ways_with_a_reverse_model(
+        tiny_checkpoint_dir: Path, tiny_ckpt: Path, tiny_rev_ckpt: Path, data_dir: Path, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The alignment browser on a gold set: without a fr→en model it says one is needed; with one in the
+    folder, picking it shows six link sets whose AER matches nmt's forced decoding joined by plain set
+    operations (intersection, union) and by the hand-tested grow-diag-final."""
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnsearch.pt", folder)
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    monkeypatch.setenv("RNNSEARCH_DATA", str(data_dir))
+    at = run("alignment_browser.py", al_split=GOLD)
+    at.button(key="al_aer").click().run()
+    assert any("No fr→en model with attention" in c.value for c in at.caption)
+    shutil.copy(tiny_rev_ckpt, folder / "tiny-fr-en-rnnsearch.pt")
+    at = run("alignment_browser.py", al_split=GOLD)
+    at.button(key="al_aer").click().run()
+    assert at.selectbox(key="al_reverse").options == ["(none)", "tiny-fr-en-rnnsearch.pt"]
+    at.selectbox(key="al_reverse").set_value("tiny-fr-en-rnnsearch.pt").run()
+    assert not at.exception
+    shown = {r["links"]: r["AER"] for r in at.dataframe[-1].value.to_dict("records")}
+    gold = data_dir / GOLD.rsplit("/", 1)[0]
+    src, ref = [(gold / f"test.{lang}").read_text(encoding="utf-8").splitlines() for lang in ("en", "fr")]
+    fwd = [argmax_links(t) for t in forced(checkpoint.load(tiny_ckpt), src, ref, pretokenized=True)]
+    rev = [{(j, i) for i, j in argmax_links(t)}
+           for t in forced(checkpoint.load(tiny_rev_ckpt), ref, src, pretokenized=True)]
+    sure, possible = read_links(gold / "test.en-fr.sure"), read_links(gold / "test.en-fr.possible")
+
+    def corpus(sets: list[set]) -> set:
+        return {(k, *x) for k, a in enumerate(sets) for x in a}
+
+    s, p = corpus(sure), corpus(possible)
+    want = {"forward α (argmax)": fwd, "reverse α (argmax)": rev, "intersection": [a & b for a, b in zip(fwd, rev)],
+            "union": [a | b for a, b in zip(fwd, rev)],
+            "grow-diag-final": [grow_diag_final(a, b) for a, b in zip(fwd, rev)]}
+    for label, sets in want.items():
+        assert shown[label] == pytest.approx(_aer(corpus(sets), s, p)), label
+    assert "grow-diag" in shown and {"Both-ways AER JSON", "Both-ways links CSV"} <= set(downloads(at))
