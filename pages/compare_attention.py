@@ -111,7 +111,7 @@ def main() -> None:
                             help="Attention models in the checkpoint folder, named by what they are "
                                  "(up to six side by side).")
     chosen = [c for c in chosen if c in found] or labels[:1]
-    text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND,
+    text = st.text_area(models.source_label(found[chosen[0]]), DEFAULT_TEXT, key="cmp_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80,
                         on_change=T.on_typed("cmp_models", "cmp_text", [DEFAULT_TEXT], with_typed_pair(found)))
     T.typed_note("cmp_models", TYPED_WHAT, TYPED_MORE)
