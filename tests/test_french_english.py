@@ -70,3 +70,14 @@ def test_the_french_preset_is_listed_only_beside_its_pair() -> None:
     assert name not in listed({EN_FR, "m30k-en-fr"})
     assert name in listed({EN_FR, EVERYDAY_FR}) and EVERYDAY_FR == FR_EN
     assert "Everyday sentence" in listed(set())  # English presets stay whatever the folder holds
+
+
+def test_french_typed_on_the_compare_page_keeps_only_fr_en_models_side_by_side(both_ways: Path) -> None:
+    at = open_page("compare_attention.py")
+    assert any(o.endswith(" · europarl-tatoeba-fr-en-rnnsearch-30k.pt · fr→en") for o in
+               at.multiselect(key="cmp_models").options)
+    at.text_area(key="cmp_text").set_value(FRENCH).run()
+    assert not at.exception
+    chosen = at.session_state["cmp_models"]
+    assert len(chosen) == 1 and chosen[0].endswith("europarl-tatoeba-fr-en-rnnsearch-30k.pt · fr→en"), chosen
+    assert at.text_area(key="cmp_text").label == "Source sentence (French)"
