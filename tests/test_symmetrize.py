@@ -187,3 +187,28 @@ def test_alignment_page_scores_both_ways_with_a_reverse_model(
     for label, sets in want.items():
         assert shown[label] == pytest.approx(_aer(corpus(sets), s, p)), label
     assert "grow-diag" in shown and {"Both-ways AER JSON", "Both-ways links CSV"} <= set(downloads(at))
+
+
+def test_alignment_page_turns_en_fr_gold_round_for_a_fr_en_model(
+        tiny_ckpt: Path, tiny_rev_ckpt: Path, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fr→en model on the en-fr gold set: the split is offered as gold, its links are read turned round
+    (French index first), and the page's AER is the one nmt computes on those turned links; the en→fr
+    model is offered as its reverse."""
+    folder = tmp_path / "ckpts"
+    folder.mkdir()
+    shutil.copy(tiny_ckpt, folder / "tiny-en-fr-rnnsearch.pt")
+    shutil.copy(tiny_rev_ckpt, folder / "tiny-fr-en-rnnsearch.pt")
+    monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
+    monkeypatch.setenv("RNNSEARCH_DATA", str(data_dir))
+    at = run("alignment_browser.py", al_model="tiny-fr-en-rnnsearch.pt · fr→en", al_split=GOLD)
+    assert at.session_state["al_model"] == "tiny-fr-en-rnnsearch.pt"
+    at.button(key="al_aer").click().run()
+    assert not at.exception
+    aer = float({m.label: m.value for m in at.metric}["AER"])
+    gold = data_dir / GOLD.rsplit("/", 1)[0]
+    src, ref = [(gold / f"test.{lang}").read_text(encoding="utf-8").splitlines() for lang in ("fr", "en")]
+    links = [argmax_links(t) for t in forced(checkpoint.load(tiny_rev_ckpt), src, ref, pretokenized=True)]
+    sure = [{(j, i) for i, j in a} for a in read_links(gold / "test.en-fr.sure")]
+    possible = [{(j, i) for i, j in a} for a in read_links(gold / "test.en-fr.possible")]
+    assert aer == pytest.approx(alignment_error(links, sure, possible)["aer"], abs=5e-4)
+    assert at.selectbox(key="al_reverse").options == ["(none)", "tiny-en-fr-rnnsearch.pt"]
