@@ -97,8 +97,9 @@ run)
 pack)
   eval "$(Q next)"
   if [ -z "$ID" ]; then echo "the queue is empty"; exit 0; fi
-  tree=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -n 1 | cut -f1)
-  extra=$(du -cb "$DATA" .whl ${INIT:+"$INIT"} 2>/dev/null | tail -n 1 | cut -f1)
+  tree=$( (git ls-files -z | xargs -0 du -cb 2>/dev/null || true) | tail -n 1 | cut -f1)
+  extra=$( (du -cb "$DATA" .whl ${INIT:+"$INIT"} 2>/dev/null || true) | tail -n 1 | cut -f1)
+  if [ ! -d "$DATA" ]; then echo "no $DATA: build it first (scripts/prep_large_vocab.py)" >&2; fi
   echo "next: $ID; tracked tree $((tree / 1048576)) MiB + data, wheels${INIT:+ and INIT} $((extra / 1048576)) MiB"
   if [ $((tree + extra)) -gt $((64 * 1048576)) ]; then
     echo "over 64 MiB: move the committed checkpoints out of the tree (keep ${INIT:-none}), or carry less data" >&2
