@@ -31,7 +31,7 @@ with shell.page("Step through decoding", sidebar=lambda: "collapsed" if url.pres
     from ui import stepper_sampling as sampling
     from ui import stepper_url as url
     from ui.phases_panel import phases_panel
-    from ui.presets import BY_NAME, watch_for
+    from ui.presets import BY_NAME, listed, watch_for
     from ui.stepper_panels import (
         candidate_controls,
         candidate_panel,
@@ -132,9 +132,11 @@ def inputs(group: models.ModelGroup) -> None:
     it shows with ``group``: its RNNencdec twin, or, without one, its own weights frozen)."""
     st.title("Step through decoding", help=INTRO)
     c = st.container(key="inputs").columns([1.5, 4, 1.9], vertical_alignment="bottom")  # wraps when narrow
-    c[0].selectbox("Preset", [ctl.CUSTOM, *BY_NAME], key="w_preset", persist_state="session",
+    c[0].selectbox("Preset", [ctl.CUSTOM, *listed({g.name for g in user_models.all_groups()})], key="w_preset",
+                   persist_state="session",
                    on_change=ctl.on_preset)
-    c[1].text_area("Source sentence (English)", key="text", **url.BOUND, height=68, max_chars=vs.MAX_TEXT_CHARS,
+    c[1].text_area(models.source_label(group.search or group.encdec), key="text", **url.BOUND, height=68,
+                   max_chars=vs.MAX_TEXT_CHARS,
                    on_change=ctl.on_text, placeholder="Type a sentence, e.g. A black dog is running on the grass.")
     with c[2]:
         twin = group.encdec is not None

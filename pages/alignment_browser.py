@@ -5,7 +5,8 @@ N sentences that pass the length and text filters and lists them in a sortable t
 BLEU and chrF (sacrebleu), the mean entropy of α and the mean peak α. For a chosen pair it shows the
 model's own translation with its α, and forced decoding of the reference: the model's α for the
 human translation. Gold alignment sets (Sure/Possible links) are overlaid on the forced heatmap and
-scored: the alignment error rate (AER) of the argmax-α links over the whole set.
+scored: the alignment error rate (AER) of the argmax-α links over the whole set, and, with a model of
+the opposite direction picked, of both directions' links joined (intersection, union, grow-diag-final).
 
 Controls are bound to URL query parameters (``al_*``); pasted or uploaded pairs are not (too big for
 a URL). The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
@@ -27,7 +28,7 @@ with shell.page("Alignment browser"):  # navigation first; a failing import show
     from nmt.decoding.trace import DecodeTrace
     from nmt.explanation.align import Links
     from nmt.text.tokenize import Tokenizer
-    from ui import heavy, models
+    from ui import alignment_both_ways, heavy, models
     from ui import widgets as W
     from ui.views.alignment import (
         browser_frame,
@@ -253,8 +254,9 @@ def detail(data: Pairs, k: int, own: DecodeTrace, forced: DecodeTrace, row: dict
                     key="al_dl_forced")
 
 
-def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo) -> None:
-    """AER, precision and recall of argmax-α links over the whole gold set."""
+def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo, langs: tuple[str, str]) -> None:
+    """AER, precision and recall of argmax-α links over the whole gold set, then both ways with a reverse
+    model of the ``langs`` (source, target) pair turned round."""
     st.subheader("Alignment error rate over the whole set")
     n = len(data.pairs)
     if "hansard" in data.name.lower():
@@ -291,6 +293,8 @@ def aer_section(data: Pairs, job: W.Job, ckpt: models.CheckpointInfo) -> None:
                             "application/json"),
                  W.Download("Links CSV", links_table(links, list(range(n))), "argmax-links.csv", "text/csv")],
                 key="al_dl_aer")
+    alignment_both_ways.section(data.pairs, data.pretokenized, langs, links, (data.sure, data.possible),
+                                forced_facts_of)
 
 
 def main() -> None:
@@ -357,7 +361,7 @@ def main() -> None:
     detail(data, k, own_t, forced_t, df.iloc[idx.index(k)].to_dict(), shown(own_t, lm.tgt_tok.detokenize))
 
     if data.gold:
-        aer_section(data, forced_job, ckpt)
+        aer_section(data, forced_job, ckpt, (src, tgt))
 
 
 with shell.error_boundary("Alignment browser"):

@@ -18,6 +18,7 @@ with shell.page("Beam search explorer"):  # navigation first; a failing import s
 
     from nmt.decoding.search import LENGTH_NORMS, InputError
     from nmt.decoding.trace import DecodeTrace
+    from ui import models
     from ui import typed as T
     from ui import widgets as W
     from ui.views import subword_view
@@ -215,7 +216,7 @@ def main() -> None:
     if ckpt is None or lm is None:
         return
     beam, norm, alpha, nbest = controls()
-    text = st.text_area("Source sentence (English)", DEFAULT_SENTENCE, key="bx_text", bind=BIND,
+    text = st.text_area(models.source_label(ckpt), DEFAULT_SENTENCE, key="bx_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80,
                         on_change=T.on_typed("bx_model", "bx_text", [DEFAULT_SENTENCE], T.search_file))
     T.typed_note("bx_model", "model in the sidebar")

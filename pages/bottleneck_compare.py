@@ -97,7 +97,8 @@ def sentence(group: models.ModelGroup, src: str, tgt: str) -> tuple[str, str, li
             ss["bn_text"] = default  # an untouched example follows the model pair (Multi30k or Europarl)
         ss["_bn_default"] = default
         examples = [long_sentence(g.name) for g in user_models.all_groups()]
-        text = st.text_area("Source sentence (English)", None if follow else default, key="bn_text", bind=BIND,
+        text = st.text_area(models.source_label(group.search or group.encdec), None if follow else default,
+                            key="bn_text", bind=BIND,
                             max_chars=MAX_SOURCE_CHARS, height=90,
                             on_change=T.on_typed("bn_model", "bn_text", examples, T.pair_name))
         T.typed_note("bn_model")

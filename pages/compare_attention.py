@@ -54,7 +54,8 @@ def attention_models() -> dict[str, models.CheckpointInfo]:
     for c in W.all_checkpoints():
         d = models.description(c)
         if d.has_alpha:
-            label = f"{d.full_name} · {c.name}"
+            way = models.direction(c)
+            label = f"{d.full_name} · {c.name}" + (f" · {way}" if way and way != models.FIRST_DIRECTION else "")
             out[f"{user_models.LABEL} › {label}" if c.yours else label] = c
     return out
 
@@ -70,7 +71,9 @@ def with_typed_pair(found: dict[str, models.CheckpointInfo]) -> Callable[[models
     trained for everyday sentences first, then the models chosen, at most :data:`MAX_COLUMNS`."""
     def value(pair: models.ModelGroup, current: Any) -> list[str]:
         first = [label for label, c in found.items() if pair.search is not None and c.path == pair.search.path]
-        return (first + [label for label in current or [] if label not in first])[:MAX_COLUMNS]
+        way = models.direction(pair.search)  # side by side on one sentence: models that read its language only
+        same = [label for label in current or [] if label in found and models.direction(found[label]) == way]
+        return (first + [label for label in same if label not in first])[:MAX_COLUMNS]
     return value
 
 
@@ -111,7 +114,7 @@ def main() -> None:
                             help="Attention models in the checkpoint folder, named by what they are "
                                  "(up to six side by side).")
     chosen = [c for c in chosen if c in found] or labels[:1]
-    text = st.text_area("Source sentence (English)", DEFAULT_TEXT, key="cmp_text", bind=BIND,
+    text = st.text_area(models.source_label(found[chosen[0]]), DEFAULT_TEXT, key="cmp_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80,
                         on_change=T.on_typed("cmp_models", "cmp_text", [DEFAULT_TEXT], with_typed_pair(found)))
     T.typed_note("cmp_models", TYPED_WHAT, TYPED_MORE)

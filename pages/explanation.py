@@ -98,8 +98,8 @@ def on_preset() -> None:
         ss["ex_j"] = j
 
 
-def sentence() -> tuple[str, SurgeryPreset | None]:
-    """The preset (or own sentence) picker and the text."""
+def sentence(label: str) -> tuple[str, SurgeryPreset | None]:
+    """The preset (or own sentence) picker and the text (its box labelled ``label``)."""
     c1, c2 = st.columns([1, 2])
     name = c1.selectbox("Sentence", [*BY_NAME, CUSTOM], key="ex_preset", bind=BIND, on_change=on_preset,
                         help="Ready-made surgeries (nmt.decoding.surgery.PRESETS), each with a point to make, "
@@ -108,7 +108,7 @@ def sentence() -> tuple[str, SurgeryPreset | None]:
     preset = BY_NAME.get(name or "")
     with c2:
         if preset is None:
-            text = st.text_area("Source sentence (English)", BY_NAME[PRESETS[0].name].text, key="ex_text", bind=BIND,
+            text = st.text_area(label, BY_NAME[PRESETS[0].name].text, key="ex_text", bind=BIND,
                                 max_chars=600, height=68, on_change=on_text)
             T.typed_note("ex_model", "model in the sidebar")
             return (text or "").strip(), None
@@ -255,7 +255,7 @@ def main() -> None:
     lm = W.load_lm(ckpt)
     if lm is None:
         return
-    text, preset = sentence()
+    text, preset = sentence(models.source_label(ckpt))
     ref = reference(lm)
     if not text:
         st.info("Type an English sentence to explain.")

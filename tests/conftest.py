@@ -64,6 +64,14 @@ def tiny_lm(tiny_ckpt: Path) -> checkpoint.LoadedModel:
 
 
 @pytest.fixture(scope="session")
+def tiny_rev_ckpt(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny French→English RNNsearch: the same 20 fixture pairs read the other way (``--src fr --tgt en``)."""
+    out = tmp_path_factory.mktemp("tiny_rev_run")
+    train.main([*TINY_ARGS, "--src", "fr", "--tgt", "en", "--out", str(out)])
+    return out / "best.pt"
+
+
+@pytest.fixture(scope="session")
 def tiny_checkpoint_dir(tiny_ckpt: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A checkpoints/ folder with a tiny RNNsearch and a tiny RNNencdec (same vocabularies)."""
     d = tmp_path_factory.mktemp("ckpts")

@@ -210,7 +210,8 @@ def test_presets_are_complete() -> None:
                      "Everyday sentence", "Everyday bottleneck",  # the everyday model's (issue 34)
                      "Diagonal walk", "Adjective swap", "Soft alignment", "Unknown word", "Bottleneck: lost details",
                      "Bottleneck: who wears what", "Bottleneck: short sentence", "Long sentence",
-                     "Paper §5.2.2 (2)"]
+                     "Paper §5.2.2 (2)",
+                     "Phrase de tous les jours (fr→en)"]  # the fr→en pair's (issue 47), listed beside it only
     assert BY_NAME["Monotonic copy"].text == "She read the old letter slowly."
     assert "European Economic Area" in BY_NAME["Reordered phrase"].text
     assert BY_NAME["Bottleneck: lost details"].freeze and not BY_NAME["Long sentence"].freeze

@@ -42,7 +42,9 @@ from nmt.models.kinds import ModelDescription, describe_model
 from nmt.models.luong import capabilities_of
 from nmt.models.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: pages name corpora through ui.models
 from nmt.models.provenance import data_name as data_name
+from nmt.text.tokenize import LANGUAGE_NAMES
 from ui import checkpoint_files
+from ui.typed_language import known_words
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -50,6 +52,10 @@ DEFAULT_GROUP = "m30k-en-fr"
 # presets), once it is in the checkpoint folder: the 30k-word Europarl + Tatoeba pair, trained for
 # what people type (shipped by issue 34). Without it in the folder, typed sentences stay on the pair shown.
 TYPED_GROUP = "europarl-tatoeba-en-fr-30k"
+# Issue 47 item 3: its French→English counterpart (same corpora read the other way); a typed sentence goes to the
+# one of these whose source vocabulary knows more of its words (French typed → fr→en), the first on a tie.
+TYPED_GROUPS = (TYPED_GROUP, "europarl-tatoeba-fr-en-30k")
+FIRST_DIRECTION = "en→fr"  # the app's first pair: pickers name the direction of every other (ui.user_models.label)
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -169,10 +175,14 @@ def default_group(groups: list[ModelGroup]) -> ModelGroup | None:
     return (with_search or groups or [None])[0]
 
 
-def typed_group(groups: list[ModelGroup]) -> str | None:
-    """The pair a newly typed sentence is decoded with, when no pair was chosen by hand:
-    :data:`TYPED_GROUP` when the folder has its RNNsearch, else None (stay on the shown pair)."""
-    return next((g.name for g in groups if g.name == TYPED_GROUP and g.search is not None), None)
+def typed_group(groups: list[ModelGroup], text: str = "") -> str | None:
+    """The pair a newly typed sentence is decoded with, when no pair was chosen by hand: of the
+    :data:`TYPED_GROUPS` whose RNNsearch is in the folder, the one whose source vocabulary knows the
+    most of ``text``'s words (the first on a tie); None without any (stay on the shown pair)."""
+    found = [g for name in TYPED_GROUPS for g in groups if g.name == name and g.search is not None]
+    if len(found) < 2 or not text.strip():
+        return found[0].name if found else None
+    return max(found, key=lambda g: known_words(str(g.search.path), g.search.mtime, text) if g.search else 0).name
 
 
 def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
@@ -242,6 +252,20 @@ def read_meta(path: str, mtime: float) -> dict[str, Any]:
     meta["config"] = dict(ckpt.get("config") or {})
     meta["langs"] = f"{ckpt.get('src_lang', '?')}→{ckpt.get('tgt_lang', '?')}"
     return meta
+
+
+def direction(ckpt: CheckpointInfo | None) -> str:
+    """``en→fr``: the languages a checkpoint translates, from its own record ('' if unknown or unreadable)."""
+    if ckpt is None:
+        return ""
+    langs = read_meta(str(ckpt.path), ckpt.mtime).get("langs", "")
+    return "" if "?" in langs else langs
+
+
+def source_label(ckpt: CheckpointInfo | None) -> str:
+    """A source box's label, in the language the checkpoint reads: ``Source sentence (French)``."""
+    src = direction(ckpt).split("→")[0]
+    return f"Source sentence ({LANGUAGE_NAMES.get(src, src)})" if src else "Source sentence"
 
 
 def trained_context(path: str, mtime: float) -> str:

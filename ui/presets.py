@@ -31,6 +31,7 @@ class Preset:
     copies: tuple[str, ...] = ()
     group: str = "m30k-en-fr"  # the checkpoint pair it is written for (ui.models group name)
     flipped: str = ""  # what to watch with the toggle flipped (default: FLIPPED_TO_FROZEN / FLIPPED_TO_FREE)
+    src: str = "en"  # the language of ``text``: a French preset is listed only when its fr→en pair is in the folder
 
 
 FLIPPED_TO_FROZEN = ("c_i is frozen now (RNNencdec): every word reads the same summary c, drawn as one flat band "
@@ -215,9 +216,29 @@ EVERYDAY_PRESETS: tuple[Preset, ...] = (
         group=EVERYDAY,
     ),
 )
-PRESETS = SCRIPT_PRESETS + EVERYDAY_PRESETS + PRESETS + PAPER_PRESETS
+# Issue 47: the same kind of sentence for the French→English pair (ui.models.TYPED_GROUPS), once it is in the
+# folder. It says nothing of what that pair writes: no such model has been trained yet (the GPU queue's item c).
+EVERYDAY_FR = "europarl-tatoeba-fr-en-30k"
+FRENCH_PRESETS: tuple[Preset, ...] = (
+    Preset(
+        name="Phrase de tous les jours (fr→en)",
+        text="Mon frère a acheté un nouveau vélo hier.",
+        watch="The French→English pair (Europarl + Tatoeba, 30k words) reads « Everyday sentence » the other way: "
+              "each row of α is an English word, each column a French one. Follow which French word each English "
+              "word reads, and where the two languages order words differently.",
+        group=EVERYDAY_FR,
+        src="fr",
+    ),
+)
+PRESETS = SCRIPT_PRESETS + EVERYDAY_PRESETS + PRESETS + PAPER_PRESETS + FRENCH_PRESETS
 
 BY_NAME: dict[str, Preset] = {p.name: p for p in PRESETS}
+
+
+def listed(groups: set[str]) -> list[str]:
+    """The preset names a picker offers with the model groups ``groups`` in the folder: every English one,
+    and a preset in another language only when its own pair is there (never French fed to an en→fr model)."""
+    return [p.name for p in PRESETS if p.src == "en" or p.group in groups]
 
 
 def long_sentence(group: str) -> str:

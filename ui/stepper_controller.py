@@ -105,7 +105,7 @@ def on_text() -> None:
     ss["w_preset"] = matching_preset(ss["text"], ss["freeze"])
     log_event("you", "typed a new sentence")
     if ss["w_preset"] == CUSTOM and not ss.get("_model_by_hand"):
-        typed = models.typed_group(user_models.all_groups())
+        typed = models.typed_group(user_models.all_groups(), ss["text"])
         if typed is not None and ss.get("model") != typed:
             ss["model"] = typed
             ss["_typed_switch"] = typed  # the page says so under the sentence (typed_note) until a pair is picked

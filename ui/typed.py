@@ -58,19 +58,22 @@ def on_typed(picker: str, text: str, examples: Collection[str], value: Callable[
     typed back undoes it."""
     def changed() -> None:
         ss, groups = st.session_state, user_models.all_groups()
-        typed, name = (ss.get(text) or "").strip(), models.typed_group(groups)
+        typed = (ss.get(text) or "").strip()
+        name = models.typed_group(groups, typed)
         if ss.get(f"_{picker}_by_hand") or not typed or name is None:
             return
         if typed in {e.strip() for e in examples}:
             undo_typed(picker)
             return
         new = value(next(g for g in groups if g.name == name), ss.get(picker))
-        if f"_{picker}_typed" not in ss and new is not None and new != ss.get(picker):
-            ss[f"_{picker}_typed"], ss[picker] = ss.get(picker), new
+        if new is not None and new != ss.get(picker):
+            ss.setdefault(f"_{picker}_typed", ss.get(picker))
+            ss[picker], ss[f"_{picker}_typed_to"] = new, name
     return changed
 
 
 def typed_note(picker: str, what: str = "pair in the sidebar", more: str = "") -> None:
     """The caption saying that a sentence of one's own moved the picker (:func:`on_typed`), while it holds."""
     if f"_{picker}_typed" in st.session_state:
-        st.caption(md(TYPED_NOTE.format(pair=models.TYPED_GROUP, what=what) + (f" {more}" if more else "")))
+        pair = st.session_state.get(f"_{picker}_typed_to", models.TYPED_GROUP)
+        st.caption(md(TYPED_NOTE.format(pair=pair, what=what) + (f" {more}" if more else "")))

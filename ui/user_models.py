@@ -69,9 +69,14 @@ def notes() -> list[str]:
 
 
 def label(name: str, groups: list[models.ModelGroup]) -> str:
-    """A picker's label of a group or checkpoint name: ``Your models › NAME`` for the user's, else the name."""
+    """A picker's label of a group or checkpoint name: ``Your models › NAME`` for the user's, else the name;
+    a model that does not translate the app's first pair (English→French) says its direction, read from the
+    checkpoint: ``NAME · fr→en``. (en→fr labels stay bare: a bound picker's URL holds its label, and every link
+    shared before the fr→en models came names an en→fr model by its bare label.)"""
     yours = {g.name for g in groups if g.yours} | {c.name for g in groups if g.yours for c in g.members}
-    return f"{LABEL} › {name}" if name in yours else name
+    shown_name = f"{LABEL} › {name}" if name in yours else name
+    direction = models.direction(next((c for g in groups for c in g.members if name in (g.name, c.name)), None))
+    return f"{shown_name} · {direction}" if direction and direction != models.FIRST_DIRECTION else shown_name
 
 
 def folder_expander() -> None:

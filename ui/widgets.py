@@ -25,7 +25,7 @@ from nmt.explanation.align import Links, read_links
 from nmt.models import provenance
 from nmt.models.checkpoint import CheckpointError, LoadedModel
 from nmt.text import corpora
-from nmt.text.corpora import Split, gold_files
+from nmt.text.corpora import Split, gold_files, gold_turned
 from nmt.text.data import corpus_file, read_parallel
 from ui import checkpoint_files, heavy, models, user_models
 from ui.typed import hand_picked
@@ -394,10 +394,10 @@ def read_gold(split: Split, src: str, tgt: str) -> tuple[list[Links], list[Links
     """The Sure and Possible links of a gold split, one set per sentence (cached)."""
     s, p = gold_files(split, src, tgt)
     stamp = max((f.stat().st_mtime for f in (s, p) if f.exists()), default=0.0)
-    if not p.exists():
-        sure = _read_gold(str(s), str(s), stamp)[0]
-        return sure, sure
-    return _read_gold(str(s), str(p), stamp)
+    sure, possible = _read_gold(str(s), str(p if p.exists() else s), stamp)
+    if gold_turned(split, src, tgt):  # stored for the other direction: (its source, its target) turned round
+        return [{(j, i) for i, j in a} for a in sure], [{(j, i) for i, j in a} for a in possible]
+    return sure, possible
 
 
 def split_picker(splits: Sequence[Split], key: str, label: str = "Corpus split", prefer: Sequence[str] = (),

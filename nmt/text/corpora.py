@@ -165,8 +165,10 @@ def find_splits(roots: Sequence[DataRoot], src: str, tgt: str, max_depth: int = 
                 label = stem if rel == "." else f"{rel}/{stem}"
                 if root.prefixed:
                     label = f"{root.name}:{label}"
-                links = _variants(*(f"{stem}.{src}-{tgt}.{k}" for k in ("sure", "possible")))
-                gold = bool(_variants(f"{stem}.{src}-{tgt}.sure") & names) and not links & outside
+                links = _variants(*(f"{stem}.{a}-{b}.{k}" for a, b in ((src, tgt), (tgt, src))
+                                    for k in ("sure", "possible")))
+                gold = bool(_variants(f"{stem}.{src}-{tgt}.sure", f"{stem}.{tgt}-{src}.sure") & names) \
+                    and not links & outside  # an en-fr gold set serves a fr→en model too, turned round
                 out.setdefault(label, Split(d, stem, label, gold=gold, root=root.name))
     return sorted(out.values(), key=lambda s: (not s.gold, s.label))
 
@@ -184,9 +186,18 @@ def link_file(prefix: Path, src: str, tgt: str, kind: str) -> Path:
 
 
 def gold_files(split: Split, src: str, tgt: str) -> tuple[Path, Path]:
-    """The Sure and Possible link files of a gold split (each plain, ``.gz`` or ``.xz``)."""
+    """The Sure and Possible link files of a gold split (each plain, ``.gz`` or ``.xz``): ``{src}-{tgt}``,
+    else the other direction's ``{tgt}-{src}`` (see :func:`gold_turned`)."""
     prefix = split.directory / split.name
-    return link_file(prefix, src, tgt, "sure"), link_file(prefix, src, tgt, "possible")
+    a, b = (tgt, src) if gold_turned(split, src, tgt) else (src, tgt)
+    return link_file(prefix, a, b, "sure"), link_file(prefix, a, b, "possible")
+
+
+def gold_turned(split: Split, src: str, tgt: str) -> bool:
+    """Whether a gold split's links are stored for the other direction (``{tgt}-{src}``, target index first
+    for this model): a fr→en model on the en-fr Hansards set reads each link turned round."""
+    prefix = split.directory / split.name
+    return not link_file(prefix, src, tgt, "sure").exists() and link_file(prefix, tgt, src, "sure").exists()
 
 
 def shown(path: Path) -> str:

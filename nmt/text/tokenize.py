@@ -19,6 +19,7 @@ from nmt.text.truecase import Truecaser
 from nmt.text.vocab import BOS, PAD, UNK
 
 SUPPORTED_LANGS = ("en", "fr", "de")
+LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German"}  # what the app calls them
 PROTECTED = (UNK, BOS, PAD)
 # sacremoses compiles the patterns case-insensitively; (?-i:…) keeps "<UNK>" ordinary text.
 _PROTECTED_PATTERNS = [f"(?-i:{re.escape(w)})" for w in PROTECTED]

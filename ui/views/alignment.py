@@ -11,6 +11,7 @@ import pandas as pd
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.align import Links, alignment_error, argmax_links
 from nmt.explanation.coverage import REREAD, UNREAD, coverage, flags_vs_quality
+from nmt.explanation.symmetrize import LABELS, flip, symmetrized_corpus
 from nmt.text.metrics import sentence_scores
 from nmt.text.tokenize import Tokenizer
 from ui.views.common import csv_text
@@ -179,3 +180,27 @@ def recorded_aer_rows(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]
                       "precision": f"{stat[how]['precision']:.2f}", "recall": f"{stat[how]['recall']:.2f}",
                       "source": file} for how in ("forward", "intersection") if how in stat]
     return rows + [dict(r) for r in AER_REFERENCES]
+
+
+def both_ways_sets(forward: Sequence[Links], reverse: Sequence[Links]) -> dict[str, list[Links]]:
+    """Every link set of :mod:`nmt.explanation.symmetrize` over a corpus: ``forward`` as (source, target),
+    ``reverse`` as the reverse model gives them, (its source, its target), turned round here."""
+    return symmetrized_corpus([set(a) for a in forward], [flip(a) for a in reverse])
+
+
+def both_ways_rows(sets: dict[str, list[Links]], sure: Sequence[Links], possible: Sequence[Links]
+                   ) -> list[dict[str, Any]]:
+    """One row per link set: its name, corpus AER, precision, recall and number of links."""
+    rows = []
+    for method, links in sets.items():
+        r = alignment_error(links, sure, possible)
+        rows.append({"links": LABELS[method], "AER": r["aer"], "precision": r["precision"], "recall": r["recall"],
+                     "links predicted": r["links_predicted"]})
+    return rows
+
+
+def both_ways_table(sets: dict[str, list[Links]]) -> str:
+    """Each sentence's links in every set, in the gold files' ``j-i`` format, as CSV."""
+    rows = [{"#": k, **{m: " ".join(f"{j}-{i}" for j, i in sorted(links[k])) for m, links in sets.items()}}
+            for k in range(len(next(iter(sets.values()), [])))]
+    return csv_text(pd.DataFrame(rows, columns=["#", *sets]))
