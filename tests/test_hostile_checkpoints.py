@@ -85,10 +85,10 @@ def test_the_listing_names_each_unreadable_fuzzed_file(fuzz_dir: Path) -> None:
 
 
 def _edited_shipped_copy(dst: Path) -> Path:
-    """checkpoints/m30k-en-fr-rnnsearch.pt with one byte of one vocabulary word changed ("chien" → "Chien")."""
+    """checkpoints/m30k-en-fr-rnnsearch.pt with one byte of one vocabulary word changed ("chien" → "Xhien")."""
     raw = bytearray((ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt").read_bytes())
     at = raw.find(b"\x05\x00\x00\x00chien") + 4  # a pickled string: its length, then its bytes
-    raw[at] = ord("C")
+    raw[at] = ord("X")
     dst.write_bytes(bytes(raw))
     return dst
 
