@@ -17,15 +17,17 @@ from nmt.text import corpora
 UNREADABLE = "unreadable"  # the key under which ui.models.read_meta keeps why a file cannot be read
 
 
-def _pt_files(directory: Path) -> tuple[list[Path], list[Path]]:
-    """The ``*.pt`` files of ``directory`` whose path, links resolved, stays inside it, and those that lead out."""
+def _pt_files(directory: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """The ``*.pt`` files of ``directory`` whose path, links resolved, stays inside it, those that lead
+    out, and those that are symbolic-link loops (none of a folder that is itself a loop)."""
+    root = corpora.resolved(directory)
     try:
-        root = directory.resolve()
-        found = sorted(directory.glob("*.pt"))
-    except OSError:
-        return [], []
+        found = sorted(directory.glob("*.pt")) if root is not None else []
+    except (OSError, RuntimeError):
+        return [], [], []
     inside = [p for p in found if corpora.inside(p, root)]
-    return inside, [p for p in found if p not in inside]
+    loops = [p for p in found if p not in inside and corpora.is_loop(p)]
+    return inside, [p for p in found if p not in inside and p not in loops], loops
 
 
 def listed(directory: Path) -> list[tuple[Path, float]]:
@@ -66,7 +68,9 @@ def _problem(name: str, mtime: float) -> str | None:
 
 def notes(directory: Path, folder: str = "the checkpoint folder") -> list[str]:
     """One line per file of ``directory`` (named ``folder`` in the lines) the app leaves out, and why."""
-    out = [f"left out: {p.name} is a link to a file outside {folder}" for p in _pt_files(directory)[1]]
+    _, leads_out, loops = _pt_files(directory)
+    out = [f"left out: {p.name} is a link to a file outside {folder}" for p in leads_out]
+    out += [f"left out: {p.name} is a symbolic link that leads back to itself (a loop)" for p in loops]
     for p, mtime in listed(directory):
         reason = problem(p, mtime)
         if reason:

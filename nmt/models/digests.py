@@ -28,7 +28,7 @@ def weights_digest(weights: dict[str, torch.Tensor]) -> str:
     for name in sorted(weights):
         t = weights[name]
         h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
-        h.update(tensor_bytes(t))  # no copy of a contiguous tensor (a read file's are checked first, nmt.models.storage)
+        h.update(tensor_bytes(t))  # no copy when contiguous (a read file is checked first: nmt.models.storage)
     return h.hexdigest()
 
 
