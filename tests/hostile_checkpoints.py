@@ -85,6 +85,10 @@ def kinds(good: dict[str, Any]) -> dict[str, bytes]:
     def word(c: dict[str, Any]) -> None:
         c["tgt_vocab"][5] = "chiens"
 
+    def no_weights_digest(c: dict[str, Any]) -> None:  # sealed again by hand: sealing adds a weights digest
+        c.pop("weights_sha256")
+        c[seal.SEAL] = seal.content_digest(c)
+
     return {
         "text.pt": TEXT,
         "random.pt": random.Random(1).randbytes(4096),
@@ -100,6 +104,8 @@ def kinds(good: dict[str, Any]) -> dict[str, bytes]:
         "edited-word.pt": _edited(good, word, False),
         "unsealed.pt": _edited(good, lambda c: c.pop(seal.SEAL), False),
         "hidden-dim.pt": _edited(good, lambda c: c["config"].__setitem__("hidden_dim", 10**6), True),
+        "none-word.pt": _edited(good, lambda c: c["tgt_vocab"].__setitem__(5, None), True),
+        "no-weights-digest.pt": _edited(good, no_weights_digest, False),
     }
 
 

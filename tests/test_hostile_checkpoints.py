@@ -106,6 +106,9 @@ def _edited_shipped_copy(dst: Path) -> Path:
                        "recorded in it, so it will not be used"),
     ("shipped-edited.pt", "has been changed: its weights are a shipped checkpoint's but the rest of it does not "
                           "match the one registered in nmt/models/shipped.sha256, so it will not be used"),
+    ("none-word.pt", "is not a usable checkpoint: its tgt_vocab holds None (NoneType), not only words"),
+    ("no-weights-digest.pt", "records no SHA-256 digest of its weights, so damage to it cannot be detected: allow "
+                             "such files with --allow-unsealed (RNNSEARCH_ALLOW_UNSEALED=1)"),
     ("unsealed.pt", "is not sealed (no SHA-256 of its contents): seal it once with `python -m nmt seal "
                     "unsealed.pt` if you trust it, or allow unsealed files with --allow-unsealed "
                     "(RNNSEARCH_ALLOW_UNSEALED=1)"),
