@@ -184,3 +184,19 @@ def test_atomic_save_seals_a_checkpoint_and_nothing_else(tmp_path: Path) -> None
         raw["model"])
     checkpoint.atomic_save({"format": "other", "model": {}}, tmp_path / "b.pt")
     assert torch.load(tmp_path / "b.pt") == {"format": "other", "model": {}}
+
+
+def test_an_edited_shipped_file_is_not_sealed_under_its_own_name(tmp_path: Path) -> None:
+    """Its weights and a word changed (so neither the shipped identity nor the shipped weights match): under the
+    shipped name, `nmt seal` refuses it in one line; under another name it is sealed (the name is the reason)."""
+    ckpt = torch.load(ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt", weights_only=True)
+    ckpt["tgt_vocab"][ckpt["tgt_vocab"].index("chien")] = "Xhien"
+    ckpt["model"]["decoder.W_o.bias"] = ckpt["model"]["decoder.W_o.bias"] + 1
+    for name in ("m30k-en-fr-rnnsearch.pt", "mine.pt"):
+        torch.save(ckpt, tmp_path / name)
+    res = subprocess.run([sys.executable, "-m", "nmt", "seal", str(tmp_path / "m30k-en-fr-rnnsearch.pt")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", "error: m30k-en-fr-rnnsearch.pt is named like a shipped "
+                                                        "checkpoint but is not that file (nmt/models/shipped.sha256): "
+                                                        "it will not be sealed under that name\n")
+    assert seal.reseal(tmp_path / "mine.pt") == "mine.pt: sealed (it recorded no weights digest)"

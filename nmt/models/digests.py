@@ -66,6 +66,15 @@ def registered_weights(ckpt: dict[str, Any], registry: Path = SHIPPED) -> bool:
     return weights_digest(ckpt["model"]) in known
 
 
+def shipped_names(registry: Path = SHIPPED) -> set[str]:
+    """The file names of the shipped checkpoints (the last column of the registry)."""
+    try:
+        lines = registry.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return set()
+    return {line.strip().split("  ")[-1] for line in lines if line.strip()}
+
+
 def manifest_digest(path: str | Path) -> str | None:
     """The digest recorded for ``path`` in the ``weights.sha256`` file beside it, if any."""
     path = Path(path)

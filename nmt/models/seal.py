@@ -30,7 +30,7 @@ from typing import Any
 import torch
 
 from nmt.models import storage
-from nmt.models.digests import weights_digest
+from nmt.models.digests import shipped_names, weights_digest
 
 SEAL = "content_sha256"
 UNSEALED_ENV = "RNNSEARCH_ALLOW_UNSEALED"
@@ -209,6 +209,9 @@ def reseal(path: Path) -> str:
     ckpt = checkpoint.read_checkpoint(path, verify=False, allow_unsealed=True)
     if checkpoint.seal_of(ckpt) != "none":
         return f"{path.name}: already sealed ({checkpoint.seal_of(ckpt)}), left as it is"
+    if path.name in shipped_names():  # an edited copy would pass for the shipped file wherever it went
+        raise checkpoint.CheckpointError(f"{path.name} is named like a shipped checkpoint but is not that file "
+                                         "(nmt/models/shipped.sha256): it will not be sealed under that name")
     verified = checkpoint.check_weights(ckpt, path)
     checkpoint.atomic_save(ckpt, path)
     checkpoint.read_checkpoint(path)  # read back: sealed and intact
