@@ -13,8 +13,7 @@ import functools
 from pathlib import Path
 
 from nmt.text import corpora
-
-UNREADABLE = "unreadable"  # the key under which ui.models.read_meta keeps why a file cannot be read
+from ui.meta_cache import UNREADABLE as UNREADABLE  # the key under which read_meta keeps why a file is unread
 
 
 def _pt_files(directory: Path) -> tuple[list[Path], list[Path], list[Path]]:
@@ -48,7 +47,7 @@ def problem(path: Path, mtime: float) -> str | None:
     return _problem(str(path), mtime)
 
 
-@functools.lru_cache(maxsize=1024)  # every page run lists the folder several times: each file is judged once
+@functools.lru_cache(maxsize=100_000)  # every page run lists the folder several times: each file is judged once
 def _problem(name: str, mtime: float) -> str | None:
     from ui import models  # it builds on this module
 

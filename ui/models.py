@@ -42,6 +42,7 @@ from nmt.models.luong import capabilities_of
 from nmt.models.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: pages name corpora through ui.models
 from nmt.models.provenance import data_name as data_name
 from ui import checkpoint_files
+from ui.meta_cache import read_meta as read_meta  # re-exported: every page asks ui.models
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
 DEFAULT_GROUP = "m30k-en-fr"
@@ -226,21 +227,6 @@ def columns(group: ModelGroup, ablation: bool, groups: Sequence[ModelGroup] = ()
 # ----------------------------------------------------------------------------------------------
 # Loading (cached per process)
 # ----------------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def read_meta(path: str, mtime: float) -> dict[str, Any]:
-    """A checkpoint's ``meta`` dict (plus ``config``) without reading its weights (memory-mapped)."""
-    try:
-        ckpt = checkpoint.read_checkpoint(path, mmap=True)
-        checkpoint.buildable(ckpt, path)  # a config that does not fit its weights: refused here, not on loading
-    except Exception as err:  # not an intact, sealed checkpoint of ours: left out, and why (one line)
-        why = str(err) if isinstance(err, checkpoint.CheckpointError) else f"{Path(path).name} ({type(err).__name__})"
-        return {checkpoint_files.UNREADABLE: why}
-    meta = dict(ckpt.get("meta") or {})
-    meta["config"] = dict(ckpt.get("config") or {})
-    meta["langs"] = f"{ckpt.get('src_lang', '?')}→{ckpt.get('tgt_lang', '?')}"
-    return meta
 
 
 def trained_context(path: str, mtime: float) -> str:
