@@ -32,7 +32,6 @@ import lzma
 import math
 import os
 import pickle
-import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ from nmt.models.kinds import ModelDescription, describe_model
 from nmt.models.luong import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text import lexicon, subword
+from nmt.text.atomic import atomic_path
 from nmt.text.tokenize import Tokenizer
 from nmt.text.truecase import Truecaser
 from nmt.text.vocab import Vocab
@@ -71,17 +71,8 @@ class CheckpointError(ValueError):
 
 def atomic_save(obj: Any, path: str | Path) -> None:
     """Write ``obj`` so that ``path`` holds either the old or the new file, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:  # synced, then renamed (nmt.text.atomic)
         torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal (nmt.models.seal); other dicts as given
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make shipped files private
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def make_checkpoint(

@@ -15,6 +15,7 @@ from nmt.decoding.search import forced
 from nmt.explanation import align
 from nmt.explanation.align import alignment_error, argmax_links, read_links, threshold_links
 from nmt.models import checkpoint
+from nmt.text import atomic
 from nmt.text.corpora import link_file
 from nmt.text.data import corpus_file, read_lines
 from nmt.tools import cli
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"AER {r['aer']:.4f}  precision {r['precision']:.4f}  recall {r['recall']:.4f}  (α ≥ {tau:g})")
     if args.json:
         res["links"] = [" ".join(f"{j}-{i}" for j, i in sorted(a)) for a in predicted]
-        Path(args.json).write_text(json.dumps(res, indent=1))
+        atomic.write_text(args.json, json.dumps(res, indent=1))
     return 0
 
 
