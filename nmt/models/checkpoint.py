@@ -18,10 +18,11 @@ refused wherever it is copied, under any name, and also when its own ``weights_s
 Everything else is sealed too (:mod:`nmt.models.seal`): every writer saves through :func:`atomic_save`,
 which records ``content_sha256`` over all but the tensors, and every read checks it (a shipped file
 is sealed by its registered identity). A file without a seal is refused unless unsealed files are
-allowed (``--allow-unsealed``); then, with no weights digest either, it loads with
+allowed (``--allow-unsealed``); so is one with no weights digest, which then loads with
 :attr:`LoadedModel.verified` false and a warning on the ``nmt.models.checkpoint`` logger. Before anything
-reads a file's parts, their types are checked (:func:`nmt.models.seal.check_structure`), and before a
-model is built, that its config fits its weights (:func:`check_fits`). Every failure is a
+reads a file's parts, their types are checked and every tensor must hold its own elements
+(:func:`nmt.models.seal.check_structure`, :mod:`nmt.models.storage`); before a model is built, that its
+config fits its weights and its size cap (:func:`check_fits`), and its weights digest. Every failure is a
 :class:`CheckpointError` with a one-line, plain message.
 """
 
