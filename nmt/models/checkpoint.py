@@ -159,6 +159,8 @@ def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = 
     check_seal(ckpt, name, content, allow)
     if verify if verify is not None else not mmap:
         check_weights(ckpt, path, allow)
+    elif not allow and not known_digests(ckpt, path):  # refused in listings too, not only on loading
+        check_weights(ckpt, path, allow)
     return ckpt
 
 
@@ -217,11 +219,16 @@ def check_seal(ckpt: dict[str, Any], name: str, content: str | None = None, allo
                               f"--allow-unsealed ({seal.UNSEALED_ENV}=1)")
 
 
+def known_digests(ckpt: dict[str, Any], path: str | Path) -> set[str]:
+    """Every digest known for a checkpoint's weights: its own, the shipped registry's, the folder manifest's."""
+    return {d for d in (ckpt.get("weights_sha256"), shipped_digest(ckpt), manifest_digest(path)) if d}
+
+
 def check_weights(ckpt: dict[str, Any], path: str | Path, allow_unsealed: bool = True) -> bool:
     """Compare the weights with every digest known for them (their own, the shipped registry's, the
     folder manifest's); raise :class:`CheckpointError` on a mismatch, or when none is known unless
     ``allow_unsealed`` (then False, with a warning)."""
-    expected = {d for d in (ckpt.get("weights_sha256"), shipped_digest(ckpt), manifest_digest(path)) if d}
+    expected = known_digests(ckpt, path)
     if not expected and not allow_unsealed:
         raise CheckpointError(f"{Path(path).name} records no SHA-256 digest of its weights, so damage to it cannot "
                               f"be detected: allow such files with --allow-unsealed ({seal.UNSEALED_ENV}=1)")
