@@ -142,8 +142,8 @@ def run(a: models.CheckpointInfo, b: models.CheckpointInfo, split: Split, limit:
     lines, src, ref = [k for k, _, _ in keep], [s for _, s, _ in keep], [r for _, _, r in keep]
 
     def compute() -> dict[str, Any]:
-        hyps = [[t.translation for t in W.decode(job(c, beam), src, label=f"{role}: translating {len(src)} sentences",
-                                                 heavy_job=True)]
+        hyps = [W.decode(job(c, beam), src, label=f"{role}: translating {len(src)} sentences", heavy_job=True,
+                         keep=lambda t: t.translation)  # translations only, as the chunks stream by
                 for role, c in (("A", a), ("B", b))]
         freq, freq_source = paired_words.training_counts(lm)
         res = compare([a.path.stem, b.path.stem], src, ref, hyps, [len(lm.src_tok.tokenize(s)) for s in src],

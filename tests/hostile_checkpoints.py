@@ -7,7 +7,9 @@ a file of a few kilobytes), so hundreds of files are written and read in seconds
 from __future__ import annotations
 
 import copy
+import hashlib
 import io
+import math
 import pickle
 import random
 import zipfile
@@ -19,6 +21,7 @@ import torch
 
 from nmt.models import seal
 from nmt.models.checkpoint import make_checkpoint
+from nmt.models.luong import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text.vocab import SPECIALS, Vocab
 
@@ -82,6 +85,10 @@ def kinds(good: dict[str, Any]) -> dict[str, bytes]:
     def word(c: dict[str, Any]) -> None:
         c["tgt_vocab"][5] = "chiens"
 
+    def no_weights_digest(c: dict[str, Any]) -> None:  # sealed again by hand: sealing adds a weights digest
+        c.pop("weights_sha256")
+        c[seal.SEAL] = seal.content_digest(c)
+
     return {
         "text.pt": TEXT,
         "random.pt": random.Random(1).randbytes(4096),
@@ -97,6 +104,8 @@ def kinds(good: dict[str, Any]) -> dict[str, bytes]:
         "edited-word.pt": _edited(good, word, False),
         "unsealed.pt": _edited(good, lambda c: c.pop(seal.SEAL), False),
         "hidden-dim.pt": _edited(good, lambda c: c["config"].__setitem__("hidden_dim", 10**6), True),
+        "none-word.pt": _edited(good, lambda c: c["tgt_vocab"].__setitem__(5, None), True),
+        "no-weights-digest.pt": _edited(good, no_weights_digest, False),
     }
 
 
@@ -138,3 +147,60 @@ def type_swaps(good: dict[str, Any]) -> dict[str, tuple[bytes, bool]]:
                     continue
                 out[f"swap-{where}-{key}-{i}-{'sealed' if reseal else 'as-is'}.pt"] = (data, reseal)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Memory bombs: small files whose reading would take far more memory than they hold
+# ----------------------------------------------------------------------------------------------
+
+BIG_WORD = 2**20  # a 1 MB string
+REFERENCES = 2_000  # … referred to 2,000 times (pickle stores it once: a 1 MB file, 2 GB once copied)
+
+
+def _zeros_digest(shapes: dict[str, tuple[int, ...]], dtype: torch.dtype) -> str:
+    """weights_digest of all-zero tensors of ``shapes``, fed in pieces (never holding one of them)."""
+    h, chunk, size = hashlib.sha256(), bytes(2**24), torch.empty(0, dtype=dtype).element_size()
+    for name in sorted(shapes):
+        h.update(f"{name}|{dtype}|{shapes[name]}|".encode())
+        left = math.prod(shapes[name]) * size
+        while left:
+            h.update(chunk[:min(left, len(chunk))])
+            left -= min(left, len(chunk))
+    return h.hexdigest()
+
+
+def zero_stride_copy(src: Path, dst: Path, emb_dim: int = 20_000) -> Path:
+    """A copy of the checkpoint ``src`` with an embedding size of ``emb_dim`` and every weight a zero-stride
+    view of one stored zero (``torch.zeros(1).expand(*shape)``), its weights digest and seal made again as
+    the project's seal would make them: a file of kilobytes whose weights claim gigabytes."""
+    ckpt = torch.load(src, weights_only=True)
+    ckpt["config"]["emb_dim"] = emb_dim
+    with torch.device("meta"):
+        shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
+    ckpt["model"] = {k: torch.zeros(1, dtype=torch.float16).expand(*s) for k, s in shapes.items()}
+    ckpt["weights_sha256"] = _zeros_digest(shapes, torch.float16)
+    torch.save(seal.sealed(ckpt), dst)
+    return dst
+
+
+def overlapping_copy(good: dict[str, Any], dst: Path) -> Path:
+    """``good`` with every weight a view of one shared storage (each starting at its first number)."""
+    ckpt = copy.deepcopy(good)
+    shared = torch.zeros(max(v.numel() for v in ckpt["model"].values()))
+    ckpt["model"] = {k: shared[:v.numel()].view(v.shape) for k, v in ckpt["model"].items()}
+    ckpt[seal.SEAL] = "0" * 64  # a seal is never reached: the weights are refused first
+    torch.save(ckpt, dst)
+    return dst
+
+
+def repeated_string_copy(good: dict[str, Any], dst: Path, where: str) -> Path:
+    """``good`` whose ``where`` ("src_vocab" or "meta") refers :data:`REFERENCES` times to one 1 MB string."""
+    ckpt = copy.deepcopy(good)
+    big = "x" * BIG_WORD
+    if where == "meta":
+        ckpt["meta"]["notes"] = [big] * REFERENCES
+    else:
+        ckpt[where] = [*ckpt[where], *([big] * REFERENCES)]
+    ckpt[seal.SEAL] = "0" * 64  # what would be compared with the digest the reader makes
+    torch.save(ckpt, dst)
+    return dst

@@ -86,10 +86,10 @@ def test_the_listing_names_each_unreadable_fuzzed_file(fuzz_dir: Path) -> None:
 
 
 def _edited_shipped_copy(dst: Path) -> Path:
-    """checkpoints/m30k-en-fr-rnnsearch.pt with one byte of one vocabulary word changed ("chien" → "Chien")."""
+    """checkpoints/m30k-en-fr-rnnsearch.pt with one byte of one vocabulary word changed ("chien" → "Xhien")."""
     raw = bytearray((ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt").read_bytes())
     at = raw.find(b"\x05\x00\x00\x00chien") + 4  # a pickled string: its length, then its bytes
-    raw[at] = ord("C")
+    raw[at] = ord("X")
     dst.write_bytes(bytes(raw))
     return dst
 
@@ -107,6 +107,9 @@ def _edited_shipped_copy(dst: Path) -> Path:
                        "recorded in it, so it will not be used"),
     ("shipped-edited.pt", "has been changed: its weights are a shipped checkpoint's but the rest of it does not "
                           "match the one registered in nmt/models/shipped.sha256, so it will not be used"),
+    ("none-word.pt", "is not a usable checkpoint: its tgt_vocab holds None (NoneType), not only words"),
+    ("no-weights-digest.pt", "records no SHA-256 digest of its weights, so damage to it cannot be detected: allow "
+                             "such files with --allow-unsealed (RNNSEARCH_ALLOW_UNSEALED=1)"),
     ("unsealed.pt", "is not sealed (no SHA-256 of its contents): seal it once with `python -m nmt seal "
                     "unsealed.pt` if you trust it, or allow unsealed files with --allow-unsealed "
                     "(RNNSEARCH_ALLOW_UNSEALED=1)"),
@@ -182,3 +185,19 @@ def test_atomic_save_seals_a_checkpoint_and_nothing_else(tmp_path: Path) -> None
         raw["model"])
     checkpoint.atomic_save({"format": "other", "model": {}}, tmp_path / "b.pt")
     assert torch.load(tmp_path / "b.pt") == {"format": "other", "model": {}}
+
+
+def test_an_edited_shipped_file_is_not_sealed_under_its_own_name(tmp_path: Path) -> None:
+    """Its weights and a word changed (so neither the shipped identity nor the shipped weights match): under the
+    shipped name, `nmt seal` refuses it in one line; under another name it is sealed (the name is the reason)."""
+    ckpt = torch.load(ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt", weights_only=True)
+    ckpt["tgt_vocab"][ckpt["tgt_vocab"].index("chien")] = "Xhien"
+    ckpt["model"]["decoder.W_o.bias"] = ckpt["model"]["decoder.W_o.bias"] + 1
+    for name in ("m30k-en-fr-rnnsearch.pt", "mine.pt"):
+        torch.save(ckpt, tmp_path / name)
+    res = subprocess.run([sys.executable, "-m", "nmt", "seal", str(tmp_path / "m30k-en-fr-rnnsearch.pt")],
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert (res.returncode, res.stdout, res.stderr) == (2, "", "error: m30k-en-fr-rnnsearch.pt is named like a shipped "
+                                                        "checkpoint but is not that file (nmt/models/shipped.sha256): "
+                                                        "it will not be sealed under that name\n")
+    assert seal.reseal(tmp_path / "mine.pt") == "mine.pt: sealed (it recorded no weights digest)"

@@ -293,7 +293,7 @@ def test_resume_refuses_another_recipe_unless_forced_and_applies_it(short_run: P
 def test_a_save_killed_midway_leaves_no_temporary_file(short_run: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(short_run, run)
-    for name in ("last.ptx1y2z3.tmp", "best.ptabc.tmp"):  # what atomic_save's mkstemp names look like
+    for name in ("last.ptx1y2z3.tmp", "best.pt.123-abc.tmp"):  # old mkstemp names, and nmt.text.atomic's
         (run / name).write_bytes(b"half a checkpoint")
     (run / "notes.tmp").write_text("not ours")
     train.main([*TINY_ARGS, "--epochs", "5", "--out", str(run), "--resume", "--max-updates", "3"])

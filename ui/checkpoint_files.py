@@ -13,19 +13,20 @@ import functools
 from pathlib import Path
 
 from nmt.text import corpora
+from ui.meta_cache import UNREADABLE as UNREADABLE  # the key under which read_meta keeps why a file is unread
 
-UNREADABLE = "unreadable"  # the key under which ui.models.read_meta keeps why a file cannot be read
 
-
-def _pt_files(directory: Path) -> tuple[list[Path], list[Path]]:
-    """The ``*.pt`` files of ``directory`` whose path, links resolved, stays inside it, and those that lead out."""
+def _pt_files(directory: Path) -> tuple[list[Path], list[Path], list[Path]]:
+    """The ``*.pt`` files of ``directory`` whose path, links resolved, stays inside it, those that lead
+    out, and those that are symbolic-link loops (none of a folder that is itself a loop)."""
+    root = corpora.resolved(directory)
     try:
-        root = directory.resolve()
-        found = sorted(directory.glob("*.pt"))
-    except OSError:
-        return [], []
+        found = sorted(directory.glob("*.pt")) if root is not None else []
+    except (OSError, RuntimeError):
+        return [], [], []
     inside = [p for p in found if corpora.inside(p, root)]
-    return inside, [p for p in found if p not in inside]
+    loops = [p for p in found if p not in inside and corpora.is_loop(p)]
+    return inside, [p for p in found if p not in inside and p not in loops], loops
 
 
 def listed(directory: Path) -> list[tuple[Path, float]]:
@@ -46,7 +47,7 @@ def problem(path: Path, mtime: float) -> str | None:
     return _problem(str(path), mtime)
 
 
-@functools.lru_cache(maxsize=1024)  # every page run lists the folder several times: each file is judged once
+@functools.lru_cache(maxsize=100_000)  # every page run lists the folder several times: each file is judged once
 def _problem(name: str, mtime: float) -> str | None:
     from ui import models  # it builds on this module
 
@@ -66,7 +67,9 @@ def _problem(name: str, mtime: float) -> str | None:
 
 def notes(directory: Path, folder: str = "the checkpoint folder") -> list[str]:
     """One line per file of ``directory`` (named ``folder`` in the lines) the app leaves out, and why."""
-    out = [f"left out: {p.name} is a link to a file outside {folder}" for p in _pt_files(directory)[1]]
+    _, leads_out, loops = _pt_files(directory)
+    out = [f"left out: {p.name} is a link to a file outside {folder}" for p in leads_out]
+    out += [f"left out: {p.name} is a symbolic link that leads back to itself (a loop)" for p in loops]
     for p, mtime in listed(directory):
         reason = problem(p, mtime)
         if reason:

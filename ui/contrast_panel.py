@@ -9,11 +9,14 @@ capabilities: an RNNsearch decoding with attention); any other model gets one li
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.explanation.contrastive import Contrast, contrast, verdict
 from nmt.models.checkpoint import LoadedModel
+from nmt.text.vocab import SPECIALS
 from ui import heavy
 from ui import widgets as W
 from ui.views import contrastive as cv
@@ -25,18 +28,20 @@ BLUE = BLUES[-3]  # α in the heatmaps' blue
 
 
 @heavy.cached("stepper")
-def explained(_lm: LoadedModel, path: str, fusion: str, src_tokens: tuple[str, ...], prefix: tuple[int, ...],
-              alternative: int) -> Contrast:
+def explained(_lm: LoadedModel, _say: Callable[[str], None], path: str, fusion: str, src_tokens: tuple[str, ...],
+              prefix: tuple[int, ...], alternative: int) -> Contrast:
     """The contrast of the last word of ``prefix`` against ``alternative`` (``_lm``: the model at ``path``,
-    fused as ``fusion`` says; left out of the key)."""
+    fused as ``fusion`` says; left out of the key), computed in one of the server's heavy-job slots like
+    every long job (``_say`` shows the queue while all are taken)."""
     src_ids = _lm.src_vocab.encode(list(src_tokens[:-1]))
-    return contrast(_lm, src_ids, list(prefix), alternative, src_tokens=list(src_tokens))
+    return W.in_slot(_say, lambda: contrast(_lm, src_ids, list(prefix), alternative, src_tokens=list(src_tokens)))
 
 
 def _word_id(lm: LoadedModel, word: str) -> int | None:
-    """The target vocabulary's id of a typed word (as typed, else lowercased), or None."""
+    """The target vocabulary's id of a typed word (as typed, else lowercased), or None (also for the special
+    tokens <pad>, <unk>, <s> and </s>, which are no word to contrast with)."""
     for w in (word, word.lower()):
-        if w in lm.tgt_vocab:
+        if w in lm.tgt_vocab and w not in SPECIALS:
             return lm.tgt_vocab.stoi[w]
     return None
 
@@ -67,14 +72,19 @@ def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, context:
     if not W.run_button(f"Explain « {step.token} » over « {lm.tgt_vocab.itos[alt]} »", "why_run", token,
                         help="Integrated gradients of log p(written) − log p(alternative) over the source words"):
         return
+    note = st.empty()
     with st.spinner("Integrated gradients…"):
-        c = explained(lm, str(lm.path), str(lm.meta.get("fusion")), tuple(trace.src_tokens), prefix, alt)
+        c = explained(lm, note.info, str(lm.path), str(lm.meta.get("fusion")), tuple(trace.src_tokens), prefix, alt)
+    note.empty()
     show(c)
 
 
 def show(c: Contrast) -> None:
     """The verdict, the source words' scores beside α, the readout's shares and the downloads."""
-    st.markdown(f"**{md(verdict(c))}**")
+    if cv.converged(c):
+        st.markdown(f"**{md(verdict(c))}**")
+    else:  # scores that do not add up to the difference: no verdict drawn from them
+        st.warning(md(cv.not_converged_note(c)))
     st.caption(md(cv.summary_line(c)) + ". Positive scores push toward « " + md(c.chosen) + " », negative toward « "
                + md(c.alternative) + " »; α is where the step looked, which need not be what decided.")
     st.dataframe(cv.source_frame(c), hide_index=True, width="stretch", column_config={

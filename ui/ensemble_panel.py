@@ -11,18 +11,15 @@ heatmap shows each member's α row and its p of the written word beside the ense
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import streamlit as st
 
 from nmt.decoding.ensemble import ensemble_of
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from nmt.models import checkpoint
 from nmt.models.checkpoint import CheckpointError, LoadedModel
 from nmt.models.kinds import describe_ensemble, short_name
-from ui import models, user_models
+from ui import meta_cache, models, user_models
 from ui import stepper_controller as ctl
 from ui import stepper_url as url
 from ui import widgets as W
@@ -34,15 +31,10 @@ MAX_MEMBERS = 6  # RNNsearch and Luong's five variants on Multi30k (docs/ENSEMBL
 ss = st.session_state
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def vocabulary_digest(path: str, mtime: float) -> str | None:
-    """One digest of what members must share (languages, truecasers, vocabularies); None if unreadable."""
-    try:
-        ckpt = checkpoint.read_checkpoint(path, mmap=True)
-    except CheckpointError:
-        return None
-    shared = [ckpt.get(k) for k in ("src_lang", "tgt_lang", "src_vocab", "tgt_vocab", "truecase")]
-    return hashlib.sha256(json.dumps(shared, sort_keys=True, default=str).encode()).hexdigest()
+    """One digest of what members must share (languages, truecasers, vocabularies); None if unreadable. Read
+    once per version of the file (:mod:`ui.meta_cache`), however many files the folders hold."""
+    return meta_cache.vocabulary_digest(path)
 
 
 def members(group: models.ModelGroup) -> list[models.CheckpointInfo]:

@@ -44,6 +44,7 @@ from nmt.models.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: p
 from nmt.models.provenance import data_name as data_name
 from nmt.text.tokenize import LANGUAGE_NAMES
 from ui import checkpoint_files
+from ui.meta_cache import read_meta as read_meta  # re-exported: every page asks ui.models
 from ui.typed_language import known_words
 
 ENV_VAR = "RNNSEARCH_CHECKPOINTS"
@@ -237,21 +238,6 @@ def columns(group: ModelGroup, ablation: bool, groups: Sequence[ModelGroup] = ()
 # ----------------------------------------------------------------------------------------------
 # Loading (cached per process)
 # ----------------------------------------------------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def read_meta(path: str, mtime: float) -> dict[str, Any]:
-    """A checkpoint's ``meta`` dict (plus ``config``) without reading its weights (memory-mapped)."""
-    try:
-        ckpt = checkpoint.read_checkpoint(path, mmap=True)
-        checkpoint.buildable(ckpt, path)  # a config that does not fit its weights: refused here, not on loading
-    except Exception as err:  # not an intact, sealed checkpoint of ours: left out, and why (one line)
-        why = str(err) if isinstance(err, checkpoint.CheckpointError) else f"{Path(path).name} ({type(err).__name__})"
-        return {checkpoint_files.UNREADABLE: why}
-    meta = dict(ckpt.get("meta") or {})
-    meta["config"] = dict(ckpt.get("config") or {})
-    meta["langs"] = f"{ckpt.get('src_lang', '?')}→{ckpt.get('tgt_lang', '?')}"
-    return meta
 
 
 def direction(ckpt: CheckpointInfo | None) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from nmt.text.corpora import shown
+from nmt.text.corpora import resolved, shown
 from ui import checkpoint_files, models
 from ui.views.common import md
 
@@ -34,10 +34,8 @@ def folder() -> Path | None:
     if not env:
         return None
     path = Path(env)
-    try:
-        same = path.resolve() == models.checkpoint_dir().resolve()
-    except OSError:
-        same = False
+    real = resolved(path)
+    same = real is not None and real == resolved(models.checkpoint_dir())
     return None if same else path
 
 

@@ -210,10 +210,12 @@ def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | No
 
 
 def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, label: str | None = None,
-           chunk: int = CHUNK, heavy_job: bool = False) -> list[DecodeTrace]:
+           chunk: int = CHUNK, heavy_job: bool = False, keep: Callable[[DecodeTrace], Any] | None = None) -> list[Any]:
     """Traces of ``sources`` (and ``refs`` for forced decoding), chunk by chunk (each cached) with a
     progress bar: a second call with the same inputs returns at once. ``heavy_job`` (a button's corpus
-    work): each chunk runs in one of the server's heavy-job slots, queued with a message while all are taken."""
+    work): each chunk runs in one of the server's heavy-job slots, queued with a message while all are taken.
+    ``keep`` turns each trace into what is kept of it as the chunks stream by (e.g. its translation), so a
+    whole split holds no trace per sentence (only the byte-bounded chunk cache does)."""
     sources, refs_t = list(sources), None if refs is None else list(refs)
     if not sources:
         return []
@@ -224,10 +226,11 @@ def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, 
         for k in range(0, len(sources), chunk):
             part = tuple(sources[k : k + chunk])
             at = k / len(sources)
-            out.extend(_decode_chunk(
+            traces = _decode_chunk(
                 job, part, None if refs_t is None else tuple(refs_t[k : k + chunk]),
                 on_wait=None if bar is None else lambda at=at: bar.progress(at, text=f"{label}: {WAITING}"),
-                say=None if bar is None or not heavy_job else lambda text, at=at: bar.progress(at, text=text)))
+                say=None if bar is None or not heavy_job else lambda text, at=at: bar.progress(at, text=text))
+            out.extend(traces if keep is None else map(keep, traces))
             if bar is not None:
                 done = min(len(sources), k + chunk)
                 bar.progress(done / len(sources), text=f"{label} ({done}/{len(sources)})")

@@ -212,7 +212,8 @@ def _gradient_rows(
     for part in step_chunks(steps, tx, points if "ig" in methods else 1, grad_units):
         k = len(part)
         args = (lens[:k], tgt_in[:k], tgt_out[:k], step_t[part], *(() if alt_out is None else (alt_out[:k],)))
-        for name, rows in _gradients(model, x, x_base, args, methods, points).items():
+        rows_per_batch = max(k, grad_units // ((max(steps[r] for r in part) + 1) * tx))  # Captum's rows at once
+        for name, rows in _gradients(model, x, x_base, args, methods, points, rows_per_batch).items():
             grads.setdefault(name, []).append(rows)
     return {name: np.concatenate(rows) for name, rows in grads.items()}
 
@@ -250,10 +251,12 @@ def step_chunks(steps: Sequence[int], tx: int, points: int, units: int = GRAD_UN
 
 def _gradients(
     model: RNNSearch, x: torch.Tensor, x_base: torch.Tensor, args: tuple[torch.Tensor, ...], methods: Sequence[str],
-    ig_steps: int,
+    ig_steps: int, rows_per_batch: int | None = None,
 ) -> dict[str, np.ndarray]:
     """Saliency, gradient × input and IG (with its completeness gap ``ig_delta``) of one chunk of steps;
-    ``args`` = (lengths, target in, target out, steps), one row per step."""
+    ``args`` = (lengths, target in, target out, steps), one row per step. IG's points go through the model
+    ``rows_per_batch`` rows at a time (Captum's ``internal_batch_size``; None: all at once), which bounds
+    its memory however many points a step needs."""
     k = len(args[-1])
 
     def f(inp: torch.Tensor, *rest: torch.Tensor) -> torch.Tensor:
@@ -269,6 +272,7 @@ def _gradients(
     if "ig" in methods:
         g, delta = IntegratedGradients(f).attribute(
             xs, baselines=x_base.expand(k, -1, -1).contiguous(), additional_forward_args=args, n_steps=ig_steps,
+            internal_batch_size=rows_per_batch if rows_per_batch and rows_per_batch < k * ig_steps else None,
             return_convergence_delta=True)
         out["ig"] = g.sum(-1).detach().cpu().numpy()
         out["ig_delta"] = delta.detach().cpu().numpy()

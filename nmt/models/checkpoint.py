@@ -18,10 +18,11 @@ refused wherever it is copied, under any name, and also when its own ``weights_s
 Everything else is sealed too (:mod:`nmt.models.seal`): every writer saves through :func:`atomic_save`,
 which records ``content_sha256`` over all but the tensors, and every read checks it (a shipped file
 is sealed by its registered identity). A file without a seal is refused unless unsealed files are
-allowed (``--allow-unsealed``); then, with no weights digest either, it loads with
+allowed (``--allow-unsealed``); so is one with no weights digest, which then loads with
 :attr:`LoadedModel.verified` false and a warning on the ``nmt.models.checkpoint`` logger. Before anything
-reads a file's parts, their types are checked (:func:`nmt.models.seal.check_structure`), and before a
-model is built, that its config fits its weights (:func:`check_fits`). Every failure is a
+reads a file's parts, their types are checked and every tensor must hold its own elements
+(:func:`nmt.models.seal.check_structure`, :mod:`nmt.models.storage`); before a model is built, that its
+config fits its weights and its size cap (:func:`check_fits`), and its weights digest. Every failure is a
 :class:`CheckpointError` with a one-line, plain message.
 """
 
@@ -29,9 +30,9 @@ from __future__ import annotations
 
 import logging
 import lzma
+import math
 import os
 import pickle
-import tempfile
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -41,7 +42,7 @@ from typing import Any
 import torch
 from torch.torch_version import TorchVersion
 
-from nmt.models import provenance, quantize, seal
+from nmt.models import provenance, quantize, seal, storage
 from nmt.models.contract import DecodableModel
 from nmt.models.digests import MANIFEST as MANIFEST  # re-exported: the digests a checkpoint is checked against
 from nmt.models.digests import SHIPPED as SHIPPED
@@ -56,6 +57,7 @@ from nmt.models.kinds import ModelDescription, describe_model
 from nmt.models.luong import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text import lexicon, subword
+from nmt.text.atomic import atomic_path
 from nmt.text.tokenize import Tokenizer
 from nmt.text.truecase import Truecaser
 from nmt.text.vocab import Vocab
@@ -70,17 +72,8 @@ class CheckpointError(ValueError):
 
 def atomic_save(obj: Any, path: str | Path) -> None:
     """Write ``obj`` so that ``path`` holds either the old or the new file, never half of one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
+    with atomic_path(path) as tmp:  # synced, then renamed (nmt.text.atomic)
         torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its seal (nmt.models.seal); other dicts as given
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make shipped files private
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def make_checkpoint(
@@ -162,9 +155,12 @@ def read_checkpoint(path: str | Path, mmap: bool = False, verify: bool | None = 
         content = seal.content_digest(ckpt)  # also refuses any value of a type no writer of ours stores
     except (ValueError, RecursionError) as err:
         raise CheckpointError(f"{name} is not a usable checkpoint: {str(err)[:200]}") from None
-    check_seal(ckpt, name, content, seal.unsealed_allowed(allow_unsealed))
+    allow = seal.unsealed_allowed(allow_unsealed)
+    check_seal(ckpt, name, content, allow)
     if verify if verify is not None else not mmap:
-        check_weights(ckpt, path)
+        check_weights(ckpt, path, allow)
+    elif not allow and not known_digests(ckpt, path):  # refused in listings too, not only on loading
+        check_weights(ckpt, path, allow)
     return ckpt
 
 
@@ -223,10 +219,19 @@ def check_seal(ckpt: dict[str, Any], name: str, content: str | None = None, allo
                               f"--allow-unsealed ({seal.UNSEALED_ENV}=1)")
 
 
-def check_weights(ckpt: dict[str, Any], path: str | Path) -> bool:
+def known_digests(ckpt: dict[str, Any], path: str | Path) -> set[str]:
+    """Every digest known for a checkpoint's weights: its own, the shipped registry's, the folder manifest's."""
+    return {d for d in (ckpt.get("weights_sha256"), shipped_digest(ckpt), manifest_digest(path)) if d}
+
+
+def check_weights(ckpt: dict[str, Any], path: str | Path, allow_unsealed: bool = True) -> bool:
     """Compare the weights with every digest known for them (their own, the shipped registry's, the
-    folder manifest's); raise :class:`CheckpointError` on a mismatch. False when none is known."""
-    expected = {d for d in (ckpt.get("weights_sha256"), shipped_digest(ckpt), manifest_digest(path)) if d}
+    folder manifest's); raise :class:`CheckpointError` on a mismatch, or when none is known unless
+    ``allow_unsealed`` (then False, with a warning)."""
+    expected = known_digests(ckpt, path)
+    if not expected and not allow_unsealed:
+        raise CheckpointError(f"{Path(path).name} records no SHA-256 digest of its weights, so damage to it cannot "
+                              f"be detected: allow such files with --allow-unsealed ({seal.UNSEALED_ENV}=1)")
     if not expected:
         LOG.warning("%s records no SHA-256 digest of its weights, so damage to it cannot be detected",
                     Path(path).name)
@@ -294,9 +299,12 @@ def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cp
 def load(path: str | Path, device: str | torch.device = "cpu", allow_unsealed: bool | None = None) -> LoadedModel:
     """Load a checkpoint file for decoding (refused when damaged or unsealed, see :func:`read_checkpoint`;
     ``verified`` false when no digest of its weights is known)."""
-    ckpt = read_checkpoint(path, verify=False, allow_unsealed=allow_unsealed)
+    allow = seal.unsealed_allowed(allow_unsealed)
+    ckpt = read_checkpoint(path, verify=False, allow_unsealed=allow)
+    buildable(ckpt, str(path))  # its config fits its weights and its size is within bounds: nothing allocated yet
+    verified = check_weights(ckpt, path, allow)  # before a model is built and filled
     lm = loaded_from(ckpt, device, str(path))
-    lm.verified = check_weights(ckpt, path)
+    lm.verified = verified
     use_dictionary(lm, lexicon.beside(path))
     return lm
 
@@ -362,6 +370,10 @@ def check_fits(ckpt: dict[str, Any]) -> None:
     tokenizers(ckpt)  # an unknown tokenisation: ValueError
     with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
         shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
+    need = 4 * sum(math.prod(s) for s in shapes.values())  # its fp32 weights
+    if need > storage.model_bytes_cap():
+        raise ValueError(f"its config asks for {need / 2**20:,.3f} MB of weights, more than the "
+                         f"{storage.model_bytes_cap() / 2**20:,.3f} MB allowed (${storage.MODEL_BYTES_ENV})")
     stored = {k: tuple(v.shape) for k, v in ckpt["model"].items() if not k.endswith(quantize.SCALE_SUFFIX)}
     if shapes != stored:
         missing = sorted(set(shapes) ^ set(stored))

@@ -15,6 +15,8 @@ from typing import Any
 
 import torch
 
+from nmt.models.storage import tensor_bytes
+
 MANIFEST = "weights.sha256"  # digests of shipped checkpoints that predate ``weights_sha256``
 SHIPPED = Path(__file__).resolve().parent / "shipped.sha256"  # <weights digest>  <identity digest>  <name>
 NOT_IDENTITY = ("model", "weights_sha256", "train_state")  # what identity_digest leaves out
@@ -24,9 +26,9 @@ def weights_digest(weights: dict[str, torch.Tensor]) -> str:
     """SHA-256 over every tensor's name, dtype, shape and bytes, in name order."""
     h = hashlib.sha256()
     for name in sorted(weights):
-        t = weights[name].detach().cpu().contiguous()
+        t = weights[name]
         h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        h.update(tensor_bytes(t))  # no copy when contiguous (a read file is checked first: nmt.models.storage)
     return h.hexdigest()
 
 
@@ -62,6 +64,15 @@ def registered_weights(ckpt: dict[str, Any], registry: Path = SHIPPED) -> bool:
     except OSError:
         return False
     return weights_digest(ckpt["model"]) in known
+
+
+def shipped_names(registry: Path = SHIPPED) -> set[str]:
+    """The file names of the shipped checkpoints (the last column of the registry)."""
+    try:
+        lines = registry.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return set()
+    return {line.strip().split("  ")[-1] for line in lines if line.strip()}
 
 
 def manifest_digest(path: str | Path) -> str | None:

@@ -29,7 +29,8 @@ from typing import Any
 
 import torch
 
-from nmt.models.digests import weights_digest
+from nmt.models import storage
+from nmt.models.digests import shipped_names, weights_digest
 
 SEAL = "content_sha256"
 UNSEALED_ENV = "RNNSEARCH_ALLOW_UNSEALED"
@@ -42,8 +43,41 @@ TEXT_FIELDS = ("context", "arch", "score", "attention", "cell", "encoder", "brid
 MAX_DEPTH = 64  # nesting deeper than this is not something a writer of ours produces
 
 
-def _feed(h: Any, obj: Any, where: str, depth: int = 0) -> None:
-    """Feed ``obj`` to hash ``h`` in a type-tagged canonical encoding; ValueError for a type a
+MAX_CONTENT_BYTES = 64 * 2**20  # text and numbers a seal covers (a 30,000-word vocabulary: about 0.3 MB)
+
+
+class _Digest:
+    """A SHA-256 fed one piece at a time, refusing (ValueError) more than :data:`MAX_CONTENT_BYTES` of
+    anything but tensors, whose bytes are their own (:class:`nmt.models.storage.Ledger`): the cost of a
+    digest is bounded by the file, however often it refers to one object."""
+
+    def __init__(self) -> None:
+        self.h = hashlib.sha256()
+        self.fed = 0
+        self.ledger = storage.Ledger()
+
+    def update(self, data: bytes) -> None:
+        self.fed += len(data)
+        if self.fed > MAX_CONTENT_BYTES:
+            raise ValueError(f"it holds more than {MAX_CONTENT_BYTES // 2**20} MB of text and numbers besides "
+                             "its weights (or refers to one part of it many times)")
+        self.h.update(data)
+
+    def text(self, obj: str) -> None:
+        if len(obj) > MAX_CONTENT_BYTES:  # before encoding it: a string is at most 4 bytes a character
+            self.update(b"\0" * (MAX_CONTENT_BYTES + 1))
+        data = obj.encode("utf-8", "surrogatepass")
+        self.update(b"s" + struct.pack("<Q", len(data)))
+        self.update(data)
+
+    def tensor(self, t: torch.Tensor, where: str) -> None:
+        self.ledger.add(where, t)  # before any copy: it holds its own elements, shared with no other
+        self.h.update(f"X{t.dtype}|{tuple(t.shape)}|".encode())
+        self.h.update(storage.tensor_bytes(t))
+
+
+def _feed(h: _Digest, obj: Any, where: str, depth: int = 0) -> None:
+    """Feed ``obj`` to ``h`` in a type-tagged canonical encoding; ValueError for a type a
     checkpoint never holds (``where`` names the entry)."""
     if depth > MAX_DEPTH:
         raise ValueError(f"{where} is nested too deeply")
@@ -54,36 +88,32 @@ def _feed(h: Any, obj: Any, where: str, depth: int = 0) -> None:
     elif isinstance(obj, float):
         h.update(b"f" + obj.hex().encode() + b";")
     elif isinstance(obj, str):
-        data = obj.encode("utf-8", "surrogatepass")
-        h.update(b"s" + struct.pack("<Q", len(data)) + data)
+        h.text(obj)
     elif isinstance(obj, (list, tuple)):
         h.update((b"l" if isinstance(obj, list) else b"t") + struct.pack("<Q", len(obj)))
-        if all(type(item) is str for item in obj):  # a vocabulary: the same bytes as item by item, faster
-            data = [item.encode("utf-8", "surrogatepass") for item in obj]
-            h.update(b"".join(b"s" + struct.pack("<Q", len(d)) + d for d in data))
-            return
         for i, item in enumerate(obj):
-            _feed(h, item, f"{where}[{i}]", depth + 1)
+            if type(item) is str:  # a vocabulary: word by word, streamed
+                h.text(item)
+            else:
+                _feed(h, item, f"{where}[{i}]", depth + 1)
     elif isinstance(obj, dict):
         h.update(b"d" + struct.pack("<Q", len(obj)))
         for key in sorted(obj, key=lambda k: (type(k).__name__, str(k))):
             if not isinstance(key, (str, int)) or isinstance(key, bool):
                 raise ValueError(f"{where} has a key of type {type(key).__name__}")
             _feed(h, key, where, depth + 1)
-            _feed(h, obj[key], f"{where}[{key!r}]", depth + 1)
+            _feed(h, obj[key], f"{where}[{repr(key)[:60]}]", depth + 1)
     elif isinstance(obj, torch.Tensor):
-        t = obj.detach().cpu().contiguous()
-        h.update(f"X{t.dtype}|{tuple(t.shape)}|".encode())
-        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
+        h.tensor(obj, where)
     else:
         raise ValueError(f"{where} holds a {type(obj).__name__}")
 
 
 def content_digest(ckpt: dict[str, Any]) -> str:
     """SHA-256 of every entry of a checkpoint dict but ``model`` and the seal (canonically encoded)."""
-    h = hashlib.sha256()
+    h = _Digest()
     _feed(h, {k: v for k, v in ckpt.items() if k not in ("model", SEAL)}, "the checkpoint")
-    return h.hexdigest()
+    return h.h.hexdigest()
 
 
 def sealed(ckpt: dict[str, Any]) -> dict[str, Any]:
@@ -136,9 +166,13 @@ def _check_words(ckpt: dict[str, Any]) -> None:
         words = ckpt[key]
         if not isinstance(words, list) or not words:
             raise ValueError(f"its {key} is a {type(words).__name__}, not a list of words")
-        bad = next((w for w in words if not isinstance(w, str)), None)
-        if bad is not None:
-            raise ValueError(f"its {key} holds {repr(bad)[:20]} ({type(bad).__name__}), not only words")
+        bad = [w for w in words if not isinstance(w, str)]
+        if bad:  # a list, so that a None among the words is found too
+            raise ValueError(f"its {key} holds {repr(bad[0])[:20]} ({type(bad[0]).__name__}), not only words")
+        if len(set(words)) != len(words):  # also a list that refers to one string many times (cheap: no copy)
+            seen: set[str] = set()
+            twice = next(w for w in words if w in seen or seen.add(w))
+            raise ValueError(f"its {key} holds the word {twice[:20]!r} more than once")
     for key in ("src_lang", "tgt_lang"):
         if key in ckpt and not isinstance(ckpt[key], str):
             raise ValueError(f"its {key} is a {type(ckpt[key]).__name__}, not text")
@@ -158,6 +192,7 @@ def check_structure(ckpt: dict[str, Any]) -> None:
     model = ckpt["model"]
     if not model or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in model.items()):
         raise ValueError("its weights are not a table of named tensors")
+    storage.check_tensors((f"its weight {k[:60]}", v) for k, v in model.items())
     _check_config(ckpt.get("config"))
     _check_words(ckpt)
 
@@ -174,6 +209,9 @@ def reseal(path: Path) -> str:
     ckpt = checkpoint.read_checkpoint(path, verify=False, allow_unsealed=True)
     if checkpoint.seal_of(ckpt) != "none":
         return f"{path.name}: already sealed ({checkpoint.seal_of(ckpt)}), left as it is"
+    if path.name in shipped_names():  # an edited copy would pass for the shipped file wherever it went
+        raise checkpoint.CheckpointError(f"{path.name} is named like a shipped checkpoint but is not that file "
+                                         "(nmt/models/shipped.sha256): it will not be sealed under that name")
     verified = checkpoint.check_weights(ckpt, path)
     checkpoint.atomic_save(ckpt, path)
     checkpoint.read_checkpoint(path)  # read back: sealed and intact

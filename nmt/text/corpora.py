@@ -60,10 +60,26 @@ class Split:
     root: str = ""  # the name of the data root it was found under, e.g. "data" or "built-in"
 
 
+def resolved(path: Path) -> Path | None:
+    """``path`` with its symbolic links resolved, or None when they loop (``Path.resolve`` raises
+    RuntimeError for a loop on Python 3.11 and 3.12, OSError on later ones) or it cannot be read."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def is_loop(path: Path) -> bool:
+    """Whether ``path`` is (or passes through) a symbolic link that leads back to itself."""
+    return path.is_symlink() and resolved(path) is None
+
+
 def _resolve(value: str, base: Path) -> Path:
-    """``value`` as an absolute path (relative ones from ``base``), symbolic links resolved."""
+    """``value`` as an absolute path (relative ones from ``base``), symbolic links resolved (a loop: as
+    written, so that it lists nothing)."""
     p = Path(value).expanduser()
-    return (p if p.is_absolute() else base / p).resolve()
+    p = p if p.is_absolute() else base / p
+    return resolved(p) or p.absolute()
 
 
 def configured_roots(env: Mapping[str, str] | None = None, config: Path | None = None,
@@ -87,7 +103,7 @@ def configured_roots(env: Mapping[str, str] | None = None, config: Path | None =
             if str(e["name"]).strip() == BUILTIN_NAME:
                 raise ValueError(f"{config.name}: the root name {BUILTIN_NAME!r} is reserved for evalsets/")
             roots.append(DataRoot(str(e["name"]).strip(), _resolve(e["path"], project), prefixed=True))
-    roots.append(DataRoot(BUILTIN_NAME, (builtin or project / BUILTIN_DIR).resolve()))
+    roots.append(DataRoot(BUILTIN_NAME, _resolve(str(builtin or project / BUILTIN_DIR), project)))
     out: list[DataRoot] = []
     for r in roots:
         if all(r.path != o.path and r.name != o.name for o in out):
@@ -106,16 +122,17 @@ def _stem(name: str, lang: str) -> str | None:
 def inside(path: Path, root: Path) -> bool:
     """Whether ``path``, symbolic links resolved, lies in ``root`` (itself resolved): the one rule for
     links in the data folders and the checkpoint folder (:mod:`ui.checkpoint_files`)."""
-    try:
-        return path.resolve().is_relative_to(root)
-    except OSError:
-        return False
+    real = resolved(path)  # a link loop leads nowhere: not inside
+    return real is not None and real.is_relative_to(root)
 
 
 def _walk(root: DataRoot, max_depth: int, max_dirs: int) -> list[tuple[Path, list[Path], set[str]]]:
     """(folder, its files, the names in it that lead out of the root) under a root, depth-first,
     bounded; folders outside the root are skipped."""
-    if not root.path.is_dir():
+    try:
+        if not root.path.is_dir():
+            return []
+    except OSError:  # a loop where the root should be, on some Pythons
         return []
     out = []
     stack = [(root.path, 0)]
@@ -203,6 +220,6 @@ def gold_turned(split: Split, src: str, tgt: str) -> bool:
 def shown(path: Path) -> str:
     """A path as the pages may show it: relative to the project, else only its last part."""
     try:
-        return path.resolve().relative_to(PROJECT).as_posix() or "."
-    except (OSError, ValueError):
+        return (resolved(path) or path).relative_to(PROJECT).as_posix() or "."
+    except ValueError:
         return f"…/{path.name}"

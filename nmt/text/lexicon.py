@@ -23,6 +23,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from nmt.text.atomic import atomic_path
+
 Links = set[tuple[int, int]]
 Lexicon = dict[str, list[tuple[str, int]]]  # source word → [(target word, link count)], best first
 
@@ -58,11 +60,12 @@ def write_lexicon(lex: Lexicon, path: str | Path) -> None:
     """``source<TAB>target<TAB>count`` lines, source words sorted; xz-compressed for ``.xz``."""
     path = Path(path)
     lines = "".join(f"{s}\t{t}\t{n}\n" for s in sorted(lex) for t, n in lex[s])
-    if path.suffix == ".xz":
-        with lzma.open(path, "wt", encoding="utf-8") as f:
-            f.write(lines)
-    else:
-        path.write_text(lines, encoding="utf-8")
+    with atomic_path(path) as tmp:  # a killed build leaves the old dictionary, never half of one
+        if path.suffix == ".xz":
+            with lzma.open(tmp, "wt", encoding="utf-8") as f:
+                f.write(lines)
+        else:
+            tmp.write_text(lines, encoding="utf-8")
 
 
 def read_lexicon(path: str | Path) -> Lexicon:

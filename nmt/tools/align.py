@@ -16,6 +16,7 @@ from nmt.explanation import align
 from nmt.explanation.align import Links, alignment_error, argmax_links, read_links, threshold_links
 from nmt.explanation.symmetrize import LABELS, flip, symmetrized_corpus
 from nmt.models import checkpoint
+from nmt.text import atomic
 from nmt.text.corpora import link_file
 from nmt.text.data import corpus_file, read_lines
 from nmt.tools import cli
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
             res["symmetrized_links"] = {m: [" ".join(f"{j}-{i}" for j, i in sorted(a)) for a in links]
                                         for m, links in sets.items()}
         res["links"] = [" ".join(f"{j}-{i}" for j, i in sorted(a)) for a in predicted]
-        Path(args.json).write_text(json.dumps(res, indent=1))
+        atomic.write_text(args.json, json.dumps(res, indent=1))
     return 0
 
 

@@ -13,7 +13,6 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -21,6 +20,7 @@ import torch
 from nmt.decoding.search import translate
 from nmt.models import checkpoint
 from nmt.models.checkpoint import LoadedModel
+from nmt.text import atomic
 from nmt.text.data import read_parallel
 from nmt.text.metrics import all_bleu, bleu_by_length
 from nmt.tools import cli
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  src len {b['lo']:3d}-{b['hi'] - 1:3d}  n={b['n']:5d}  BLEU {b['score']:6.2f}")
     print(f"{res['sentences']} sentences in {res['seconds']}s ({res['sentences_per_s']} sent/s)")
     if args.json:
-        Path(args.json).write_text(json.dumps(res, ensure_ascii=False, indent=1))
+        atomic.write_text(args.json, json.dumps(res, ensure_ascii=False, indent=1))
     return 0
 
 

@@ -26,6 +26,7 @@ from nmt.decoding.search import translate
 from nmt.models import checkpoint
 from nmt.models.checkpoint import LoadedModel
 from nmt.models.device import pick_device
+from nmt.text import atomic
 from nmt.text.data import read_parallel
 from nmt.text.metrics import bleu_by_length, corpus_bleu
 from nmt.text.vocab import UNK_ID
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
             no_unk = f"{res['no_unk']['score']:6.2f}" if res["no_unk"] else "   n/a"
             print(f"{name:14s} {test:30s} BLEU {res['all']['score']:6.2f} ± {res['all'].get('ci95', 0):.2f}  "
                   f"no-UNK {no_unk} ({res['no_unk_sentences']} sents)", file=sys.stderr)
-        out.write_text(json.dumps(results, indent=1))
+        atomic.write_text(out, json.dumps(results, indent=1))
     return 0
 
 

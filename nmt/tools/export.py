@@ -33,6 +33,7 @@ from nmt.models.checkpoint import (
 )
 from nmt.models.device import pick_device
 from nmt.models.quantize import all_matrices
+from nmt.text import atomic
 from nmt.text.data import read_parallel
 from nmt.tools import cli
 from nmt.tools.evaluate import evaluate
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         "curve": [json.loads(line) for line in metrics_file.read_text().splitlines()
                   if '"valid"' in line] if metrics_file.exists() else [],
     }
-    results_path.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    atomic.write_text(results_path, json.dumps(results, indent=1, ensure_ascii=False))
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB) and {results_path} in {time.time() - t0:.0f}s",
           file=sys.stderr)
     return 0

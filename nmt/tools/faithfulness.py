@@ -12,7 +12,6 @@ import resource
 import sys
 import time
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -24,6 +23,7 @@ from nmt.explanation import faithfulness
 from nmt.explanation.attribution import BASELINES, IG_GAP_TOL, MEASURES, METHODS
 from nmt.explanation.faithfulness import aer_by_method, explain_sentences, gold_prefix, summarise, time_panel
 from nmt.models import checkpoint
+from nmt.text import atomic
 from nmt.text.data import read_parallel
 from nmt.tools import cli
 
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"one step's full panel, 25-word sentence: {res['panel_timing']['middle']['wall_s']} s (middle word)")
     if args.per_sentence:
         res["per_sentence"] = [r.__dict__ for r in reports]
-    Path(args.json).write_text(json.dumps(res, ensure_ascii=False, indent=1))
+    atomic.write_text(args.json, json.dumps(res, ensure_ascii=False, indent=1))
     return 0
 
 

@@ -39,7 +39,7 @@ from sacrebleu.significance import PairedTest
 from nmt.decoding.search import translate
 from nmt.models import checkpoint
 from nmt.models.device import pick_device
-from nmt.text import word_analysis
+from nmt.text import atomic, word_analysis
 from nmt.text.data import corpus_file, read_lines, read_parallel
 from nmt.text.metrics import length_buckets
 from nmt.tools import cli
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                   args.resamples, lms[0].tgt_tok.tokenize, freq, freq_source)
     res |= {"test": args.test, "beam": args.beam, "checkpoints": {n: Path(path).name for n, _, path in specs},
             "decode_seconds": seconds}
-    Path(args.out).write_text(json.dumps(res, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic.write_text(args.out, json.dumps(res, indent=1, ensure_ascii=False) + "\n")
     base = specs[0][0]
     for metric in ("BLEU", "chrF"):
         for name, _, _ in specs[1:]:

@@ -17,6 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from nmt.text import atomic
+
 # Options that fix the shape of the weights or of the optimiser state: never resumable across.
 MODEL_KEYS = ("context", "emb_dim", "hidden_dim", "attn_dim", "maxout_dim",
               "arch", "score", "attention", "window", "input_feeding", "cell", "layers", "encoder")
@@ -109,7 +111,5 @@ def rewind_metrics(path: Path, update: int) -> int:
         if isinstance(rec, dict) and isinstance(rec.get("update"), int) and rec["update"] <= update:
             keep.append(line)
     if len(keep) != len(lines):
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
-        tmp.replace(path)
+        atomic.write_text(path, "".join(line + "\n" for line in keep))
     return len(lines) - len(keep)

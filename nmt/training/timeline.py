@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from nmt.text.atomic import atomic_path
 
 FORMAT = "rnnsearch-explorer/timeline/1"
 FILE_NAME = "timeline.npz"  # in a run directory, beside last.pt
@@ -123,16 +123,8 @@ def write(tl: Timeline, path: str | Path) -> None:
     path = Path(path)
     arrays = {"header": _json_array({**tl.header, "format": FORMAT}), "entries": _json_array(tl.entries)}
     arrays.update({f"a{u}_{p}": a for (u, p), a in tl.alpha.items()})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:  # synced, then renamed (nmt.text.atomic)
+        np.savez_compressed(f, **arrays)
 
 
 class TimelineError(ValueError):

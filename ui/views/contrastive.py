@@ -11,7 +11,8 @@ import json
 
 import pandas as pd
 
-from nmt.explanation.contrastive import SHARES, Contrast
+from nmt.explanation.contrastive import GAP_TOL, SHARES, Contrast
+from nmt.text.vocab import SPECIALS
 from ui.views.common import csv_text
 
 SHARE_WORDS = {"state": "the state s_(i−1)", "previous word": "the previous word E y_(i−1)",
@@ -19,8 +20,23 @@ SHARE_WORDS = {"state": "the state s_(i−1)", "previous word": "the previous wo
 
 
 def alternatives(topk: list[tuple[str, float]], written: str) -> list[str]:
-    """The words the step could have written instead: its top-k without the written word, most likely first."""
-    return [w for w, _ in topk if w != written]
+    """The words the step could have written instead: its top-k without the written word and the special
+    tokens (<pad>, <unk>, <s>, </s>: no word to contrast with, and IG does not converge on them), most likely
+    first."""
+    return [w for w, _ in topk if w != written and w not in SPECIALS]
+
+
+def converged(c: Contrast) -> bool:
+    """Whether IG's scores add up to the contrast (completeness gap within :data:`GAP_TOL` nats): only then
+    is a verdict drawn from them."""
+    return c.ig_gap <= GAP_TOL
+
+
+def not_converged_note(c: Contrast) -> str:
+    """What a result whose completeness gap stayed above the tolerance says instead of a verdict."""
+    return (f"No verdict: the integrated gradients did not converge. After {c.ig_points} points their sum still "
+            f"misses the difference by {c.ig_gap:.3f} nats (the tolerance is {GAP_TOL} nats), so the scores "
+            "below do not account for why « " + c.chosen + " » and not « " + c.alternative + " ».")
 
 
 def source_frame(c: Contrast) -> pd.DataFrame:
