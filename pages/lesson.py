@@ -299,15 +299,19 @@ def phones(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, left: An
     if not voting():
         room.close()
         return
+    asked = stop.predict is not None and stop.sentence and group.search is not None
+    if asked:
+        t = P.trace_of(group.search, stop.sentence)
+        target = t.steps[min(stop.predict, len(t.steps) - 1)].token
+        question = (stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
+        room.open(*question)
+    else:
+        room.close()
     with left:
         vote_panel.join_strip(room)
-    if stop.predict is None or not stop.sentence or group.search is None:
-        room.close()
-        return
-    t = P.trace_of(group.search, stop.sentence)
-    target = t.steps[min(stop.predict, len(t.steps) - 1)].token
-    with right:  # below the chart, where a histogram has room before the reveal
-        vote_panel.projector(room, stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
+    if asked:
+        with right:  # below the chart, where a histogram has room before the reveal
+            vote_panel.projector(room, *question)
 
 
 def sidebar(k: int, room: vote_panel.Room) -> None:

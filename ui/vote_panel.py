@@ -190,9 +190,9 @@ def class_guess(ballot: Ballot | None) -> tuple[int, str] | None:
 # ----------------------------------------------------------------------------------------------
 
 
-def valid_token(token: str | None) -> bool:
+def valid_token(token: object) -> bool:
     """Whether a token is one this page could have made (letters and digits, at most 32)."""
-    return bool(token) and len(token or "") <= 32 and (token or "").isalnum()
+    return isinstance(token, str) and 0 < len(token) <= 32 and token.isascii() and token.isalnum()
 
 
 def phone_token() -> str:
