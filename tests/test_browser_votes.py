@@ -69,8 +69,8 @@ def vote(browser: object, url: str, word: str, again: str | None = None) -> str:
 def test_thirty_phones_vote_twice_and_the_projector_counts_them(browser: object, shipped_app_url: str,
                                                                 projector: object) -> None:
     address = projector.locator("code").filter(has_text="/vote").inner_text()
-    assert address.endswith("/vote"), address
-    phone_url = f"{shipped_app_url}/vote"  # the address's path on this test's loopback server
+    assert "/vote?room=" in address, address
+    phone_url = f"{shipped_app_url}/vote?{urlparse(address).query}"  # the room's address on this test's server
     urls = [vote(browser, phone_url, "car" if k % 3 else "red", again="house" if k == 0 else None)
             for k in range(PHONES)]
     tokens = {parse_qs(urlparse(u).query)["v"][0] for u in urls}

@@ -100,6 +100,15 @@ def test_the_phone_page_waits_then_shows_plain_words() -> None:
     assert "Your vote: car." in texts(again.run()) and not again.button
     room.close()
     assert "Waiting for the teacher's question…" in texts(at.run())
+    late = AppTest.from_file(str(ROOT / "pages" / "vote.py"), default_timeout=30)  # a phone still on the question
+    late.query_params["room"] = room.code
+    room.open("reorder", "Which word?", ["A", "![x](http://beacon.test/x.png)", "car"])  # back to it
+    late.run()
+    room.open("softmax", "Which other word?", ["the", "snow"])  # the teacher moves on before its tap arrives
+    late.button[0].click().run()
+    assert "This question is closed: the class has moved on." in texts(late)
+    ballot = room.ballot("reorder")
+    assert ballot is not None and ballot.counts(1) == [0, 0, 1]  # only the first phone's vote
 
 
 def test_the_class_command_allows_its_names_and_shows_one_of_them() -> None:
