@@ -6,12 +6,13 @@ Starts ``streamlit run app.py`` on a free 127.0.0.1 port (``scripts.app_server``
 own protocol over websockets, as ``bench/load.py`` does (its :class:`bench.load.Session`): a projector
 session opens ``/lesson`` at stop 7 with phones voting (which starts a room) and redraws its join line
 every 2 s as the browser's fragment does; each phone session opens ``/vote?room=CODE`` with its own id and
-taps one word at a random moment within ``--spread`` seconds; each student presses Step every 2 s.
+redraws its page every 2 s as the browser does (while the students step) and taps one word at a
+random moment within ``--spread`` seconds; each student presses Step every 2 s.
 
-* ``tap_s``: a phone's tap until its page says its vote is counted (server-side, loopback).
-* ``tap_to_projector_s``: a tap until the projector's next redraw counts it (includes the projector's
+* ``tap``: a phone's tap until its page says its vote is counted (server-side, loopback).
+* ``tap_to_projector``: a tap until the projector's next redraw counts it (includes the projector's
   2 s polling, as in the classroom).
-* ``step_s``: the students' Step latency meanwhile; errors; the server's RSS before, peak and after
+* ``step``: the students' Step latency meanwhile; errors; the server's RSS before, peak and after
   (the sessions closed and reaped).
 """
 
@@ -38,14 +39,16 @@ COUNT = re.compile(r"first vote: \*\*(\d+) votes?\*\*")
 POLL_S = 2.0
 
 
-class Projector(Session):
-    """The projector's tab: remembers the join line's count and the fragment that draws it."""
+class Tab(Session):
+    """A browser tab whose page has a fragment redrawn every 2 s (the phone's page, the projector's join
+    line): remembers that fragment, and counts the votes the join line shows."""
 
     count: int = -1
     strip: str = ""
 
     def _read_delta(self, fwd: Any) -> None:
         super()._read_delta(fwd)
+        self.strip = self.strip or fwd.delta.fragment_id
         el = fwd.delta.new_element
         if el.WhichOneof("type") == "markdown" and (m := COUNT.search(el.markdown.body)):
             self.count, self.strip = int(m.group(1)), fwd.delta.fragment_id or self.strip
@@ -86,18 +89,28 @@ async def page(session: Session, name: str, query: str) -> None:
     await session.run()
 
 
-async def phone(s: Session, spread: float, rng: random.Random, taps: list[tuple[float, float]]) -> None:
-    """Wait a random moment, tap "car", note (tap sent, vote confirmed)."""
-    await asyncio.sleep(rng.uniform(0, spread))
-    if "car" not in s.buttons:
-        s.errors.append("no 'car' button on the phone")
-        return
-    t0 = time.perf_counter()
-    await s.run("car")
-    taps.append((t0, time.perf_counter()))
+async def phone(s: Tab, spread: float, until: float, rng: random.Random, taps: list[tuple[float, float]]) -> None:
+    """Redraw every 2 s (as the phone's page does) until ``until``; at a random moment within ``spread``
+    s, tap "car" and note (tap sent, vote confirmed)."""
+    tap_at, next_poll = time.perf_counter() + rng.uniform(0, spread), time.perf_counter() + rng.uniform(0, POLL_S)
+    tapped = False
+    while time.perf_counter() < until or not tapped:
+        if not tapped and tap_at <= next_poll:
+            await asyncio.sleep(max(0.0, tap_at - time.perf_counter()))
+            if "car" not in s.buttons:
+                s.errors.append("no 'car' button on the phone")
+                return
+            t0 = time.perf_counter()
+            await s.run("car")
+            taps.append((t0, time.perf_counter()))
+            tapped = True
+            continue
+        await asyncio.sleep(max(0.0, next_poll - time.perf_counter()))
+        await s.poll()
+        next_poll += POLL_S
 
 
-async def watch(p: Projector, want: int, shown: list[tuple[float, int]], deadline: float) -> None:
+async def watch(p: Tab, want: int, shown: list[tuple[float, int]], deadline: float) -> None:
     """Redraw the projector every 2 s until it counts ``want`` votes; note (redrawn at, count)."""
     while p.count < want and time.perf_counter() < deadline:
         await asyncio.sleep(POLL_S)
@@ -118,9 +131,9 @@ def to_projector(taps: list[tuple[float, float]], shown: list[tuple[float, int]]
 
 async def bench(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]:
     """The projector, then the students and the phones at once; timings, errors and memory."""
-    projector = Projector(port, args.timeout)
+    projector = Tab(port, args.timeout)
     students = [Session(port, args.timeout) for _ in range(args.students)]
-    phones = [Session(port, args.timeout) for _ in range(args.phones)]
+    phones = [Tab(port, args.timeout) for _ in range(args.phones)]
     taps: list[tuple[float, float]] = []
     shown: list[tuple[float, int]] = []
     steps: list[float] = []
@@ -143,7 +156,8 @@ async def bench(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]
         deadline = time.perf_counter() + args.spread + 120
         results = await asyncio.gather(
             *(drive(s, args.steps, 0.0, random.Random(k), steps, 2.0) for k, s in enumerate(students)),
-            *(phone(p, args.spread, random.Random(1000 + k), taps) for k, p in enumerate(phones)),
+            *(phone(p, args.spread, time.perf_counter() + 2 * args.steps, random.Random(1000 + k), taps)
+              for k, p in enumerate(phones)),
             watch(projector, len(phones), shown, deadline), return_exceptions=True)
         errors += [f"{type(r).__name__}: {r}" for r in results if isinstance(r, BaseException)]
     except Exception as e:  # a dead server or a timeout ends the run, not the script
@@ -155,8 +169,8 @@ async def bench(args: argparse.Namespace, port: int, pid: int) -> dict[str, Any]
         await sampler
     errors += [e for s in [projector, *students, *phones] for e in s.errors]
     return {"phones": args.phones, "students": args.students, "votes_counted": projector.count,
-            "tap_s": summarize([d - t for t, d in taps]), "tap_to_projector_s": summarize(to_projector(taps, shown)),
-            "step_s": summarize(steps), "wall_s": round(wall, 1), "server_cpu_util": round(cpu / max(wall, 1e-9), 2),
+            "tap": summarize([d - t for t, d in taps]), "tap_to_projector": summarize(to_projector(taps, shown)),
+            "step": summarize(steps), "wall_s": round(wall, 1), "server_cpu_util": round(cpu / max(wall, 1e-9), 2),
             "errors": len(errors), "error_samples": sorted(set(errors))[:5],
             "rss_mib": {"before": baseline, "peak": peak[0], "after": await settle(port, pid, args.ttl)}}
 
