@@ -165,3 +165,24 @@ def test_a_room_votes_in_step_and_a_reopened_tab_votes_once(server: int, chromiu
     assert followed <= 10
     for ctx in (a, b, teacher):
         ctx.close()
+
+
+def test_the_histogram_fits_the_projector_at_every_question(server: int, chromium: Any) -> None:
+    """At each stop with a question, after V and S, the histogram and its tally end within 1280×720."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    bottoms = {}
+    for n in (4, 5, 6, 7, 9):
+        page.goto(f"http://localhost:{server}/lesson?ls_stop={n}&ls_vote=true", timeout=WAIT)
+        counted(page, "first vote: 0 votes")
+        page.keyboard.press("v")
+        counted(page, "after discussion: 0 votes")
+        page.keyboard.press("s")
+        tally = page.get_by_text(re.compile("^First vote:"))
+        tally.wait_for(timeout=WAIT)
+        page.wait_for_timeout(500)  # the chart's layout
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        box = tally.bounding_box()
+        bottoms[n] = max([box["y"] + box["height"]] + [(b := charts.nth(k).bounding_box())["y"] + b["height"]
+                                                          for k in range(charts.count())])
+        page.screenshot(path=str(ARTIFACTS / f"class-histogram-stop{n}.png"))
+    assert all(b <= 720 for b in bottoms.values()), bottoms

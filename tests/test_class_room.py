@@ -111,6 +111,13 @@ def test_the_phone_page_waits_then_shows_plain_words() -> None:
     assert ballot is not None and ballot.counts(1) == [0, 0, 1]  # only the first phone's vote
 
 
+def test_the_class_command_refuses_a_host_without_class_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert serve.main(["--host", "nmt-lab.test"]) == 2 and serve.main(["--class", "--port", "70000"]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["error: --host needs --class (without it the server answers to this machine only)",
+                                "error: --port must be between 1 and 65535"]
+
+
 def test_the_class_command_allows_its_names_and_shows_one_of_them() -> None:
     assert serve.allowed_hosts(["NMT-Lab.test."], ["192.168.1.20", "10.0.0.5"]) == [
         "localhost", "127.0.0.1", "::1", "nmt-lab.test", "192.168.1.20", "10.0.0.5"]

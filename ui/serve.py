@@ -26,7 +26,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PHONES_ENV = "RNNSEARCH_PHONES_URL"  # the address the projector shows phones (set by this module)
-CLASS_ENV = "RNNSEARCH_CLASS"  # "1": served for a class (rooms only from the teacher's machine)
+CLASS_ENV = "RNNSEARCH_CLASS"  # "1": served to the network for a class (the phones' address is reachable)
 
 
 class HostGuard:
@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     started = time.monotonic()
     os.environ[PHONES_ENV] = a.phones
-    os.environ[CLASS_ENV] = "1"
+    if a.address != "127.0.0.1":
+        os.environ[CLASS_ENV] = "1"
     install_host_guard()
     os.chdir(ROOT)
     threading.Thread(target=announce, args=(a.port, a.phones or f"http://localhost:{a.port}", started),

@@ -37,7 +37,7 @@ LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 STATES = {"waiting": "Waiting for the teacher's question…",
           "closed": "This question is closed: the class has moved on.", "full": "This round is full.",
           "nocode": "Type the room code shown on the projector."}
-BIG_CSS = ("<style>.st-key-ls_join code{font-size:28px!important} "
+BIG_CSS = ("<style>.st-key-ls_join code{font-size:28px!important;word-break:break-all;white-space:normal} "
            ".st-key-phone_status p{font-size:20px!important;line-height:1.4} "
            ".st-key-phone_choices button p{font-size:22px!important}</style>")
 
@@ -122,7 +122,7 @@ def join_strip(room: Room) -> None:
     qr, text = st.columns([1, 3], vertical_alignment="center")
     qr.image(qr_png(address), width=120)
     with text, st.container(key="ls_join"):
-        st.markdown(f"**Vote on your phone:** `{address}` · {count}",
+        st.markdown(f"**Vote on your phone:** `{address}`  \n{count}",
                     help="Phones on the same network open the address (or scan the code); one vote per phone per "
                          "round, kept in memory.")
         if not os.environ.get(CLASS_ENV) and urlsplit(address).hostname in LOCAL_NAMES:

@@ -77,10 +77,12 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Check the options, then become the server (``python -m ui.serve``)."""
     a = parser().parse_args(argv)
-    if not 0 < a.port < 65536:
-        raise SystemExit("error: --port must be between 1 and 65535")
-    if a.host and not a.klass:
-        raise SystemExit("error: --host needs --class (without it the server answers to this machine only)")
+    problem = ("--port must be between 1 and 65535" if not 0 < a.port < 65536 else
+               "--host needs --class (without it the server answers to this machine only)" if a.host and not a.klass
+               else None)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     lan = lan_addresses() if a.klass else []
     hosts = allowed_hosts(a.host, lan)
     cmd = [sys.executable, "-m", "ui.serve", "--port", str(a.port),
