@@ -151,11 +151,13 @@ def test_a_room_votes_in_step_and_a_reopened_tab_votes_once(server: int, chromiu
     presenter.keyboard.press("ArrowLeft")  # back to stop 7: its votes are still there
     heading(projector, "7. Reordering")
     counted(projector, "first vote: 2 votes")
+    projector.get_by_role("button", name=re.compile("^Discuss, then vote again")).wait_for(timeout=WAIT)
     projector.keyboard.press("v")  # the clicker's "vote again"
     counted(projector, "after discussion: 0 votes")
     again.get_by_role("button", name="car", exact=True).click(timeout=WAIT)
     other.get_by_role("button", name="car", exact=True).click(timeout=WAIT)
     counted(projector, "after discussion: 2 votes")
+    projector.get_by_role("button", name=re.compile("^Show the votes")).wait_for(timeout=WAIT)
     projector.keyboard.press("s")  # "show the votes"
     tally = projector.get_by_text(re.compile("^First vote:"))
     tally.wait_for(timeout=WAIT)
@@ -173,9 +175,10 @@ def test_the_histogram_fits_the_projector_at_every_question(server: int, chromiu
     bottoms = {}
     for n in (4, 5, 6, 7, 9):
         page.goto(f"http://localhost:{server}/lesson?ls_stop={n}&ls_vote=true", timeout=WAIT)
-        counted(page, "first vote: 0 votes")
+        page.get_by_role("button", name=re.compile("^Discuss, then vote again")).wait_for(timeout=WAIT)
         page.keyboard.press("v")
         counted(page, "after discussion: 0 votes")
+        page.get_by_role("button", name=re.compile("^Show the votes")).wait_for(timeout=WAIT)
         page.keyboard.press("s")
         tally = page.get_by_text(re.compile("^First vote:"))
         tally.wait_for(timeout=WAIT)

@@ -145,7 +145,7 @@ def projector(room: Room, stop: str, prompt: str, words: list[str]) -> None:
     else:
         first, second = b.counts(1), b.counts(2)
         # an explicit height: in a column Streamlit squashed the plot to a line
-        st.altair_chart(readable(histogram(words, first, second), FONT_MAIN), height=200)
+        st.altair_chart(readable(histogram(words, first, second), FONT_MAIN), height=110)
         st.caption(md(tally(words, first, second)))
 
 
@@ -155,13 +155,13 @@ def histogram(words: list[str], first: list[int], second: list[int]) -> alt.Char
             for name, counts in (("first vote", first), ("after discussion", second))
             for j, (w, n) in enumerate(zip(words, counts, strict=True))]
     return alt.Chart(alt.Data(values=data)).mark_bar().encode(
-        x=alt.X("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelAngle=-40, labelOverlap=False)),
+        x=alt.X("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelAngle=0, labelOverlap=False)),
         xOffset=alt.XOffset("round:N", sort=["first vote", "after discussion"]),
-        y=alt.Y("votes:Q", title="votes", axis=alt.Axis(tickMinStep=1)),
+        y=alt.Y("votes:Q", title="votes", axis=alt.Axis(tickMinStep=1, format="d", tickCount=3)),
         color=alt.Color("round:N", sort=["first vote", "after discussion"],
-                        scale=alt.Scale(range=["#9ecae1", "#08519c"]), legend=alt.Legend(orient="top", title=None)),
+                        scale=alt.Scale(range=["#9ecae1", "#08519c"]), legend=alt.Legend(orient="right", title=None)),
         tooltip=["word:N", "round:N", "votes:Q"],
-    ).properties(height=120, width="container")
+    ).properties(height=60, width="container")  # short: it fits under the stop's chart within 720 px
 
 
 def tally(words: list[str], first: list[int], second: list[int]) -> str:
