@@ -99,6 +99,7 @@ class Session:
     ws: ClientConnection | None = None
     page_hash: str = ""
     query: str = ""
+    page_name: str = ""  # a page of pages/ ("lesson", "vote"); "" the app's own
     buttons: dict[str, tuple[str, bool, str]] = field(default_factory=dict)  # label → (id, disabled, fragment)
     words: int | None = None
     errors: list[str] = field(default_factory=list)
@@ -119,8 +120,8 @@ class Session:
         assert self.ws is not None
         msg = BackMsg()
         cs = msg.rerun_script
-        cs.query_string, cs.page_script_hash = self.query, self.page_hash
-        cs.context_info.url = f"http://{HOST}:{self.port}/"
+        cs.query_string, cs.page_script_hash, cs.page_name = self.query, self.page_hash, self.page_name
+        cs.context_info.url = f"http://{HOST}:{self.port}/{self.page_name}"
         cs.context_info.timezone = "UTC"
         if label is not None:
             wid, _, fragment = self.buttons[label]

@@ -27,6 +27,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {  # name: (module, one line for --hel
     "export": ("nmt.tools.export", "ship a training run: scored, verified checkpoints (fp16, int8) and results"),
     "timeline": ("nmt.tools.timeline", "print or ship a training timeline (the Watch it learn page)"),
     "seal": ("nmt.tools.seal", "seal a checkpoint written before checkpoints recorded a digest of their contents"),
+    "serve": ("nmt.tools.serve", "serve the app (--class: to a class's phones on this network, with rooms and votes)"),
     "import": ("nmt.tools.importers",
                "convert a model trained with another toolkit (joeynmt DIR | onmt CKPT --out NAME.pt)"),
 }

@@ -25,6 +25,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from nmt.explanation.paper_figures import FIG3A_SENTENCE
     from nmt.text.data import pad_ids
     from ui import lesson_page as P
+    from ui import lesson_room as R
     from ui import models, paper_panel, vote_panel
     from ui import widgets as W
     from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
@@ -34,8 +35,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui.views.common import FONT_MAIN, md, readable
     from ui.views.heatmaps import fixed_context_chart
 
-STOP_KEY, LEVEL_KEY, VIEW_KEY = "ls_stop", "ls_level", "ls_view"  # ls_view=presenter: the teacher's tab
-VOTE_KEY = "ls_vote"  # true: the class votes from their phones
+STOP_KEY, LEVEL_KEY, VIEW_KEY, VOTE_KEY = R.STOP_KEY, R.LEVEL_KEY, R.VIEW_KEY, R.VOTE_KEY
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -55,24 +55,10 @@ def annotations(path: str, mtime: float, text: str) -> np.ndarray:
 
 
 def current_stop() -> int:
-    """The 0-based stop from the URL (out of range or not a number: the first stop)."""
-    return L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
-
-
-def go(delta: int) -> None:
-    """Move ``delta`` stops (clamped to the lesson) and write the stop into the URL."""
-    k = min(len(STOPS) - 1, max(0, current_stop() + delta))
-    st.query_params[STOP_KEY] = str(k + 1)
-
-
-def on_level() -> None:
-    """Write the chosen narration level into the URL (short keys such as ``phd``, not the labels)."""
-    st.query_params[LEVEL_KEY] = L.level_of(st.session_state.get(LEVEL_KEY))
-
-
-def reveal(key: str) -> None:
-    """Show the hidden α row of stop ``key``, or hide it again (for the next class)."""
-    st.session_state[f"ls_rev_{key}"] = not st.session_state.get(f"ls_rev_{key}", False)
+    """The 0-based stop: the room's (shared by the teacher's tabs), else the URL's (out of range or not a
+    number: the first stop)."""
+    room = R.room()
+    return room.position.stop if room is not None else L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
 
 
 def nav_bar(k: int, stop: Stop) -> None:
@@ -80,18 +66,18 @@ def nav_bar(k: int, stop: Stop) -> None:
     with st.container(horizontal=True, vertical_alignment="center", key="ls_top"):
         st.title(stop.title, anchor=False)
         st.space("stretch")
-        st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=go, args=(-1,),
+        st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=R.move, args=(-1,),
                   disabled=k == 0)
-        st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=go,
+        st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=R.move,
                   args=(1,), disabled=k == len(STOPS) - 1, type="primary")
         shown = bool(st.session_state.get(f"ls_rev_{stop.key}"))
-        st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=reveal,
+        st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=R.reveal,
                   icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
                   disabled=stop.predict is None)
         st.markdown(f"**{k + 1} / {len(STOPS)}**", help=P.KEYS_NOTE)
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
-        st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=go, args=(-1,))
-        st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=go, args=(1,))
+        st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=R.move, args=(-1,))
+        st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=R.move, args=(1,))
     st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
             ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
     st.html(P.PILL_CSS)
@@ -114,6 +100,10 @@ def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tup
     guess = right.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
                         key=f"ls_guess_{stop.key}")
     revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
+    if revealed and guess is None and voting() and (room := R.room()) is not None:
+        if (phones := vote_panel.class_guess(room.ballot(stop.key))) is not None:  # the class's own guess
+            guess = phones[0]
+            left.markdown(md(phones[1]))
     if revealed:
         v = L.verdict(trace, step, guess)  # α's argmax is the energies' (the softmax keeps their order)
         text = L.energy_verdict_text(trace, step, guess) if stop.key == "energies" else L.verdict_text(v)
@@ -257,7 +247,7 @@ def presenter(stop: Stop) -> None:
     t = TEACHER.get(stop.key)
     with st.container(border=True, key="ls_teacher"):
         st.markdown("**Presenter view**: the answers show only here, not in the projected tab "
-                    f"([open it]({md(projected_link())})).")
+                    f"([open it]({md(projected_link())})), which follows this tab.")
         if t is not None:
             st.markdown(f"**Answer.** {md(t.answer)}")
             if (line := P.model_line(stop)) is not None:
@@ -286,34 +276,73 @@ def on_colours() -> None:
 
 
 def voting() -> bool:
-    """Whether the class votes from their phones (``ls_vote=true`` in the URL)."""
+    """Whether the class votes from their phones (the room's switch, copied into ``ls_vote=true``)."""
     return st.query_params.get(VOTE_KEY) == "true"
 
 
-def on_voting() -> None:
-    """Write the phones' vote switch into the URL."""
-    if st.session_state.get("ls_vote_on"):
-        st.query_params[VOTE_KEY] = "true"
-    else:
-        st.query_params.pop(VOTE_KEY, None)
-
-
 def projected_link() -> str:
-    """The projected view's address for the current stop and level (relative: the same server)."""
-    return f"lesson?{STOP_KEY}={current_stop() + 1}&{LEVEL_KEY}={L.level_of(st.query_params.get(LEVEL_KEY))}"
+    """The projected view's address in this room (relative: the same server)."""
+    room = R.room()
+    return "lesson" if room is None else R.links(room, current_stop(), presenter=False)
+
+
+def refused() -> None:
+    """A visitor who is not the teacher (a phone): no lesson, no answers, the way to the vote instead."""
+    st.title("Lesson", anchor=False)
+    st.info("The Lesson runs on the teacher's machine. To vote, open the address the projector shows "
+            "(or scan its code).")
+    st.markdown("[Vote with the room code](vote)")
+
+
+def phones(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
+    """While phones vote: the join strip on every stop, and the question's panel where there is one."""
+    if not voting():
+        room.close()
+        return
+    asked = stop.predict is not None and stop.sentence and group.search is not None
+    if asked:
+        t = P.trace_of(group.search, stop.sentence)
+        target = t.steps[min(stop.predict, len(t.steps) - 1)].token
+        question = (stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
+        room.open(*question)
+    else:
+        room.close()
+    with left:
+        vote_panel.join_strip(room)
+    if asked:
+        with right:  # below the chart, where a histogram has room before the reveal
+            vote_panel.projector(room, *question)
+
+
+def sidebar(k: int, room: vote_panel.Room) -> None:
+    """The handout, the colours, the phones' switch and the presenter view's link."""
+    with st.sidebar:
+        st.download_button("Handout (HTML, print it)", lambda: P.handout(annotations), file_name="lesson-handout.html",
+                           mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
+        st.radio("Colours of α", list(L.PALETTES), format_func=L.PALETTES.__getitem__, key="ls_palette_w",
+                 index=list(L.PALETTES).index(colours()["palette"]), on_change=on_colours)
+        st.toggle("α on a log scale", key="ls_log_w", value=colours()["log"], on_change=on_colours,
+                  help="Symmetric-log colours: weights of 0.01 to 0.1, invisible on a linear scale, show too.")
+        st.toggle("Phones vote", key="ls_vote_on", value=voting(), on_change=R.set_voting,
+                  help="The class votes from their phones (same Wi-Fi): the projector shows the address to open.")
+        st.link_button("Presenter view (a second tab)", R.links(room, k, presenter=True),
+                       icon=":material/co_present:")
 
 
 def main() -> None:
     """Build the page."""
+    room = R.start()
+    if room is None:
+        refused()
+        return
     with st.sidebar:
         st.header("Lesson")
         level = st.radio("Narration", list(LEVELS), format_func=LEVELS.__getitem__, key=LEVEL_KEY,
-                         index=list(LEVELS).index(L.level_of(st.query_params.get(LEVEL_KEY))), on_change=on_level)
+                         index=list(LEVELS).index(L.level_of(st.query_params.get(LEVEL_KEY))),
+                         on_change=R.set_level)
     level = L.level_of(level)
     k = current_stop()
     stop = STOPS[k]
-    if st.query_params.get(STOP_KEY) != str(k + 1):
-        st.query_params[STOP_KEY] = str(k + 1)  # an out-of-range or missing stop becomes stop 1
     group = P.model_pair(stop.group)
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
@@ -331,22 +360,9 @@ def main() -> None:
     VIEWS[stop.key](stop, group, left, right)
     with left, st.container(border=True):
         st.markdown(f"**Question for the class.** {md(stop.question)}")
-    if voting() and stop.predict is not None and stop.sentence:
-        t = P.trace_of(group.search, stop.sentence)
-        target = t.steps[min(stop.predict, len(t.steps) - 1)].token
-        with right:  # below the chart, where a histogram has room before the reveal
-            vote_panel.projector(stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
-    with st.sidebar:
-        st.download_button("Handout (HTML, print it)", lambda: P.handout(annotations), file_name="lesson-handout.html",
-                           mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
-        st.radio("Colours of α", list(L.PALETTES), format_func=L.PALETTES.__getitem__, key="ls_palette_w",
-                 index=list(L.PALETTES).index(colours()["palette"]), on_change=on_colours)
-        st.toggle("α on a log scale", key="ls_log_w", value=colours()["log"], on_change=on_colours,
-                  help="Symmetric-log colours: weights of 0.01 to 0.1, invisible on a linear scale, show too.")
-        st.toggle("Phones vote", key="ls_vote_on", value=voting(), on_change=on_voting,
-                  help="The class votes from their phones (same Wi-Fi): the projector shows the address to open.")
-        st.link_button("Presenter view (a second tab)", f"lesson?{VIEW_KEY}=presenter&{STOP_KEY}={k + 1}",
-                       icon=":material/co_present:")
+    phones(room, stop, group, left, right)
+    sidebar(k, room)
+    vote_panel.follow(room, room.version)
 
 
 with shell.error_boundary("Lesson"):

@@ -1,6 +1,7 @@
-"""Vote: the phone's page of the Lesson's class vote (``/vote``), opened from the address the projector
-shows. The current question's source words as big buttons, one vote per round; nothing to sign in to.
-The ballot box and the projector's side: :mod:`ui.vote_panel`.
+"""Vote: the phone's page of the Lesson's class vote (``/vote?room=CODE``), opened from the address or the
+QR code the projector shows. The current question's source words as big buttons, one vote per round;
+nothing to sign in to, and nothing of the lesson (its answers and controls stay with the teacher).
+The rooms and the ballot box: :mod:`ui.vote_panel` and :mod:`ui.votes`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ with shell.page("Vote", sidebar="collapsed"):  # navigation first; a failing imp
 def main() -> None:
     """Build the page (laid out for a phone: one column, big buttons)."""
     st.title("Class vote", anchor=False)
-    vote_panel.phone()
+    vote_panel.phone(vote_panel.phone_token())
 
 
 with shell.error_boundary("Vote"):

@@ -321,7 +321,24 @@ def classroom(s: dict[str, Any]) -> str:
             + "; the 95th percentile passes 1 s at about "
             f"{klass['p95_1s_passed_at_steps_per_s']:.0f} steps per second (about "
             f"{klass['p95_1s_passed_at_steps_per_s'] * 2:.0f} students stepping every 2 s).")
+    if (v := s.get("class_votes")) is not None:
+        lines.append(class_votes(v))
     return "\n\n".join(lines)
+
+
+def class_votes(v: dict[str, Any]) -> str:
+    """60 phones voting in a Lesson room while 30 students step, one server (bench/class_votes.py)."""
+    load = max(v["loadavg_1min_before"], v["loadavg_1min_after"])
+    shared = f", shared with other work at a load average up to {load:.0f}" if load > v["machine"]["cores"] else ""
+    where = f"{v['machine']['cores']} CPU cores{shared}"
+    t, s, rss = v["tap_to_projector"], v["step"], v["rss_mib"]
+    return (f"With {v['phones']} phones voting in a Lesson room while {v['students']} students press Step every 2 s "
+            f"on one server (`bench/class_votes.py`, {where}), a tap reached the projector in "
+            f"{t['p50_ms'] / 1000:.1f} s at the median and {t['p95_ms'] / 1000:.1f} s at the 95th percentile "
+            f"(the projector redraws every 2 s), a step took {s['p95_ms'] / 1000:.1f} s at the 95th percentile, "
+            f"{v['votes_counted']} of {v['phones']} votes were counted with {v['errors']} errors, and the server's "
+            f"memory went from {rss['before']:.0f} to {rss['peak']:.0f} MiB at its peak and back to "
+            f"{rss['after']:.0f} MiB.")
 
 
 def unknown(s: dict[str, Any]) -> str:

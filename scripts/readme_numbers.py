@@ -41,6 +41,7 @@ SOURCES = {
     "cpu": "bench/results-cpu.json",
     "classroom": "bench/classroom-cpu.json",
     "load": "bench/load-cpu.json",
+    "class_votes": "bench/class-votes-cpu.json",
     "unknown": "bench/unk-dictionary.json",
     "candidates": "bench/candidates.json",
     "paired_europarl": "bench/paired-europarl-newstest2014.json",

@@ -115,7 +115,7 @@ def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ck
     assert helped.returncode == 0
     listed = re.findall(r"^  (\w+)  ", helped.stdout, flags=re.M)
     assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline",
-                      "seal", "import"]
+                      "seal", "serve", "import"]
     for name, (module, _) in tool.SUBCOMMANDS.items():  # `import` is a keyword: its module is nmt.tools.importers
         assert module == {"import": "nmt.tools.importers"}.get(name, f"nmt.tools.{name}")
         assert callable(__import__(module, fromlist=["main"]).main)

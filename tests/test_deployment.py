@@ -40,8 +40,8 @@ def test_streamlit_applies_the_list_to_the_host_header(host: str | None, allowed
 def test_the_readme_says_how_to_run_it_for_a_class() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Running it for a class on a shared machine\n", 1)[1].split("\n## ", 1)[0]
-    for needed in ("--server.headless true", "--server.fileWatcherType none", "--server.port",
-                   "--server.address", "allowedHosts", "/_stcore/metrics", "<!-- begin: classroom -->"):
+    for needed in ("python -m nmt serve --class", "--host", "--port", "allowedHosts", "/_stcore/metrics",
+                   "room", "QR code", "<!-- begin: classroom -->"):
         assert needed in section, needed
 
 

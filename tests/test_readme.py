@@ -232,6 +232,20 @@ def test_classroom_block_on_hand_made_benchmarks() -> None:
     assert "server's memory ended at 500 MiB (baseline 480); the 95th" in grew
 
 
+def test_class_votes_sentence_on_a_hand_made_benchmark() -> None:
+    v = {"machine": {"cores": 2}, "loadavg_1min_before": 8.19, "loadavg_1min_after": 3.0, "phones": 60, "students": 30,
+         "votes_counted": 59, "errors": 1, "tap_to_projector": {"p50_ms": 3256.5, "p95_ms": 7168.3},
+         "step": {"p95_ms": 512.0}, "rss_mib": {"before": 550.3, "peak": 572.4, "after": 551.6}}
+    assert B.class_votes(v) == (
+        "With 60 phones voting in a Lesson room while 30 students press Step every 2 s on one server "
+        "(`bench/class_votes.py`, 2 CPU cores, shared with other work at a load average up to 8), a tap reached the "
+        "projector in 3.3 s at the median and 7.2 s at the 95th percentile (the projector redraws every 2 s), a step "
+        "took 0.5 s at the 95th percentile, 59 of 60 votes were counted with 1 errors, and the server's memory went "
+        "from 550 to 572 MiB at its peak and back to 552 MiB.")
+    idle = B.class_votes({**v, "loadavg_1min_before": 1.0, "loadavg_1min_after": 0.5})
+    assert "(`bench/class_votes.py`, 2 CPU cores), a tap" in idle
+
+
 def test_unknown_words_block_on_a_hand_made_benchmark() -> None:
     row = {"checkpoint": "x.pt", "data": "tatoeba-fr-en", "split": "test", "sentences": 1234, "decoding": "beam5",
            "kept": {"bleu": 17.4}, "copied": {"bleu": 22.184}, "dictionary": {"bleu": 23.1}}

@@ -55,7 +55,8 @@ if (!window.lessonReleasesPills) {
 PILL_CSS = ('<style>[data-testid="stButtonGroup"] button[aria-checked="true"], '
             '[data-testid="stButtonGroup"] button[aria-checked="true"] * '
             '{background-color:#a51d24 !important; color:#ffffff !important; border-color:#a51d24 !important}</style>')
-KEYS_NOTE = "Clicker: → or PageDown next · ← or PageUp back · B or . reveals (a clicker's blank-screen keys)"
+KEYS_NOTE = ("Clicker: → or PageDown next · ← or PageUp back · B or . reveals (a clicker's blank-screen keys)"
+             " · phones vote: V starts the vote again, S shows the votes")
 
 
 @st.cache_data(show_spinner=False, max_entries=4)

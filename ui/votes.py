@@ -1,20 +1,33 @@
-"""The class's votes from their phones (peer instruction: vote, discuss, vote again), kept in memory.
+"""The class's rooms: one per lesson, holding where the lesson is and the phones' votes, kept in memory.
 
-No Streamlit here: :class:`Room` is one lesson's ballot box, shared by the projector's session and every
-phone's (``ui.vote_panel`` keeps one per server). The projector opens a question (the stop, the target
-word, the source words to choose from); each phone gets the current question whenever it asks (a phone
-that joins late gets it too) and casts one vote per round; the teacher starts the second round after the
-discussion. Nothing personal is kept: a phone is a random token its page made up, and everything is
-forgotten when the question changes or the server stops. Bounded: at most :data:`MAX_PHONES` phones.
+No Streamlit here. A :class:`Room` is one lesson: a short code the phones type or scan, a teacher key
+that only the teacher's tabs hold (the projector and the presenter view), the lesson's position
+(stop, narration level, which rows are revealed, whether phones vote) shared by those tabs, and one
+:class:`Ballot` per stop with a question. The projector opens a stop's question; moving on closes it
+(a late vote is refused as closed); stepping back reopens that stop's stored ballot, votes kept; once
+the votes are shown or the row revealed, the ballot is closed for good, so its histogram never
+changes. A phone is a random token its browser keeps (``ui.vote_panel``); it votes once per round.
+
+:class:`RoomStore` is the server's set of rooms (``ui.vote_panel`` keeps one per process): bounded in
+number, each room forgotten after hours without use. Memory is bounded throughout: at most
+:data:`MAX_PHONES` votes per round, a ballot per stop, :data:`MAX_ROOMS` rooms.
 """
 
 from __future__ import annotations
 
+import secrets
 import threading
+import time
 from dataclasses import dataclass, field
+from typing import Literal
 
 MAX_PHONES = 200
+MAX_ROOMS = 32
+ROOM_TTL_S = 6 * 3600.0  # a room unused this long is forgotten
 ROUNDS = (1, 2)
+CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O or 1/I to misread from the back row
+CODE_LEN = 4
+Outcome = Literal["counted", "already", "closed", "full", "invalid"]
 
 
 @dataclass(frozen=True)
@@ -29,89 +42,192 @@ class Question:
 
 
 @dataclass
-class Room:
-    """One lesson's ballot box (thread-safe: the server runs each session's script in its own thread)."""
+class Ballot:
+    """One stop's question and its votes (round → phone → choice); ``closed`` once shown or revealed."""
 
-    max_phones: int = MAX_PHONES
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _question: Question | None = None
-    _votes: dict[int, dict[str, int]] = field(default_factory=dict)  # round → phone → choice
-    _phones: set[str] = field(default_factory=set)
-    _shown: bool = False
-
-    def open(self, stop: str, prompt: str, choices: list[str] | tuple[str, ...]) -> Question:
-        """Ask ``prompt`` about ``stop`` (round 1, no votes), unless that very question is already open."""
-        with self._lock:
-            q = self._question
-            if q is not None and (q.stop, q.prompt, q.choices) == (stop, prompt, tuple(choices)):
-                return q
-            serial = 1 if q is None else q.serial + 1
-            self._question = Question(stop, prompt, tuple(choices), 1, serial)
-            self._votes, self._shown = {r: {} for r in ROUNDS}, False
-            return self._question
-
-    def revote(self) -> Question | None:
-        """Start round 2 of the open question (after the class has discussed); its round-1 votes stay."""
-        with self._lock:
-            q = self._question
-            if q is None or q.round == 2:
-                return q
-            self._question = Question(q.stop, q.prompt, q.choices, 2, q.serial + 1)
-            return self._question
-
-    def show(self) -> None:
-        """Let the projector draw the histogram (after the re-vote)."""
-        with self._lock:
-            self._shown = True
-
-    @property
-    def shown(self) -> bool:
-        """Whether the histogram is to be drawn."""
-        return self._shown
-
-    def question(self) -> Question | None:
-        """The open question, for a phone that asks (however late it joined)."""
-        return self._question
-
-    def join(self, phone: str) -> bool:
-        """Let a phone in: False when the room is full (a phone already in is always let in)."""
-        with self._lock:
-            if phone in self._phones:
-                return True
-            if len(self._phones) >= self.max_phones:
-                return False
-            self._phones.add(phone)
-            return True
-
-    def vote(self, phone: str, choice: int) -> bool:
-        """A phone's vote in the current round: False (and nothing counted) for a phone not in the room,
-        no open question, a choice out of range, or a second vote in the same round."""
-        with self._lock:
-            q = self._question
-            if q is None or phone not in self._phones or not 0 <= choice < len(q.choices):
-                return False
-            box = self._votes[q.round]
-            if phone in box:
-                return False
-            box[phone] = choice
-            return True
-
-    def voted(self, phone: str) -> int | None:
-        """The choice this phone made in the current round, or None."""
-        q = self._question
-        return None if q is None else self._votes.get(q.round, {}).get(phone)
+    question: Question
+    votes: dict[int, dict[str, int]] = field(default_factory=lambda: {r: {} for r in ROUNDS})
+    shown: bool = False
+    closed: bool = False
 
     def counts(self, round_: int) -> list[int]:
         """Votes per choice in a round (zeros for a round not held)."""
-        q = self._question
-        if q is None:
-            return []
-        out = [0] * len(q.choices)
-        for c in self._votes.get(round_, {}).values():
+        out = [0] * len(self.question.choices)
+        for c in self.votes.get(round_, {}).values():
             out[c] += 1
         return out
 
+
+@dataclass
+class Position:
+    """Where the lesson is, shared by the teacher's tabs: 0-based stop, level, revealed stops, voting."""
+
+    stop: int = 0
+    level: str = "school"
+    revealed: frozenset[str] = frozenset()
+    voting: bool = False
+
+
+@dataclass
+class Room:
+    """One lesson's room (thread-safe: the server runs each session's script in its own thread)."""
+
+    code: str
+    key: str
+    max_phones: int = MAX_PHONES
+    touched: float = field(default_factory=time.monotonic)
+    version: int = 0  # changes whenever the position does, so a teacher's tab knows to redraw
+    _position: Position = field(default_factory=Position)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _ballots: dict[str, Ballot] = field(default_factory=dict)
+    _open: str | None = None  # the stop whose ballot takes votes now
+    _serial: int = 0
+
+    # -- the teacher's side ---------------------------------------------------------------------
+
     @property
-    def phones(self) -> int:
-        """How many phones have joined."""
-        return len(self._phones)
+    def position(self) -> Position:
+        """The lesson's shared position."""
+        return self._position
+
+    def move(self, stop: int | None = None, level: str | None = None, voting: bool | None = None) -> None:
+        """Change the shared position (``None``: leave that part as it is)."""
+        with self._lock:
+            p = self._position
+            new = Position(p.stop if stop is None else stop, p.level if level is None else level,
+                           p.revealed, p.voting if voting is None else voting)
+            if new != p:
+                self._position, self.version = new, self.version + 1
+
+    def reveal(self, stop: str, shown: bool) -> None:
+        """Reveal (or hide again) the model's row at ``stop``; revealing closes its ballot for good."""
+        with self._lock:
+            p = self._position
+            revealed = p.revealed | {stop} if shown else p.revealed - {stop}
+            if revealed != p.revealed:
+                self._position = Position(p.stop, p.level, frozenset(revealed), p.voting)
+                self.version += 1
+            if shown and stop in self._ballots:
+                self._ballots[stop].closed = True
+
+    def open(self, stop: str, prompt: str, choices: list[str] | tuple[str, ...]) -> Question:
+        """Take votes on ``stop``'s question: its stored ballot when it had one (votes kept), else a new
+        one in round 1. Any other stop's question is closed."""
+        with self._lock:
+            b = self._ballots.get(stop)
+            if b is None or (b.question.prompt, b.question.choices) != (prompt, tuple(choices)):
+                self._serial += 1
+                b = self._ballots[stop] = Ballot(Question(stop, prompt, tuple(choices), 1, self._serial))
+            self._open = stop
+            return b.question
+
+    def close(self) -> None:
+        """No question at this stop: the open one (if any) stops taking votes."""
+        with self._lock:
+            self._open = None
+
+    def revote(self, stop: str) -> Question | None:
+        """Start round 2 of ``stop``'s question (after the class has discussed); its round-1 votes stay."""
+        with self._lock:
+            b = self._ballots.get(stop)
+            if b is None or b.question.round == 2 or b.closed:
+                return None if b is None else b.question
+            self._serial += 1
+            q = b.question
+            b.question = Question(q.stop, q.prompt, q.choices, 2, self._serial)
+            return b.question
+
+    def show(self, stop: str) -> None:
+        """Draw ``stop``'s histogram from now on; its votes are final."""
+        with self._lock:
+            if stop in self._ballots:
+                self._ballots[stop].shown = self._ballots[stop].closed = True
+
+    def ballot(self, stop: str) -> Ballot | None:
+        """``stop``'s ballot (its question, votes and state), or None before it was asked."""
+        return self._ballots.get(stop)
+
+    # -- the phones' side -----------------------------------------------------------------------
+
+    def question(self) -> Question | None:
+        """The question that takes votes now, for a phone that asks (however late it joined)."""
+        b = self._ballots.get(self._open) if self._open else None
+        return None if b is None or b.closed else b.question
+
+    def vote(self, phone: str, serial: int, choice: int) -> Outcome:
+        """A phone's vote on the question it was shown (``serial``): counted, or why not."""
+        with self._lock:
+            b = self._ballots.get(self._open) if self._open else None
+            if b is None or b.closed or b.question.serial != serial:
+                return "closed"  # the teacher moved on, started the re-vote, showed or revealed
+            if not 0 <= choice < len(b.question.choices):
+                return "invalid"
+            box = b.votes[b.question.round]
+            if phone in box:
+                return "already"
+            if len(box) >= self.max_phones:
+                return "full"
+            box[phone] = choice
+            return "counted"
+
+    def voted(self, phone: str) -> int | None:
+        """The choice this phone made in the open question's current round, or None."""
+        b = self._ballots.get(self._open) if self._open else None
+        return None if b is None else b.votes[b.question.round].get(phone)
+
+
+def new_code(taken: set[str] | dict[str, Room]) -> str:
+    """A short room code not in ``taken`` (4 characters easy to read from the back row)."""
+    while True:
+        code = "".join(secrets.choice(CODE_LETTERS) for _ in range(CODE_LEN))
+        if code not in taken:
+            return code
+
+
+@dataclass
+class RoomStore:
+    """The server's rooms: at most ``max_rooms`` (the least recently used goes first), each forgotten
+    ``ttl_s`` seconds after its last use."""
+
+    max_rooms: int = MAX_ROOMS
+    ttl_s: float = ROOM_TTL_S
+    clock: object = time.monotonic
+    _rooms: dict[str, Room] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def _now(self) -> float:
+        return float(self.clock())  # type: ignore[operator]
+
+    def _expire(self) -> None:
+        now = self._now()
+        for code in [c for c, r in self._rooms.items() if now - r.touched > self.ttl_s]:
+            del self._rooms[code]
+
+    def create(self) -> Room:
+        """A new room with a fresh code and teacher key."""
+        with self._lock:
+            self._expire()
+            while len(self._rooms) >= self.max_rooms:
+                del self._rooms[min(self._rooms, key=lambda c: self._rooms[c].touched)]
+            room = Room(new_code(self._rooms), secrets.token_urlsafe(12), touched=self._now())
+            self._rooms[room.code] = room
+            return room
+
+    def get(self, code: str | None) -> Room | None:
+        """The room a phone joins by its code (any case), or None."""
+        with self._lock:
+            self._expire()
+            room = self._rooms.get((code or "").strip().upper())
+            if room is not None:
+                room.touched = self._now()
+            return room
+
+    def teacher(self, code: str | None, key: str | None) -> Room | None:
+        """The room whose teacher key is ``key``, or None (a wrong key gives nothing away)."""
+        room = self.get(code)
+        if room is None or not key or not secrets.compare_digest(room.key.encode(), key.encode()):
+            return None
+        return room
+
+    def __len__(self) -> int:
+        return len(self._rooms)

@@ -1,0 +1,191 @@
+"""A class on the class command (``python -m nmt serve --class --host nmt-lab.test``), in Debian's Chromium:
+phones reach the server by that name (Chromium's host-resolver rules map it to this machine), the projector
+and the presenter view are two tabs of one room on ``localhost``. Screenshots: test-artifacts/class-*.png."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from scripts.app_server import free_port, stop
+from tests.chromium import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, sync_api
+from ui.lesson_teacher import TEACHER
+
+pytestmark = pytest.mark.browser
+
+NAME = "nmt-lab.test"
+WAIT = 120_000
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+COUNT_JS = """(want) => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
+  .some(e => e.innerText.startsWith('Vote on your phone:') && e.innerText.trim().endsWith(want))"""
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[int]:
+    """The class command on a free port, once it printed "ready"; its port."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    port = free_port()
+    log = (ARTIFACTS / f"class-{port}.log").open("w+")
+    env = {**os.environ, "RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "nmt", "serve", "--class", "--host", NAME, "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 400
+        while "ready: open http://" not in (ARTIFACTS / f"class-{port}.log").read_text():
+            assert proc.poll() is None and time.monotonic() < deadline, (ARTIFACTS / f"class-{port}.log").read_text()
+            time.sleep(0.5)
+        yield port
+    finally:
+        stop(proc)  # type: ignore[arg-type]
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Chromium resolving the class's name to this machine, as the school's network would."""
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                              args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {NAME} 127.0.0.1"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def status_of(port: int, path: str, host: str) -> int:
+    """The HTTP status of ``path`` asked with ``Host: host:port`` (straight to loopback)."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Host": f"{host}:{port}"})
+    try:
+        with opener.open(req, timeout=10) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as err:
+        return int(err.code)
+
+
+def counted(page: Any, want: str) -> None:
+    """Wait until the projector's join line ends with ``want`` (e.g. "first vote: 2 votes")."""
+    page.wait_for_function(COUNT_JS, arg=want, timeout=WAIT)
+
+
+def heading(page: Any, prefix: str) -> float:
+    """Seconds until the page's title starts with ``prefix``."""
+    t0 = time.monotonic()
+    page.locator("h1").filter(has_text=re.compile(f"^{re.escape(prefix)}")).first.wait_for(timeout=WAIT)
+    return time.monotonic() - t0
+
+
+def test_the_class_server_answers_its_names_only_and_a_phone_waits(server: int, chromium: Any) -> None:
+    port = server
+    assert status_of(port, "/_stcore/health", NAME) == 200
+    assert [status_of(port, p, "evil.test") for p in ("/_stcore/health", "/_stcore/metrics", "/")] == [403] * 3
+    projector = chromium.new_page(viewport={"width": 1280, "height": 720})
+    projector.goto(f"http://localhost:{port}/lesson?ls_stop=1&ls_vote=true", timeout=WAIT)
+    code = projector.locator(".st-key-ls_join code")
+    code.wait_for(timeout=WAIT)
+    address = code.inner_text()
+    room = parse_qs(urlsplit(projector.url).query)["ls_room"][0]
+    assert address == f"http://{NAME}:{port}/vote?room={room}"  # an address this server answers to
+    assert float(code.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 28
+    assert projector.locator('[data-testid="stImage"] img').count() >= 1  # its QR code
+    projector.screenshot(path=str(ARTIFACTS / "class-projector-stop1.png"))
+    ctx = chromium.new_context(**PHONE)
+    phone = ctx.new_page()
+    phone.goto(address, timeout=WAIT)
+    waiting = phone.locator(".st-key-phone_status p").filter(has_text="Waiting for the teacher's question")
+    waiting.wait_for(timeout=WAIT)
+    assert float(waiting.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")) >= 18
+    phone.screenshot(path=str(ARTIFACTS / "class-phone-waiting.png"))
+    # the phone tries the presenter view, with the room code and without the key
+    phone.goto(f"http://{NAME}:{port}/lesson?ls_view=presenter&ls_stop=7&ls_room={room}", timeout=WAIT)
+    phone.get_by_text("The Lesson runs on the teacher's machine").wait_for(timeout=WAIT)
+    body = phone.locator("body").inner_text()
+    assert TEACHER["reorder"].answer not in body and "Presenter view" not in body and "Reveal" not in body
+    ctx.close()
+    projector.close()
+
+
+def test_a_room_votes_in_step_and_a_reopened_tab_votes_once(server: int, chromium: Any) -> None:
+    port = server
+    teacher = chromium.new_context(viewport={"width": 1280, "height": 720})
+    projector = teacher.new_page()
+    projector.goto(f"http://localhost:{port}/lesson?ls_stop=7&ls_vote=true", timeout=WAIT)
+    counted(projector, "first vote: 0 votes")
+    query = parse_qs(urlsplit(projector.url).query)
+    room, key = query["ls_room"][0], query["ls_key"][0]
+    address = projector.locator(".st-key-ls_join code").inner_text()
+    presenter = teacher.new_page()
+    presenter.goto(f"http://localhost:{port}/lesson?ls_view=presenter&ls_room={room}&ls_key={key}", timeout=WAIT)
+    heading(presenter, "7. Reordering")  # the room's stop, though its address named none
+    presenter.get_by_text(TEACHER["reorder"].answer[:30]).wait_for(timeout=WAIT)
+
+    a = chromium.new_context(**PHONE)
+    first = a.new_page()
+    first.goto(address, timeout=WAIT)
+    first.get_by_role("button", name="car", exact=True).click(timeout=WAIT)
+    first.get_by_text("Your vote: car.").wait_for(timeout=WAIT)
+    again = a.new_page()  # the same phone opens the projector's address again, in a new tab
+    again.goto(address, timeout=WAIT)
+    again.get_by_text("Your vote: car.").wait_for(timeout=WAIT)
+    assert not again.get_by_role("button", name="red", exact=True).count()
+    b = chromium.new_context(**PHONE)
+    other = b.new_page()
+    other.goto(address, timeout=WAIT)
+    other.get_by_role("button", name="red", exact=True).click(timeout=WAIT)
+    other.get_by_text("Your vote: red.").wait_for(timeout=WAIT)
+    counted(projector, "first vote: 2 votes")  # two phones, three tabs
+
+    presenter.keyboard.press("ArrowRight")  # the presenter moves on …
+    followed = heading(projector, "8. ")  # … and the projector follows
+    other.get_by_text("Waiting for the teacher's question").wait_for(timeout=WAIT)  # the question closed
+    presenter.keyboard.press("ArrowLeft")  # back to stop 7: its votes are still there
+    heading(projector, "7. Reordering")
+    counted(projector, "first vote: 2 votes")
+    projector.get_by_role("button", name=re.compile("^Discuss, then vote again")).wait_for(timeout=WAIT)
+    projector.keyboard.press("v")  # the clicker's "vote again"
+    counted(projector, "after discussion: 0 votes")
+    again.get_by_role("button", name="car", exact=True).click(timeout=WAIT)
+    other.get_by_role("button", name="car", exact=True).click(timeout=WAIT)
+    counted(projector, "after discussion: 2 votes")
+    projector.get_by_role("button", name=re.compile("^Show the votes")).wait_for(timeout=WAIT)
+    projector.keyboard.press("s")  # "show the votes"
+    tally = projector.get_by_text(re.compile("^First vote:"))
+    tally.wait_for(timeout=WAIT)
+    assert tally.inner_text() == "First vote: red 1 · car 1 (2). After discussion: car 2 (2)."
+    projector.screenshot(path=str(ARTIFACTS / "class-histogram.png"))
+    (ARTIFACTS / "class-follow.txt").write_text(f"projector followed the presenter in {followed:.2f} s\n")
+    assert followed <= 10
+    for ctx in (a, b, teacher):
+        ctx.close()
+
+
+def test_the_histogram_fits_the_projector_at_every_question(server: int, chromium: Any) -> None:
+    """At each stop with a question, after V and S, the histogram and its tally end within 1280×720."""
+    page = chromium.new_page(viewport={"width": 1280, "height": 720})
+    bottoms = {}
+    for n in (4, 5, 6, 7, 9):
+        page.goto(f"http://localhost:{server}/lesson?ls_stop={n}&ls_vote=true", timeout=WAIT)
+        page.get_by_role("button", name=re.compile("^Discuss, then vote again")).wait_for(timeout=WAIT)
+        page.keyboard.press("v")
+        counted(page, "after discussion: 0 votes")
+        page.get_by_role("button", name=re.compile("^Show the votes")).wait_for(timeout=WAIT)
+        page.keyboard.press("s")
+        tally = page.get_by_text(re.compile("^First vote:"))
+        tally.wait_for(timeout=WAIT)
+        page.wait_for_timeout(500)  # the chart's layout
+        charts = page.locator('[data-testid="stVegaLiteChart"]')
+        box = tally.bounding_box()
+        bottoms[n] = max([box["y"] + box["height"]] + [(b := charts.nth(k).bounding_box())["y"] + b["height"]
+                                                          for k in range(charts.count())])
+        page.screenshot(path=str(ARTIFACTS / f"class-histogram-stop{n}.png"))
+    assert all(b <= 720 for b in bottoms.values()), bottoms
