@@ -25,15 +25,30 @@ ROOT = Path(__file__).resolve().parent.parent
 PEAK_LIMIT_KB = 1_000_000  # 1 GB, the Bar (the interpreter and torch alone: about 0.25 GB)
 
 
+# The child records its own peak (VmHWM of /proc/self/status) as it exits. Not wait4's ru_maxrss: Linux
+# keeps a process's high-water mark across exec, so a child started from a large pytest worker (vfork,
+# then exec) reports the worker's size, not its own.
+PEAK_WRAPPER = (
+    "import atexit, runpy, sys\n"
+    "out = sys.argv[1]\n"
+    "def _peak():\n"
+    "    hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0].split()[1]\n"
+    "    open(out, 'w').write(hwm)\n"
+    "atexit.register(_peak)\n"
+    "sys.argv = ['python -m nmt', *sys.argv[2:]]\n"
+    "runpy.run_module('nmt', run_name='__main__', alter_sys=True)\n"
+)
+
+
 def run_measured(args: list[str], stdin: str, tmp: Path) -> tuple[int, str, str, int]:
-    """``python ARGS`` in a child: (exit status, stdout, stderr, peak resident memory in KB, from wait4)."""
+    """``python -m nmt ARGS`` in a child: (exit status, stdout, stderr, the child's peak resident memory in KB)."""
     (tmp / "in.txt").write_text(stdin)
+    peak = tmp / "peak.txt"
     with open(tmp / "in.txt") as fin, open(tmp / "out.txt", "w") as fout, open(tmp / "err.txt", "w") as ferr:
         env = {**os.environ, "OMP_NUM_THREADS": "1"}
-        proc = subprocess.Popen([sys.executable, *args], stdin=fin, stdout=fout, stderr=ferr, cwd=ROOT, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    return proc.returncode, (tmp / "out.txt").read_text(), (tmp / "err.txt").read_text(), usage.ru_maxrss
+        proc = subprocess.run([sys.executable, "-c", PEAK_WRAPPER, str(peak), *args], stdin=fin, stdout=fout,
+                              stderr=ferr, cwd=ROOT, env=env, check=False)
+    return proc.returncode, (tmp / "out.txt").read_text(), (tmp / "err.txt").read_text(), int(peak.read_text())
 
 
 def _zero_stride(tmp: Path) -> Path:
@@ -60,7 +75,7 @@ def test_translate_refuses_a_memory_bomb_in_one_line_within_1_gb(kind: str, tmp_
     make, why = BOMBS[kind]
     path = make(tmp_path)
     assert path.stat().st_size < 1_100_000  # small files, all of them
-    rc, out, err, peak_kb = run_measured(["-m", "nmt", "translate", "--checkpoint", str(path)], "a dog .\n", tmp_path)
+    rc, out, err, peak_kb = run_measured(["translate", "--checkpoint", str(path)], "a dog .\n", tmp_path)
     assert (rc, out, err) == (2, "", f"error: {kind} {why}\n")
     assert peak_kb < PEAK_LIMIT_KB, f"{kind}: peak {peak_kb / 1e6:.2f} GB"
 
