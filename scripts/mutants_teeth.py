@@ -21,7 +21,6 @@ SEAL = "nmt/models/seal.py"
 DIG = "nmt/models/digests.py"
 CON = "nmt/models/contract.py"
 PAIRED = "nmt/tools/paired.py"
-METRICS = "nmt/text/metrics.py"
 CONTRAST = "nmt/explanation/contrastive.py"
 
 T_ONE = "tests/test_one_loop.py"
@@ -104,9 +103,6 @@ PAIRED_AND_SPLIT = [
     m("paired_bucket_closed", PAIRED, "idx = [k for k, n in enumerate(src_lengths) if lo <= n < hi]",
       "idx = [k for k, n in enumerate(src_lengths) if lo <= n <= hi]", T_PAIRED,
       "a sentence of 10 words counted in the 0–9 bucket too"),
-    m("buckets_drop_the_longest", METRICS, "return [(lo, lo + width) for lo in range(0, top + 1, width)]",
-      "return [(lo, lo + width) for lo in range(0, top, width)]", T_PAIRED,
-      "the longest sentences lose their bucket when their length is a multiple of 10"),
     m("split_names_swapped", CONTRAST, "return ({name: float(a.sum()) for name, a in zip(SHARES, attrs, strict=True)},",
       "return ({name: float(a.sum()) for name, a in zip(SHARES, attrs[::-1], strict=True)},", T_SPLIT,
       "the state's share reported as the context's and back"),
