@@ -125,4 +125,12 @@ TEETH_EXPLAINED: dict[str, str] = {
        "--clip reaches the loop)" for name in ("clip_not_applied", "clip_not_passed")},
     **{name: _OLD_SUITE + "tests/test_seal_encoding.py (the canonical encoding written out byte for byte)"
        for name in ("seal_float_rounded", "seal_vocab_joined", "seal_keys_unsorted", "seal_bool_is_int")},
+    **{name: _OLD_SUITE + "tests/test_contract.py (has_alpha, editable, the trained context and the Gaussian "
+       "asked of each kind, by hand)" for name in ("caps_mean_has_no_alpha", "caps_alpha_as_trained",
+                                                     "caps_editable_any_alpha", "caps_trained_last",
+                                                     "caps_gaussian_any_window")},
+    **{name: _OLD_SUITE + "test_differences_either_way_by_size_then_line_and_buckets_at_their_edges (losses and "
+       "gains of 100 chrF, lengths 10 and 20)" for name in ("paired_signed_order", "paired_bucket_closed")},
+    **{name: _OLD_SUITE + "test_the_readout_split_names_each_input_its_own_share (a readout linear in each input)"
+       for name in ("split_names_swapped", "split_wrong_step")},
 }
