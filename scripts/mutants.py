@@ -4,14 +4,18 @@
 A mutant is (name, file, the exact old snippet, its replacement, the tests to run, what it breaks).
 The first thirteen are the survivors of issue 24's hand-made round; :mod:`scripts.mutants_more` adds
 the partition softmax, ensembles, fusion, candidate lists, int8 storage, <unk> replacement,
-truecasing, the timeline and the lesson. Keep each snippet unique in its file (the script reports an
-error otherwise) and each test list short (the tests that matter).
+truecasing, the timeline and the lesson; :mod:`scripts.mutants_teeth` the training loop, the seal, the
+contract's capabilities, the paired comparison and the contrastive split (issue 50). Keep each snippet
+unique in its file (the script reports an error otherwise) and each test list short (the tests that
+matter).
 """
 
 from __future__ import annotations
 
 from scripts.mutant_def import Mutant, m
-from scripts.mutants_more import EXPLAINED, MORE
+from scripts.mutants_more import EXPLAINED as MORE_EXPLAINED
+from scripts.mutants_more import MORE
+from scripts.mutants_teeth import TEETH, TEETH_EXPLAINED
 
 DEC = "nmt/decoding/search.py"
 SRC = "nmt/decoding/source.py"
@@ -330,7 +334,9 @@ TIMELINE_AND_TYPED = [
       T_TYPED, "typed sentences go to a pair with no RNNsearch"),
 ]
 
+EXPLAINED: dict[str, str] = {**MORE_EXPLAINED, **TEETH_EXPLAINED}
+
 __all__ = ["EXPLAINED", "MUTANTS", "Mutant", "m"]
 
 MUTANTS: list[Mutant] = [*SURVIVORS, *CANDIDATES, *SEGMENTS, *LARGE_VOCAB, *TIMELINE_AND_TYPED, *DECODING, *MODEL, *LUONG, *METRICS, *SURGERY, *ATTRIBUTION, *FAITHFULNESS,
-                         *VIEWS_AND_DATA, *MORE]
+                         *VIEWS_AND_DATA, *MORE, *TEETH]

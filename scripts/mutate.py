@@ -171,6 +171,13 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
             "survivors": [r["name"] for r in results if r["status"] == "survived"]}
 
 
+def before(previous: dict[str, Any]) -> dict[str, Any] | None:
+    """The counts of the results file this run replaces (its command and counts), or None for a new file."""
+    if "killed" not in previous:
+        return None
+    return {k: previous[k] for k in ("command", "killed", "survived", "error", "total", "seconds") if k in previous}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--only", help="comma-separated mutant names")
@@ -194,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="mutate-", dir=ROOT / "runs" if (ROOT / "runs").is_dir() else None) as d:
         results = mutate(make_copy(ROOT, Path(d)), chosen, args.timeout, fork=not args.no_fork)
     out = Path(args.json)
+    previous = json.loads(out.read_text()) if out.exists() else {}
     if args.merge and out.exists():
         by_name = {r["name"]: r for r in json.loads(out.read_text())["mutants"]}
         by_name.update({r["name"]: r for r in results})
@@ -201,7 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     doc = {"what": "Mutation testing (scripts/mutate.py, mutants in scripts/mutants.py): each mutant is one "
                    "realistic source edit; killed = its tests fail.",
            "command": "OMP_NUM_THREADS=1 nice -n 15 python -m scripts.mutate", **summary(results),
-           "seconds": round(time.perf_counter() - t0, 1), "explained": EXPLAINED, "mutants": results}
+           "seconds": round(time.perf_counter() - t0, 1), "before": before(previous), "explained": EXPLAINED,
+           "mutants": results}
     out.write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     s = summary(results)
     print(f"{s['killed']} of {s['killed'] + s['survived']} killed ({s['killed_rate']}); errors {s['error']}; "

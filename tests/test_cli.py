@@ -18,20 +18,21 @@ from nmt.text.tokenize import Tokenizer
 from nmt.tools import evaluate
 from nmt.tools import translate as translate_cli
 from tests.conftest import ROOT, TINY_DATA
+from tests.tool_run import run_main, run_nmt
 
 # The fixture's test split: 20 held-out pairs, none of them a training pair. Source lengths in
 # Moses tokens (full stop included), counted by hand; pairs 11-20 use words the training pairs
 # never had, on both sides ("camel", "chameau", ...).
 TEST_SRC_LENGTHS = [7, 8, 7, 8, 6, 6, 6, 8, 8, 14, 7, 7, 7, 7, 8, 8, 8, 3, 17, 9]
 UNSEEN_WORDS = range(10, 20)
+TWO_LINES = "A man rides a bike.\n\nTwo dogs play in the snow.\n"
 
 
 def test_translate_cli_reads_stdin_writes_one_line_per_input(tiny_ckpt: Path) -> None:
     src = (TINY_DATA / "train.en").read_text().splitlines()
     ref = (TINY_DATA / "train.fr").read_text().splitlines()
     stdin = "\n".join([src[0], "", src[1], " ".join(["dog"] * 150)]) + "\n"
-    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(tiny_ckpt), "--beam", "3"],
-                         input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120)
+    res = run_nmt(["translate", "--checkpoint", str(tiny_ckpt), "--beam", "3"], stdin)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.split("\n")[:-1]
     assert len(lines) == 4
@@ -108,10 +109,12 @@ def test_translate_truncates_at_max_src_tokens_and_streams(tiny_lm: object) -> N
 def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ckpt: Path) -> None:
     """``python -m nmt`` names every subcommand; ``python -m nmt translate`` writes what the old ``python -m
     nmt.translate`` writes (forwarded to the same main, with a note); an unknown subcommand is one line and
-    exit status 2."""
+    exit status 2. In this process (tests/tool_run.py), but for the one real start in the smoke test below."""
+    import runpy
+
     import nmt.__main__ as tool
 
-    helped = subprocess.run([sys.executable, "-m", "nmt", "--help"], capture_output=True, text=True, cwd=ROOT)
+    helped = run_nmt(["--help"])
     assert helped.returncode == 0
     listed = re.findall(r"^  (\w+)  ", helped.stdout, flags=re.M)
     assert listed == ["translate", "evaluate", "experiment", "paired", "align", "faithfulness", "export", "timeline",
@@ -119,14 +122,47 @@ def test_one_tool_lists_its_subcommands_and_runs_each_as_its_module_does(tiny_ck
     for name, (module, _) in tool.SUBCOMMANDS.items():  # `import` is a keyword: its module is nmt.tools.importers
         assert module == {"import": "nmt.tools.importers"}.get(name, f"nmt.tools.{name}")
         assert callable(__import__(module, fromlist=["main"]).main)
-    text = "A man rides a bike.\n\nTwo dogs play in the snow.\n"
-    runs = [subprocess.run([sys.executable, "-m", *how, "--checkpoint", str(tiny_ckpt), "--beam", "2"],
-                           input=text, capture_output=True, text=True, cwd=ROOT) for how in (["nmt", "translate"],
-                                                                                          ["nmt.translate"])]
-    assert runs[0].returncode == runs[1].returncode == 0
-    assert runs[0].stdout == runs[1].stdout and len(runs[0].stdout.splitlines()) == 3
-    bad = subprocess.run([sys.executable, "-m", "nmt", "transalte"], capture_output=True, text=True, cwd=ROOT)
+    args = ["--checkpoint", str(tiny_ckpt), "--beam", "2"]
+    new = run_nmt(["translate", *args], TWO_LINES)
+    old = run_main(lambda argv: runpy.run_module("nmt.translate", run_name="__main__"), args, TWO_LINES)
+    assert new.returncode == old.returncode == 0
+    assert new.stdout == old.stdout and len(new.stdout.splitlines()) == 3
+    assert old.stderr.startswith("note: `python -m nmt.translate` is now `python -m nmt translate`")
+    bad = run_nmt(["transalte"])
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown subcommand 'transalte'" in bad.stderr
-    damaged = subprocess.run([sys.executable, "-m", "nmt", "translate", "--checkpoint", str(ROOT / "README.md")],
-                             input="", capture_output=True, text=True, cwd=ROOT)
+    damaged = run_nmt(["translate", "--checkpoint", str(ROOT / "README.md")])
     assert damaged.returncode == 2 and damaged.stderr.startswith("error: ") and damaged.stderr.count("\n") == 1
+
+
+def test_python_m_nmt_translate_starts_and_translates(tiny_ckpt: Path, tiny_lm: object) -> None:
+    """The smoke test of the real entry point: one ``python -m nmt translate`` process, in a fresh
+    interpreter, writes the same lines as the in-process calls above (the tool family's only start)."""
+    res = subprocess.run([sys.executable, "-m", "nmt", "translate", "--checkpoint", str(tiny_ckpt), "--beam", "2"],
+                         input=TWO_LINES, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.split("\n")
+    assert len(lines) == 4 and lines[1] == lines[3] == ""
+    assert [lines[0], lines[2]] == decoding.translate(tiny_lm, ["A man rides a bike.", "Two dogs play in the snow."],
+                                                      beam=2)
+
+
+def test_a_tool_run_in_process_leaves_the_process_as_it_was(tiny_ckpt: Path) -> None:
+    """tests/tool_run.py puts back what a tool changes for its process: ``--allow-unsealed`` sets
+    RNNSEARCH_ALLOW_UNSEALED, ``$RNNSEARCH_THREADS`` sets torch's threads, ``python -m nmt`` rewrites
+    sys.argv and the tool's logging adds a root handler; none of it reaches the next test."""
+    import logging
+    import os
+
+    import torch
+
+    from nmt.models.seal import UNSEALED_ENV
+
+    before = (os.environ.get(UNSEALED_ENV), torch.get_num_threads(), list(sys.argv), list(logging.getLogger().handlers),
+              os.getcwd())
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RNNSEARCH_THREADS", str(before[1] + 1))
+        ran = run_nmt(["translate", "--checkpoint", str(tiny_ckpt), "--allow-unsealed"], "a dog .\n")
+        assert ran.returncode == 0 and len(ran.stdout.splitlines()) == 1
+    after = (os.environ.get(UNSEALED_ENV), torch.get_num_threads(), list(sys.argv), list(logging.getLogger().handlers),
+             os.getcwd())
+    assert after == before

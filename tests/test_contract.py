@@ -131,3 +131,36 @@ def test_the_stepper_panels_ask_the_sessions_model_and_load_none() -> None:
         calls = re.findall(r"models\.load\(|load_model\(|checkpoint\.load\(", text)
         allowed = {"ui/ensemble_panel.py": 1, "ui/fusion_ui.py": 2}.get(rel, 0)  # members and the TM to fuse
         assert len(calls) <= allowed, (rel, calls)
+
+
+def test_capabilities_answer_alpha_surgery_and_windows_as_worked_out_by_hand() -> None:
+    """The questions callers ask of the capabilities (not only their fields): α is recorded in every mode
+    but the fixed summary, attention surgery needs an editable α decoded with attention, the trained
+    context is the first mode, and only local-p carries a Gaussian (local-m has a window, no Gaussian)."""
+    search, encdec = EXPECTED["m30k-en-fr-rnnsearch.pt"], EXPECTED["m30k-en-fr-rnnencdec.pt"]
+    glob, local_m, local_p = (EXPECTED[f"m30k-en-fr-luong-{k}.pt"] for k in ("global-general", "local-m", "local-p"))
+    assert (search.trained_context, encdec.trained_context, local_p.trained_context) == ("attention", "fixed",
+                                                                                         "attention")
+    assert [search.has_alpha(), search.has_alpha("attention"), search.has_alpha("mean"), search.has_alpha("fixed")] \
+        == [True, True, True, False]
+    assert [encdec.has_alpha(), encdec.has_alpha("attention"), encdec.has_alpha("mean")] == [False, True, True]
+    assert [search.editable(), search.editable("mean"), search.editable("fixed")] == [True, False, False]
+    assert [encdec.editable(), encdec.editable("attention")] == [False, True]
+    assert [glob.editable(), glob.has_alpha()] == [False, True]
+    assert [c.gaussian_half_width() for c in (search, glob, local_m, local_p)] == [None, None, None, 10]
+    assert [c.local_window for c in (glob, local_m, local_p)] == [False, True, True]
+
+
+def test_a_config_alone_gives_the_trained_context_first() -> None:
+    """Each context an RNNsearch config can be trained in comes first, the other two after in their usual
+    order; a Luong config's window: local-m and local-p have one of half-width D, global none."""
+    from nmt.models.rnnsearch import ModelConfig, RNNSearch
+
+    sizes = {"src_vocab_size": 8, "tgt_vocab_size": 8, "emb_dim": 4, "hidden_dim": 4, "attn_dim": 4, "maxout_dim": 4}
+    modes = {c: RNNSearch.capabilities_for(ModelConfig(**sizes, context=c)).context_modes for c in RNN_MODES}
+    assert modes == {"attention": ("attention", "fixed", "mean"), "fixed": ("fixed", "attention", "mean"),
+                     "mean": ("mean", "attention", "fixed")}
+    luong = {"arch": "luong", "src_vocab_size": 8, "tgt_vocab_size": 8, "emb_dim": 4, "hidden_dim": 4, "window": 3}
+    caps = {a: capabilities_of({**luong, "attention": a}) for a in ("global", "local-m", "local-p")}
+    assert [(c.local_window, c.gaussian, c.gaussian_half_width()) for c in caps.values()] == [
+        (False, False, None), (True, False, None), (True, True, 3)]

@@ -124,3 +124,26 @@ def test_integrated_gradients_equal_a_riemann_sum_written_out_on_a_two_word_sour
         total += g
     ig = (x * total / n).sum(-1)[0]
     assert c.ig == pytest.approx(ig.tolist(), abs=0.02)
+
+
+def test_the_readout_split_names_each_input_its_own_share() -> None:
+    """A readout linear in each input, F = 1·Σs + 2·Σy + 3·Σc, split by integrated gradients from zero: each
+    share is that input's own term, exactly. At step 0 (the first of two positions): s = (1, 2), y = (1,),
+    c = (1, 1, 1) give state 3, previous word 2, context 9; step 1's inputs (all 5) must not be read."""
+    from types import SimpleNamespace
+
+    from nmt.explanation.contrastive import readout_shares
+
+    def readout(s: torch.Tensor, y: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        f = s.sum(-1) + 2 * y.sum(-1) + 3 * c.sum(-1)
+        return torch.stack([torch.zeros_like(f), f, -f], dim=-1)  # word 1 scores F, word 2 −F
+
+    model = SimpleNamespace(decoder=SimpleNamespace(readout=readout))
+    five = [5.0]
+    run = SimpleNamespace(s_prev=torch.tensor([[[1.0, 2.0], five * 2]]), y_emb=torch.tensor([[[1.0], five]]),
+                          context=torch.tensor([[[1.0, 1.0, 1.0], five * 3]]))
+    shares, gap = readout_shares(model, run, 0, 1, 0)
+    assert shares == pytest.approx({"state": 3.0, "previous word": 2.0, "context": 9.0}, abs=1e-5)
+    assert gap < 1e-5
+    shares, _ = readout_shares(model, run, 0, 2, 1)  # −F − F: each share doubled and negative
+    assert shares == pytest.approx({"state": -6.0, "previous word": -4.0, "context": -18.0}, abs=1e-5)

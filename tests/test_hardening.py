@@ -9,8 +9,6 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
-import subprocess
-import sys
 import tomllib
 import zipfile
 from pathlib import Path
@@ -27,6 +25,7 @@ from nmt.text.data import CorpusError, read_lines
 from nmt.tools import cli
 from nmt.tools.experiment import score_test_set
 from tests.conftest import plain
+from tests.tool_run import run_nmt
 from ui.views import alignment, uploads
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,8 +272,7 @@ def test_broken_files_give_one_plain_line(tmp_path: Path, tiny_ckpt: Path) -> No
         with pytest.raises(CheckpointError) as err:
             checkpoint.load(tmp_path / name)
         assert str(err.value) == message
-    proc = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(tmp_path / "half.pt")],
-                          input="A dog.\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    proc = run_nmt(["translate", "--checkpoint", str(tmp_path / "half.pt")], "A dog.\n")
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr == f"error: {expected['half.pt']}\n"  # one line, no traceback, no ANSI codes
 

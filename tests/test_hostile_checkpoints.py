@@ -8,8 +8,6 @@ values of every type, saved as they are and sealed again.
 from __future__ import annotations
 
 import fnmatch
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import torch
 from nmt.models import checkpoint, seal
 from nmt.models.checkpoint import CheckpointError
 from tests import hostile_checkpoints as hc
+from tests.tool_run import run_nmt
 from ui import checkpoint_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,8 +119,7 @@ def test_translate_refuses_a_non_checkpoint_in_one_line(kind: str, why: str, tmp
         _edited_shipped_copy(path)
     else:
         path.write_bytes(hc.kinds(hc.tiny_checkpoint())[kind])
-    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(path)], input="a dog .\n",
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    res = run_nmt(["translate", "--checkpoint", str(path)], "a dog .\n")
     assert (res.returncode, res.stdout, res.stderr) == (2, "", f"error: {kind} {why}\n")
 
 
@@ -129,8 +127,7 @@ def test_unsealed_files_load_when_asked_and_are_sealed_once(tmp_path: Path) -> N
     path = tmp_path / "old.pt"
     path.write_bytes(hc.kinds(hc.tiny_checkpoint())["unsealed.pt"])
     assert checkpoint.load(path, allow_unsealed=True).verified  # its weights digest is still there
-    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(path), "--allow-unsealed"],
-                         input="a dog .\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    res = run_nmt(["translate", "--checkpoint", str(path), "--allow-unsealed"], "a dog .\n")
     assert res.returncode == 0 and len(res.stdout.splitlines()) == 1
     assert seal.reseal(path) == "old.pt: sealed (its weights matched their recorded digest)"
     assert seal.reseal(path) == "old.pt: already sealed (content_sha256), left as it is"
@@ -152,8 +149,7 @@ def test_a_damaged_unsealed_file_is_not_sealed(tmp_path: Path) -> None:
     good["model"][name] = good["model"][name] + 1
     path = tmp_path / "broken.pt"
     path.write_bytes(hc._save(good))
-    res = subprocess.run([sys.executable, "-m", "nmt.tools.seal", str(path)], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    res = run_nmt(["seal", str(path)])
     assert res.returncode == 2 and res.stderr.startswith("error: broken.pt is damaged: its weights do not match")
     with pytest.raises(CheckpointError, match="is not sealed"):
         checkpoint.load(path)

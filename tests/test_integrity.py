@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import torch
 from nmt.decoding.fusion import load_lm
 from nmt.models import checkpoint, seal
 from nmt.models.checkpoint import CheckpointError, identity_digest, read_checkpoint, weights_digest
+from tests.tool_run import run_nmt
 from ui import models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,7 +120,6 @@ def test_edited_checkpoint_is_one_line_naming_the_file(edit: str, tiny_ckpt: Pat
     with pytest.raises(CheckpointError) as err:
         checkpoint.load(path)
     assert str(err.value) == reason
-    res = subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(path)], input="a dog .\n",
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    res = run_nmt(["translate", "--checkpoint", str(path)], "a dog .\n")
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.strip().splitlines()[-1] == f"error: {err.value}" and "Traceback" not in res.stderr

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -23,6 +21,7 @@ from nmt.text.lexicon import (
 )
 from nmt.text.tokenize import Tokenizer
 from nmt.text.vocab import Vocab
+from tests.tool_run import run_main
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = ROOT / "tests" / "fixtures" / "tiny"
@@ -117,9 +116,11 @@ def test_candidate_lists_hold_the_tiny_test_references() -> None:
 def test_build_lexicon_script_with_eflomal(tmp_path: Path) -> None:
     pytest.importorskip("eflomal")
     out = tmp_path / "lex.tsv"
-    subprocess.run([sys.executable, str(ROOT / "scripts" / "build_lexicon.py"), "--raw", "--src",
-                    str(TINY / "train.en"), "--tgt", str(TINY / "train.fr"), "--out", str(out), "--k", "3"],
-                   check=True, capture_output=True)
+    from scripts import build_lexicon
+
+    ran = run_main(build_lexicon.main, ["--raw", "--src", str(TINY / "train.en"), "--tgt", str(TINY / "train.fr"),
+                                        "--out", str(out), "--k", "3"])  # in this process (tests/tool_run.py)
+    assert ran.returncode == 0, ran.stderr
     best = translations(read_lexicon(out))
     # eflomal samples, but these monotone, repeated or sentence-final pairs come out every run
     assert (best["man"], best["book"], best["guitar"], best["bike"]) == ("homme", "livre", "guitare", "vélo")

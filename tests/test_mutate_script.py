@@ -33,3 +33,12 @@ def test_summary_counts_by_hand() -> None:
     s = summary(rows)
     assert (s["killed"], s["survived"], s["error"], s["total"]) == (2, 1, 1, 4)
     assert s["killed_rate"] == 0.6667 and s["survivors"] == ["b"]
+
+
+def test_a_run_records_the_counts_of_the_file_it_replaces() -> None:
+    """bench/mutation.json keeps the previous run's counts beside the new ones (the kill count must not drop)."""
+    from scripts.mutate import before
+
+    old = {"command": "x", "killed": 171, "survived": 0, "error": 0, "total": 171, "seconds": 464.8, "mutants": []}
+    assert before(old) == {"command": "x", "killed": 171, "survived": 0, "error": 0, "total": 171, "seconds": 464.8}
+    assert before({}) is None

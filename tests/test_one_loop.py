@@ -5,7 +5,15 @@ The reference, ``tests/fixtures/one_loop/old_code.json``, was written by the OLD
 loop, scripts/train_lm.py's and scripts/train_fusion.py's, at commit fb0f605) on the tiny settings
 below: 300 Multi30k pairs, 1 thread, tiny dimensions, fixed seeds, 30 / 38 / 40 updates. It holds
 every update's summed loss (read where each old loop called its loss function) and each final
-weight tensor's sum, as ``repr`` of the float: the new loop must give them bit for bit. The old fusion
+weight tensor's sum, as ``repr`` of the float. The new loop must give them within a tolerance, not bit
+for bit: another CPU of the same kind (other SIMD paths in oneDNN / BLAS) sums in another order, and
+the fixture, written on one machine, then differs in the 7th digit with no change to the code. Measured
+(issue 50) on two such machines: every loss within 1.2e-7 of it (relative), every weight sum within
+1.5e-5 (absolute; 3.7e-6 relative, the sums of tensors whose entries cancel). Tolerated: losses 1e-5
+relative (~90x that drift), sums 1e-5 relative or 1e-4 absolute, whichever is larger (>= 7x). Each of
+the loop's mutants (scripts/mutants_teeth.py, LOOP) moves some loss by 1e-3 relative or more, so they
+are all still caught (bench/mutation.json). A run stopped and resumed is compared with the straight run
+of the same process bit for bit: on one machine nothing excuses a difference. The old fusion
 script stopped on its clock only, so it was run with ``time.time`` replaced by a clock that ran out
 after 40 updates (two rounds of 20 batches); the new one stops with ``--max-updates 40``.
 """
@@ -50,6 +58,32 @@ def fusion_args(tmp: Path, out: str, *extra: str) -> list[str]:
     return ["--tm", str(tmp / "nmt" / "last.pt"), "--lm", str(tmp / "lm.pt"), "--data", str(tmp / "fdata"),
             "--out", str(tmp / out), "--train-pairs", "200", "--valid-pairs", "50", "--batch-size", "8", "--lr",
             "0.01", "--threads", "1", "--no-progress", *extra]
+
+
+LOSS_RTOL = 1e-5  # relative, per update's summed loss (see the module docstring)
+SUM_RTOL, SUM_ATOL = 1e-5, 1e-4  # per weight tensor's sum
+
+
+def same_losses(got: list[str], old: list[str]) -> bool:
+    """Every loss within LOSS_RTOL of the fixture's (as many, in order)."""
+    return len(got) == len(old) and [float(x) for x in got] == pytest.approx([float(x) for x in old], rel=LOSS_RTOL)
+
+
+def same_sums(got: dict[str, str], old: dict[str, str]) -> bool:
+    """The same tensors, each sum within SUM_RTOL / SUM_ATOL of the fixture's."""
+    return got.keys() == old.keys() and {k: float(v) for k, v in got.items()} == pytest.approx(
+        {k: float(v) for k, v in old.items()}, rel=SUM_RTOL, abs=SUM_ATOL)
+
+
+def within_last_digit(got: dict[str, dict[str, float]], old: dict[str, dict[str, float]]) -> bool:
+    """Held-out scores as the checkpoint's meta rounds them: equal, or one unit apart in the last decimal
+    written (a value on a rounding boundary may round the other way on another machine); counts equal."""
+    def unit(x: float) -> float:
+        return 10.0 ** -len(repr(x).partition(".")[2]) if isinstance(x, float) else 0.0
+
+    return got.keys() == old.keys() and all(
+        got[s].keys() == old[s].keys() and all(abs(got[s][k] - v) <= unit(v) * 1.001 for k, v in old[s].items())
+        for s in old)
 
 
 def sums(weights: dict[str, torch.Tensor]) -> dict[str, str]:
@@ -105,25 +139,26 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]
 def test_nmt_training_gives_the_old_loops_losses_and_weights(runs: tuple[Path, dict[str, Any]]) -> None:
     got, old = runs[1]["nmt"], OLD["nmt"]
     assert len(got["losses"]) == 30
-    assert got["losses"] == old["losses"]  # bit for bit, every update
-    assert got["sums"] == old["sums"]
+    assert same_losses(got["losses"], old["losses"])  # every update
+    assert same_sums(got["sums"], old["sums"])
     assert (got["lr"], got["best"]) == (old["lr"], old["best"]) == (0.0025, 0.19)  # the schedule halved it twice
 
 
 def test_lm_training_gives_the_old_loops_losses_and_weights(runs: tuple[Path, dict[str, Any]]) -> None:
     got, old = runs[1]["lm"], OLD["lm"]
     assert len(got["losses"]) == 38  # 2 epochs of 19 batches
-    assert got["losses"] == old["losses"]
-    assert got["sums"] == old["sums"]
-    assert got["scores"] == old["scores"] and got["unseen"] == old["unseen"]
+    assert same_losses(got["losses"], old["losses"])
+    assert same_sums(got["sums"], old["sums"])
+    assert within_last_digit(got["scores"], old["scores"])  # the perplexity, rounded to 2 decimals
+    assert got["unseen"] == pytest.approx(old["unseen"], rel=SUM_RTOL)
 
 
 def test_controller_training_gives_the_old_loops_losses_and_weights(runs: tuple[Path, dict[str, Any]]) -> None:
     got, old = runs[1]["fusion"], OLD["fusion"]
     assert len(got["losses_all"]) == 42 and got["updates"] == old["updates"] == 40  # held-out before, 40, after
-    assert got["losses_all"] == old["losses_all"]
-    assert got["sums"] == old["sums"]
-    assert got["scores"] == old["scores"]
+    assert same_losses(got["losses_all"], old["losses_all"])
+    assert same_sums(got["sums"], old["sums"])
+    assert within_last_digit(got["scores"], old["scores"])  # losses per token, rounded to 4 decimals
 
 
 def test_nmt_stopped_and_resumed_ends_with_the_weights_of_a_straight_run(runs: tuple[Path, dict[str, Any]]) -> None:
@@ -134,8 +169,8 @@ def test_nmt_stopped_and_resumed_ends_with_the_weights_of_a_straight_run(runs: t
     train.main([*NMT_ARGS, "--max-updates", "30", "--out", str(out), "--resume"])
     a, b = (checkpoint.read_checkpoint(p / "last.pt") for p in (tmp / "nmt", out))
     assert b["train_state"]["progress"]["update"] == 30
-    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
-    assert sums(b["model"]) == OLD["nmt"]["sums"]
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])  # bit for bit: one machine
+    assert same_sums(sums(b["model"]), OLD["nmt"]["sums"])
 
 
 def test_lm_stopped_and_resumed_ends_with_the_weights_of_a_straight_run(runs: tuple[Path, dict[str, Any]]) -> None:

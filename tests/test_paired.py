@@ -67,3 +67,19 @@ def test_the_numbers_are_sacrebleus_own_paired_bootstrap() -> None:
         b = theirs[key][1]
         assert ours[metric]["B"] == {"score": round(b.score, 2), "mean": round(float(b.mean), 2),
                                      "ci95": round(float(b.ci), 2), "p_value": round(float(b.p_value), 4)}
+
+
+def test_differences_either_way_by_size_then_line_and_buckets_at_their_edges() -> None:
+    """chrF is 100 for the reference and 0 for JUNK (no character in common). A and B as below: B − A is
+    −100, +100, 0, +100, −100, 0 on lines k = 0…5, so by |Δ| then k the order is 0, 1, 3, 4, 2, 5 (a
+    loss of 100 ranks with a gain of 100). Source lengths 3, 10, 10, 20, 9, 19: [0, 10) holds k 0 and 4,
+    [10, 20) k 1, 2, 5 (10 is not in the first), [20, 30) k 3 (the longest has a bucket of its own)."""
+    refs, junk = REFS[:6], JUNK[:6]
+    a = [refs[0], junk[1], refs[2], junk[3], refs[4], refs[5]]
+    b = [junk[0], refs[1], refs[2], refs[3], junk[4], refs[5]]
+    res = paired.compare(("A", "B"), [f"src {k}" for k in range(6)], refs, (a, b), [3, 10, 10, 20, 9, 19],
+                         resamples=50)
+    top = res["largest_differences"]["B"]
+    assert [(r["k"], r["delta_chrf"]) for r in top] == [(0, -100.0), (1, 100.0), (3, 100.0), (4, -100.0),
+                                                        (2, 0.0), (5, 0.0)]
+    assert [(r["lo"], r["hi"], r["n"]) for r in res["by_length"]] == [(0, 10, 2), (10, 20, 3), (20, 30, 1)]

@@ -20,6 +20,7 @@ from nmt.models import checkpoint
 from nmt.models.device import CpuInfo, cpu_info
 from nmt.training import setup as training
 from tests.conftest import ROOT, TINY_ARGS, TINY_DATA
+from tests.tool_run import run_main
 
 
 def read_metrics(run: Path) -> list[dict]:
@@ -303,9 +304,7 @@ def test_a_save_killed_midway_leaves_no_temporary_file(short_run: Path, tmp_path
 def test_refused_resume_is_one_line_without_a_traceback(short_run: Path, tmp_path: Path) -> None:
     run = tmp_path / "run"
     shutil.copytree(short_run, run)
-    res = subprocess.run([sys.executable, str(ROOT / "train.py"), *TINY_ARGS, "--out", str(run), "--resume",
-                          "--hidden-dim", "128"], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    res = run_main(train.main, [*TINY_ARGS, "--out", str(run), "--resume", "--hidden-dim", "128"])
     assert res.returncode == 2
     assert "Traceback" not in res.stderr
     assert res.stderr.splitlines()[-1] == f"cannot resume {run}: hidden_dim is 64 in the saved run but 128 now"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ from nmt.models import checkpoint
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text.lexicon import SUFFIX, beside, write_lexicon
 from nmt.text.vocab import BOS_ID, EOS, EOS_ID, UNK, UNK_ID, Vocab
+from tests.tool_run import Ran, run_nmt
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,9 +153,10 @@ def test_translate_cli_unk_dict(tmp_path: Path) -> None:
     write_lexicon({"cheese": [("fromage", 3)], "the": [("le", 5)]}, tmp_path / "lex.tsv")
     lines = ["cheese", "Zorblax", "cheese Zorblax"]
 
-    def run(*extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "nmt.tools.translate", "--checkpoint", str(ckpt), *extra],
-                              input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, cwd=ROOT)
+    def run(*extra: str) -> Ran:
+        ran = run_nmt(["translate", "--checkpoint", str(ckpt), *extra], "\n".join(lines) + "\n")
+        assert ran.returncode == 0, ran.stderr
+        return ran
 
     def cli(*extra: str) -> list[str]:
         return run(*extra).stdout.splitlines()
