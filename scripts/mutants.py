@@ -99,7 +99,8 @@ DECODING = [
       "return logprob", BEAM_REF, "finished hypotheses ranked by raw log p whatever the norm"),
     m("beam_skip_pad_rows", BEAM, "sel += [a * k + p for p in parents] + [a * k] * pad",
       "sel += [a * k + p for p in reversed(parents)] + [a * k] * pad", BEAM_REF, "live states paired with wrong parents"),
-    m("greedy_argmin", DEC, "return log_probs.argmax(-1).tolist(), False", "return log_probs.argmin(-1).tolist(), False",
+    m("greedy_argmin", DEC, "masked(lm, rules, log_probs, i)).argmax(-1).tolist(), False",
+      "masked(lm, rules, log_probs, i)).argmin(-1).tolist(), False",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "greedy takes the least likely word"),
     m("finish_keeps_eos", "nmt/decoding/trace.py", "            if s.token == EOS:\n                break\n", "",
       f"{T_DEC}::test_tiny_model_translates_its_training_pairs", "the translation text includes </s>"),
@@ -330,7 +331,8 @@ TIMELINE_AND_TYPED = [
     m("typed_sentence_ignores_hand_choice", "ui/stepper_controller.py",
       'if ss["w_preset"] == CUSTOM and not ss.get("_model_by_hand"):', 'if ss["w_preset"] == CUSTOM:', T_TYPED,
       "a pair chosen by hand is switched away when a sentence is typed"),
-    m("typed_group_without_search", "ui/models.py", "if g.name == TYPED_GROUP and g.search is not None", "if g.name == TYPED_GROUP",
+    m("typed_group_without_search", "ui/models.py", "if g.name == name and g.search is not None]",
+      "if g.name == name]",
       T_TYPED, "typed sentences go to a pair with no RNNsearch"),
 ]
 

@@ -65,8 +65,7 @@ LOOP = [
 SEAL_AND_CAPS = [
     m("seal_float_rounded", SEAL, 'h.update(b"f" + obj.hex().encode() + b";")', 'h.update(b"f" + repr(round(obj, 12)).encode() + b";")',
       T_SEAL, "the seal rounds floats: a value changed past its 12th decimal passes"),
-    m("seal_vocab_joined", SEAL, 'h.update(b"".join(b"s" + struct.pack("<Q", len(d)) + d for d in data))',
-      'h.update(b"s" + b" ".join(data))', T_SEAL, "a vocabulary sealed as one joined text: words can move across a space"),
+    m("seal_vocab_joined", SEAL, 'self.update(b"s" + struct.pack("<Q", len(data)))', 'self.update(b" ")', T_SEAL, "a vocabulary sealed as one joined text: words can move across a space"),
     m("seal_keys_unsorted", SEAL, "for key in sorted(obj, key=lambda k: (type(k).__name__, str(k))):", "for key in obj:",
       T_SEAL, "the seal depends on the order a dict's entries were written in"),
     m("seal_bool_is_int", SEAL, "if obj is None or isinstance(obj, bool):", "if obj is None:", T_SEAL,

@@ -38,23 +38,28 @@ def require() -> None:
         pytest.skip(f"Chromium not found at {CHROMIUM}")
 
 
-@contextlib.contextmanager
-def launched() -> Iterator[Any]:
-    """A headless Chromium, closed afterwards."""
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Any]:
+    """Playwright's sync API, started once per worker: it can run only once at a time in a process, so a
+    test that needs a Chromium of its own (other command-line switches) launches it from this one."""
     require()
     with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
+        yield p
+
+
+def launch(playwright: Any, *extra_args: str) -> Any:
+    """A headless Debian Chromium with the tier's switches and ``extra_args`` (the caller closes it)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True)
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser(playwright: Any) -> Iterator[Any]:
     """Headless Debian Chromium, one per worker, shared by every browser test (each opens its own pages)."""
-    with launched() as b:
+    b = launch(playwright)
+    try:
         yield b
+    finally:
+        b.close()
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from scripts.app_server import free_port, stop
-from tests.chromium import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, sync_api
+from tests.chromium import ARTIFACTS, ROOT, launch
 from ui.lesson_teacher import TEACHER
 
 pytestmark = pytest.mark.browser
@@ -51,15 +51,14 @@ def server() -> Iterator[int]:
 
 
 @pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """Chromium resolving the class's name to this machine, as the school's network would."""
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                              args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {NAME} 127.0.0.1"])
-        try:
-            yield b
-        finally:
-            b.close()
+def chromium(playwright: Any) -> Iterator[Any]:
+    """Chromium resolving the class's name to this machine, as the school's network would (launched from the
+    worker's one Playwright: its sync API cannot start twice in a process)."""
+    b = launch(playwright, f"--host-resolver-rules=MAP {NAME} 127.0.0.1")
+    try:
+        yield b
+    finally:
+        b.close()
 
 
 def status_of(port: int, path: str, host: str) -> int:

@@ -170,6 +170,8 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
     page.screenshot(path=str(ARTIFACTS / "script-3-unfrozen.png"))
     # the rows of the alignment peak on different source words (read back row by row)
     page.get_by_role("button", name="Reset").click()
+    # the six chips must be gone before stepping again, or step_to counts the old ones (a race seen under load)
+    sync_api.expect(page.locator('[data-testid="translation-so-far"] > span')).to_have_count(0, timeout=WAIT)
     settle(page)
     reads = row_reads(page, 6)
     assert len(set(reads)) >= 4, reads

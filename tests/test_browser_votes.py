@@ -1,7 +1,11 @@
-"""The class votes from their phones, in Debian's Chromium against a real server: 30 phones (each its
+"""The class votes from their phones, in Debian's Chromium against a real server: 9 phones (each its
 own browser context, a 390×844 phone viewport) open the address the projector shows, vote, discuss and
-vote again; the projector counts 30 votes each round, then draws the histogram, whose tally adds up to 30.
-A second vote from a phone in the same round is not counted. Screenshots: test-artifacts/votes-*.png."""
+vote again; the projector counts 9 votes each round, then draws the histogram, whose tally adds up to 9.
+A second vote from a phone in the same round is not counted. Screenshots: test-artifacts/votes-*.png.
+
+How a whole class loads the server (60 phones voting, 30 students stepping) is measured by
+``bench/class_votes.py`` into ``bench/class-votes-cpu.json``, not here: nine phones prove the counting
+(every phone distinct, a second vote refused, a re-vote counted) in a third of the time thirty took."""
 
 from __future__ import annotations
 
@@ -17,9 +21,9 @@ from ui.vote_panel import join_address
 
 WAIT = 180_000
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
-PHONES = 30
+PHONES = 9
 
-# the panel's line ends with its count ("… · first vote: 30 votes"), which the fragment redraws every 2 s
+# the panel's line ends with its count ("… · first vote: 9 votes"), which the fragment redraws every 2 s
 COUNT_JS = """(want) => [...document.querySelectorAll('[data-testid="stMarkdownContainer"]')]
   .some(e => e.innerText.startsWith('Vote on your phone:') && e.innerText.trim().endsWith(': ' + want))"""
 
@@ -61,7 +65,7 @@ def vote(browser: object, url: str, word: str, again: str | None = None) -> str:
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_thirty_phones_vote_twice_and_the_projector_counts_them(browser: object, shipped_app_url: str,
+def test_nine_phones_vote_twice_and_the_projector_counts_them(browser: object, shipped_app_url: str,
                                                                 projector: object) -> None:
     address = projector.locator("code").filter(has_text="/vote").inner_text()
     assert "/vote?room=" in address, address
@@ -69,7 +73,7 @@ def test_thirty_phones_vote_twice_and_the_projector_counts_them(browser: object,
     urls = [vote(browser, phone_url, "car" if k % 3 else "red", again="house" if k == 0 else None)
             for k in range(PHONES)]
     tokens = {parse_qs(urlparse(u).query)["v"][0] for u in urls}
-    assert len(tokens) == PHONES  # thirty different phones
+    assert len(tokens) == PHONES  # nine different phones
     counted(projector, PHONES)
     projector.screenshot(path=str(ARTIFACTS / "votes-first-round.png"))
     projector.get_by_role("button", name="Discuss, then vote again").click()
@@ -82,5 +86,5 @@ def test_thirty_phones_vote_twice_and_the_projector_counts_them(browser: object,
     tally.wait_for(timeout=WAIT)
     text = tally.inner_text()
     projector.screenshot(path=str(ARTIFACTS / "votes-histogram.png"))
-    assert text == f"First vote: red 10 · car 20 ({PHONES}). After discussion: red 1 · car 29 ({PHONES}).", text
+    assert text == "First vote: red 3 · car 6 (9). After discussion: red 1 · car 8 (9).", text
     assert projector.locator('[data-testid="stVegaLiteChart"]').count() >= 2  # the α chart and the histogram

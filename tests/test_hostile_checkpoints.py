@@ -191,8 +191,7 @@ def test_an_edited_shipped_file_is_not_sealed_under_its_own_name(tmp_path: Path)
     ckpt["model"]["decoder.W_o.bias"] = ckpt["model"]["decoder.W_o.bias"] + 1
     for name in ("m30k-en-fr-rnnsearch.pt", "mine.pt"):
         torch.save(ckpt, tmp_path / name)
-    res = subprocess.run([sys.executable, "-m", "nmt", "seal", str(tmp_path / "m30k-en-fr-rnnsearch.pt")],
-                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    res = run_nmt(["seal", str(tmp_path / "m30k-en-fr-rnnsearch.pt")])
     assert (res.returncode, res.stdout, res.stderr) == (2, "", "error: m30k-en-fr-rnnsearch.pt is named like a shipped "
                                                         "checkpoint but is not that file (nmt/models/shipped.sha256): "
                                                         "it will not be sealed under that name\n")
