@@ -178,9 +178,12 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
 
     # presentation mode: the readout line stays in view; T opens the energy / weight table
     page.get_by_text("Presentation", exact=True).click()
-    settle(page)
+    # the click's rerun may not have begun when settle() looks: wait for the URL it writes, then for quiet
+    assert browser_waits.wait_query(page, lambda q: q.get("present") == ["true"]).get("present") == ["true"]
+    browser_waits.quiet(page, timeout=WAIT)
     line = page.get_by_test_id("stepper-readout")
-    assert READS.fullmatch(line.inner_text().strip()) and 0 <= line.bounding_box()["y"] < 720
+    box = line.bounding_box()
+    assert READS.fullmatch(line.inner_text().strip()) and box is not None and 0 <= box["y"] < 720, box
     line.click()  # focus on the page, not on a control
     page.keyboard.press("t")
     dialog = page.get_by_role("dialog")
