@@ -12,11 +12,13 @@ import io
 import math
 import pickle
 import random
+import shutil
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 import torch
 
 from nmt.models import seal
@@ -204,3 +206,18 @@ def repeated_string_copy(good: dict[str, Any], dst: Path, where: str) -> Path:
     ckpt[seal.SEAL] = "0" * 64  # what would be compared with the digest the reader makes
     torch.save(ckpt, dst)
     return dst
+
+
+SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints"
+PAIR = ("m30k-en-fr-rnnsearch.pt", "m30k-en-fr-rnnencdec.pt")
+
+
+def shipped_pair_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A new folder holding a copy of the shipped Multi30k pair, for a test to add hostile files beside
+    (the test is skipped without the shipped pair)."""
+    if not all((SHIPPED / n).is_file() for n in PAIR):
+        pytest.skip("the shipped Multi30k pair is not in checkpoints/")
+    d = tmp_path_factory.mktemp(name)
+    for n in PAIR:
+        shutil.copy(SHIPPED / n, d / n)
+    return d

@@ -7,7 +7,6 @@ leads out of the folder is left out and said so; the pickers offer the good pair
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from tests.conftest import plain
 from ui import checkpoint_files, models
 
 ROOT = Path(__file__).resolve().parent.parent
-PAIR = ("m30k-en-fr-rnnsearch.pt", "m30k-en-fr-rnnencdec.pt")
+PAIR = hc.PAIR
 PAGES = sorted(p.name for p in (ROOT / "pages").glob("*.py"))
 TIMEOUT = 300
 
@@ -26,11 +25,7 @@ TIMEOUT = 300
 @pytest.fixture(scope="module")
 def hostile_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped pair (copied), each kind of bad file, a folder named like a checkpoint and a link out."""
-    if not all((ROOT / "checkpoints" / n).is_file() for n in PAIR):
-        pytest.skip("the shipped Multi30k pair is not in checkpoints/")
-    d = tmp_path_factory.mktemp("hostile")
-    for name in PAIR:
-        shutil.copy(ROOT / "checkpoints" / name, d / name)
+    d = hc.shipped_pair_copy(tmp_path_factory, "hostile")
     good = hc.tiny_checkpoint()
     for name, data in hc.kinds(good).items():  # named like pairs: each would form a group if it were read
         (d / f"{name[:-3]}-en-fr-rnnsearch.pt").write_bytes(data)

@@ -6,18 +6,18 @@ Python 3.11 and 3.12, which took every such page down with "Something went wrong
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from nmt.text import corpora
+from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from ui import checkpoint_files, models, user_models
 
 ROOT = Path(__file__).resolve().parent.parent
-PAIR = ("m30k-en-fr-rnnsearch.pt", "m30k-en-fr-rnnencdec.pt")
+PAIR = hc.PAIR
 TIMEOUT = 300
 LOOP_NOTES = ["left out: a-en-fr-rnnsearch.pt is a symbolic link that leads back to itself (a loop)",
               "left out: self-en-fr-rnnsearch.pt is a symbolic link that leads back to itself (a loop)"]
@@ -33,11 +33,7 @@ def _loops(d: Path) -> None:
 @pytest.fixture(scope="module")
 def loop_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped Multi30k pair (copied) and three links that loop."""
-    if not all((ROOT / "checkpoints" / n).is_file() for n in PAIR):
-        pytest.skip("the shipped Multi30k pair is not in checkpoints/")
-    d = tmp_path_factory.mktemp("loops")
-    for name in PAIR:
-        shutil.copy(ROOT / "checkpoints" / name, d / name)
+    d = hc.shipped_pair_copy(tmp_path_factory, "loops")
     _loops(d)
     return d
 
