@@ -8,20 +8,27 @@ vocabularies ("camel", "chameau", ...), so a test score can show memorising, not
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
+import torch
 
 import train
 from nmt.models import checkpoint
 
-# The tier timing (CI_TIMES_JSON), the solo marker's lock between xdist workers, and the browser tier's
-# per-worker Chromium and server (session fixtures, defined once here so each worker starts them once).
-pytest_plugins = ["tests.tier_times", "tests.solo", "tests.chromium"]
+# The tier timing (CI_TIMES_JSON), the solo marker's lock between xdist workers, the heaviest files first
+# (so both workers end together), and the browser tier's per-worker Chromium and server (session fixtures,
+# defined once here so each worker starts them once).
+pytest_plugins = ["tests.tier_times", "tests.solo", "tests.file_order", "tests.chromium"]
 
 ROOT = Path(__file__).resolve().parent.parent
+
+if os.environ.get("PYTEST_XDIST_WORKER"):  # one worker per core (-n 2 on CI's 2 cores): one intra-op thread
+    torch.set_num_threads(1)  # each, as the app and the tools use, rather than two workers × two threads
+
 FIXTURES = ROOT / "tests" / "fixtures"
 TINY_DATA = FIXTURES / "tiny"
 

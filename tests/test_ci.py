@@ -72,7 +72,9 @@ def test_ci_prints_the_wall_time_and_exits_with_the_runs_status(tmp_path: Path, 
 
 
 def test_ci_asks_for_the_slowest_tests_and_the_per_tier_times() -> None:
-    assert 'export PYTEST_ADDOPTS="--durations=15" CI_TIMES_JSON=test-artifacts/ci-times.json' in CI.splitlines()
+    """And for a JUnit report, from which tests/file_order.py's record of seconds per file is refreshed."""
+    assert ('export PYTEST_ADDOPTS="--durations=15 --junitxml=test-artifacts/junit.xml" '
+            'CI_TIMES_JSON=test-artifacts/ci-times.json') in CI.splitlines()
     assert 'if [ -f "$CI_TIMES_JSON" ]; then python -m tests.tier_times "$CI_TIMES_JSON"; fi' in CI.splitlines()
 
 
@@ -168,3 +170,50 @@ def test_a_solo_test_runs_while_the_other_worker_waits(pytester: pytest.Pytester
     solo_start, solo_end = spans.pop("test_solo")
     overlapping = [n for n, (start, end) in spans.items() if start < solo_end and end > solo_start]
     assert len(spans) == 8 and not overlapping, (overlapping, solo_start, solo_end, spans)
+
+
+ORDER_SUITE = {
+    "conftest": """
+import os
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def log(request):
+    with open(os.environ["ORDER_LOG"], "a") as f:
+        f.write(request.node.nodeid + "\\n")
+""",
+    **{f"test_many{k}": "".join(f"def test_quick{i}():\n    pass\n\n" for i in range(6)) for k in range(4)},
+    "test_web": "import pytest\n\n@pytest.mark.browser\ndef test_page():\n    pass\n",
+}
+
+
+def test_the_heaviest_file_starts_first_on_two_workers(pytester: pytest.Pytester,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/file_order.py: a one-test browser file (30 s estimated) against four files of six unit tests
+    (1.2 s each): it starts first on one of the two workers, where pytest-xdist's own order (files by
+    number of tests) would have started it last."""
+    pytester.makepyfile(**ORDER_SUITE)
+    log = pytester.path / "order.txt"
+    monkeypatch.setenv("ORDER_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    res = pytester.runpytest_subprocess("-p", "tests.file_order", "-n", "2", "--dist", "loadfile", "-m", "",
+                                        "-W", "ignore::pytest.PytestUnknownMarkWarning")
+    res.assert_outcomes(passed=25)
+    started = log.read_text().splitlines()
+    assert "test_web.py::test_page" in started[:2], started
+
+
+def test_file_seconds_from_a_junit_report(tmp_path: Path) -> None:
+    """Per file, the summed times of its cases (classes inside a module too), longest first."""
+    from tests import file_order
+
+    xml = tmp_path / "junit.xml"
+    xml.write_text('<testsuites><testsuite>'
+                   '<testcase classname="tests.test_ci" name="a" time="1.25"/>'
+                   '<testcase classname="tests.test_ci" name="b" time="0.5"/>'
+                   '<testcase classname="tests.test_corpus.TestX" name="c" time="3.0"/>'
+                   '<testcase classname="tests.no_such_file" name="d" time="9.0"/>'
+                   '</testsuite></testsuites>')
+    assert list(file_order.from_junit(xml).items()) == [("tests/test_corpus.py", 3.0), ("tests/test_ci.py", 1.8)]
