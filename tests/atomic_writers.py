@@ -18,9 +18,9 @@ KINDS = ("dictionary", "checkpoint", "timeline")
 def payload(kind: str, version: int) -> Any:
     """Version ``version`` of what ``kind``'s writer writes: big enough that one write takes a while."""
     rng = np.random.default_rng(version)
-    if kind == "dictionary":  # ~2 MB of text, xz-compressed: about a second
+    if kind == "dictionary":  # ~0.3 MB of text, xz-compressed: a few tenths of a second (the kill comes at 0.05 s)
         return {f"w{version}_{i}": [(f"t{j}_{(i * 7919 + j * 31 + version) % 10**6}", 10 - j) for j in range(3)]
-                for i in range(60_000)}
+                for i in range(8_000)}
     if kind == "checkpoint":  # a sealed checkpoint with 96 MB of weights (the seal's writer, atomic_save)
         import torch
 
