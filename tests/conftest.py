@@ -8,6 +8,7 @@ vocabularies ("camel", "chameau", ...), so a test score can show memorising, not
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -28,6 +29,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 if os.environ.get("PYTEST_XDIST_WORKER"):  # one worker per core (-n 2 on CI's 2 cores): one intra-op thread
     torch.set_num_threads(1)  # each, as the app and the tools use, rather than two workers × two threads
+
+
+def _scan_components_once() -> None:
+    """Streamlit's AppTest scans every installed distribution's metadata for components at each new AppTest
+    (about half a second a test, ~40 % of the AppTest tier); the installed packages do not change during a
+    run, so each process scans once (the scan is looked up by name at each call, so the cached one is used)."""
+    from streamlit.components.v2 import manifest_scanner
+
+    if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
+
+
+_scan_components_once()
 
 FIXTURES = ROOT / "tests" / "fixtures"
 TINY_DATA = FIXTURES / "tiny"

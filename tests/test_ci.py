@@ -217,3 +217,11 @@ def test_file_seconds_from_a_junit_report(tmp_path: Path) -> None:
                    '<testcase classname="tests.no_such_file" name="d" time="9.0"/>'
                    '</testsuite></testsuites>')
     assert list(file_order.from_junit(xml).items()) == [("tests/test_corpus.py", 3.0), ("tests/test_ci.py", 1.8)]
+
+
+def test_apptest_scans_the_installed_packages_once_per_process() -> None:
+    """tests/conftest.py caches Streamlit's component scan (every installed distribution's metadata, read
+    again by each new AppTest): a second scan is the first one's result, not a new reading."""
+    from streamlit.components.v2 import manifest_scanner
+
+    assert manifest_scanner.scan_component_manifests() is manifest_scanner.scan_component_manifests()
