@@ -33,6 +33,19 @@ def quiet(page: object, ms: int = 1000, timeout: float = 300_000) -> None:
     page.wait_for_function(QUIET, arg=ms, timeout=timeout, polling=100)
 
 
+# Every chart on the page has drawn: Vega-Lite's SVG (or canvas) and Plotly's SVG are in place.
+CHARTS_DRAWN = """() => [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(
+    c => c.querySelector('svg, canvas'))
+  && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')].every(c => c.querySelector('.main-svg'))"""
+
+
+def drawn(page: object, ms: int = 600, timeout: float = 300_000) -> None:
+    """Wait until every chart of the page has drawn, then until the app has stayed idle for ``ms``
+    milliseconds (a rerun that writes the URL starts within that): what a measurement of the page waits for."""
+    page.wait_for_function(CHARTS_DRAWN, timeout=timeout, polling=100)
+    quiet(page, ms, timeout=timeout)
+
+
 def settle(page: object, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished running the page's script (its state idle, its status widget gone)."""
     page.wait_for_function(IDLE, timeout=timeout)

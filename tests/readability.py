@@ -147,24 +147,24 @@ SCROLL_THROUGH = """async () => {
 
 
 def rendered(page: Any, url: str) -> None:
-    """Open ``url`` and wait until the page's script has finished and stayed finished for a second (a bound
-    control's first view runs the script once more to write the URL), then scroll through it once."""
-    from tests.browser_waits import quiet
+    """Open ``url`` and wait until the page's charts have drawn and its script has stayed finished for 0.6 s (a
+    bound control's first view runs the script once more to write the URL), then scroll through it once."""
+    from tests.browser_waits import drawn, quiet
 
     page.goto(url, timeout=180_000)
     page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
-    quiet(page)
+    drawn(page)
     page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn
     quiet(page, 300)
 
 
-def readings(page: Any, settle_s: float = 20.0) -> list[Reading]:
+def readings(page: Any, settle_s: float = 20.0, every_ms: int = 500) -> list[Reading]:
     """Every visible text of the page as rendered (the whole page, not only the viewport), read
     once the page has stopped changing: charts draw after Streamlit's run ends, so the texts are
-    read again every second until two readings agree (at most ``settle_s`` seconds)."""
+    read again every ``every_ms`` until two readings agree (at most ``settle_s`` seconds)."""
     rows = page.evaluate(AUDIT_JS)
-    for _ in range(int(settle_s)):
-        page.wait_for_timeout(1000)
+    for _ in range(int(settle_s * 1000 / every_ms)):
+        page.wait_for_timeout(every_ms)
         again = page.evaluate(AUDIT_JS)
         if again == rows:
             break

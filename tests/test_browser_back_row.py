@@ -22,7 +22,7 @@ from urllib.parse import quote
 import pytest
 
 from tests import readability as R
-from tests.browser_waits import quiet, stable
+from tests.browser_waits import drawn, quiet, stable
 from tests.chromium import ARTIFACTS, sync_api
 from tests.controls import unlabelled
 
@@ -94,7 +94,7 @@ def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, brows
     try:
         page.get_by_role("button", name="Run to end").click()
         sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
-        quiet(page, 1500, timeout=WAIT)
+        drawn(page, timeout=WAIT)
         words = [w.split("\n")[0].removesuffix("forced").strip() for w in chips(page).all_inner_texts()]
         page.locator('[data-testid="stVegaLiteChart"] svg').first.scroll_into_view_if_needed()
         got = stable(page, CHART_JS)

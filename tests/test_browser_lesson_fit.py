@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tests import readability as R
-from tests.browser_waits import quiet, stable
+from tests.browser_waits import drawn, quiet, stable
 from tests.chromium import ARTIFACTS, new_page
 from ui.lesson_content import STOPS
 
@@ -37,18 +37,18 @@ BOXES_JS = """(sel) => {
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def drawn(page: object, url: str) -> None:
+def opened(page: object, url: str) -> None:
     """Open ``url`` and wait until its script has finished and its charts are drawn."""
     R.rendered(page, url)
     page.get_by_text("Question for the class.").wait_for(timeout=WAIT)
-    quiet(page, 1500, timeout=WAIT)
+    drawn(page, timeout=WAIT)
 
 
 def revealed(page: object) -> None:
     """Press B and wait until the revealed row and its verdict are drawn."""
     page.keyboard.press("b")
     page.get_by_text(re.compile("looks most at|highest energy is")).wait_for(timeout=WAIT)
-    quiet(page, 1500, timeout=WAIT)
+    drawn(page, timeout=WAIT)
 
 
 def test_each_stop_fits_one_projector_screen(shipped_app_url: str, browser: object) -> None:
@@ -60,7 +60,7 @@ def test_each_stop_fits_one_projector_screen(shipped_app_url: str, browser: obje
 
 def stop_fits_one_projector_screen(page: object, shipped_app_url: str, n: int) -> None:
     stop = STOPS[n - 1]
-    drawn(page, f"{shipped_app_url}/lesson?ls_stop={n}")
+    opened(page, f"{shipped_app_url}/lesson?ls_stop={n}")
     if stop.predict is not None:
         revealed(page)
     boxes = stable(page, f"() => ({BOXES_JS})({KEY!r})")
@@ -105,7 +105,7 @@ def test_the_lesson_reads_from_the_back_row(shipped_app_url: str, browser: objec
 
 
 def the_selected_guess_reads_at_4_5_to_1(page: object, shipped_app_url: str) -> None:
-    drawn(page, f"{shipped_app_url}/lesson?ls_stop=7")
+    opened(page, f"{shipped_app_url}/lesson?ls_stop=7")
     page.get_by_test_id("stButtonGroup").get_by_role("radio", name="car", exact=True).click()
     page.wait_for_function(
         "() => document.querySelector('[data-testid=\"stButtonGroup\"] [aria-checked=\"true\"]')", timeout=WAIT)
@@ -120,7 +120,7 @@ def the_selected_guess_reads_at_4_5_to_1(page: object, shipped_app_url: str) -> 
 
 def revealed_stop_reads_from_the_back_row(page: object, shipped_app_url: str, n: int) -> None:
     """Every text of a revealed stop (the energies' numbers in their cells too) is ≥ 14 px at ≥ 4.5:1."""
-    drawn(page, f"{shipped_app_url}/lesson?ls_stop={n}")
+    opened(page, f"{shipped_app_url}/lesson?ls_stop={n}")
     revealed(page)
     rows = R.readings(page)
     cells = [r for r in rows if re.fullmatch(r"-?\d+\.\d", r.text)]
