@@ -1,14 +1,14 @@
 """Readable from the back row (issue 21, item 4), in Debian's Chromium on the shipped checkpoints.
 
-1. Every control labelled: on the stepper in presentation mode (and the other views a class sees),
-   every widget shows a label nothing covers or cuts off, and every button shows words
-   (:mod:`tests.controls`).
+1. Every control labelled (:mod:`tests.controls`): every widget shows a label nothing covers or cuts off,
+   and every button shows words, in the three views at 150 % zoom below (the stepper and "Watch it learn"
+   presenting at 1280×720: tests/test_browser_readable.py, on the same page loads as its readings).
 2. A ~40-word sentence in presentation mode, run to its end: every target word is a row label of
    the α heatmap's SVG, no element of the chart scrolls inside itself (the page scrolls instead), and
    the whole chart fits one 720-pixel screen.
 3. 150 % browser zoom of a 1280×720 projector (an 853×480 CSS-pixel window at device scale 1.5):
-   the page does not scroll sideways, Step can be clicked, and the heatmap lies within the window's
-   width; the Lesson page's guess pills and α chart too.
+   the page does not scroll sideways, Step can be clicked, every control shows its label, and the heatmap
+   lies within the window's width; the Lesson page's guess pills and α chart too.
 
 Screenshots go to test-artifacts/back-row-*.png.
 """
@@ -49,25 +49,6 @@ def opened(browser: object, url: str, size: dict) -> object:
 
 def chips(page: object) -> object:
     return page.locator('[data-testid="translation-so-far"] > span')
-
-
-VIEWS = [("/?present=true&step=3", PROJECTOR, "stepper presenting"),
-         ("/watch_it_learn?wl_present=true", PROJECTOR, "watch it learn presenting"),
-         ("/?step=3", ZOOM_150, "stepper at 150 %"), ("/?present=true&step=3", ZOOM_150, "stepper presenting at 150 %"),
-         ("/lesson?ls_stop=7", ZOOM_150, "lesson at 150 %")]
-
-
-def test_every_control_shows_its_label(shipped_app_url: str, browser: object) -> None:
-    """Each of :data:`VIEWS` in turn: no control without a visible label, no button without words."""
-    found = {}
-    for path, size, label in VIEWS:
-        page = opened(browser, shipped_app_url + path, size)
-        try:
-            found[label] = unlabelled(page)
-            page.screenshot(path=str(ARTIFACTS / f"back-row-labels-{label.replace(' ', '-').replace('%', 'pc')}.png"))
-        finally:
-            page.close()
-    assert not any(found.values()), {label: f for label, f in found.items() if f}
 
 
 # the chart's SVG row labels (the y axis: upright, unlike the column labels) and every element from
@@ -117,7 +98,7 @@ def test_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
 
 def stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, present: bool) -> None:
     """Step is reachable and clickable; neither the page nor the main block scrolls sideways; the heatmap
-    lies within the window's width."""
+    lies within the window's width; every control shows its label."""
     page = opened(browser, f"{shipped_app_url}/?text={quote('A man is riding a bike.')}&step=2"
                   + ("&present=true" if present else ""), ZOOM_150)
     try:
@@ -130,8 +111,10 @@ def stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, present: 
         widths = stable(page, WIDTHS_JS)
         box = svg.bounding_box()
         page.screenshot(path=str(ARTIFACTS / f"back-row-150pc-{'presenting' if present else 'normal'}.png"))
+        labels = unlabelled(page)
     finally:
         page.close()
+    assert not labels, labels
     assert widths["page"] <= widths["inner"] + 1 and widths["main"] <= widths["mainClient"] + 1, widths
     assert box["x"] >= 0 and box["x"] + box["width"] <= widths["inner"] + 1, (box, widths)
 
@@ -144,7 +127,8 @@ WIDTHS_JS = """() => {
 
 
 def lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
-    """Stop 7 (reordering): every guess pill and the whole α chart lie within the window's width."""
+    """Stop 7 (reordering): every guess pill and the whole α chart lie within the window's width; every control
+    shows its label."""
     page = opened(browser, f"{shipped_app_url}/lesson?ls_stop=7", ZOOM_150)
     try:
         pills = page.get_by_test_id("stButtonGroup").first.locator("button")
@@ -153,8 +137,10 @@ def lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
         chart = page.locator('[data-testid="stVegaLiteChart"] svg').first.bounding_box()
         widths = page.evaluate(WIDTHS_JS)
         page.screenshot(path=str(ARTIFACTS / "back-row-150pc-lesson.png"))
+        labels = unlabelled(page)
     finally:
         page.close()
+    assert not labels, labels
     assert len(rights) == 11, rights  # "A red car is parked near a white house." and </s>
     assert widths["page"] <= widths["inner"] + 1 and widths["main"] <= widths["mainClient"] + 1, widths
     assert max(rights) <= widths["inner"] and chart["x"] + chart["width"] <= widths["inner"] + 1, (rights, chart)

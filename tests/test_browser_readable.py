@@ -5,7 +5,8 @@ checkpoints, each page of ``ui.shell.PAGES`` (the stepper also stepped, and in p
 is read by :mod:`tests.readability`: the rendered font size and the contrast against the colour
 actually behind every text node, HTML and SVG (chart axes, legends, labels) alike; the page's
 JavaScript errors are collected too (none allowed: the fresh clone's browser check; its other checks
-are AppTest's, tests/test_app_links.py). The first test checks the measurement itself on a page of
+are AppTest's, tests/test_app_links.py), and in the views a class sees presenting, every control's label.
+The first test checks the measurement itself on a page of
 hand-made cases whose ratios were worked out by hand from the WCAG formula, so a broken measurement
 cannot pass the page test.
 """
@@ -18,12 +19,17 @@ import pytest
 
 from tests import readability as R
 from tests.chromium import ARTIFACTS, new_page
+from tests.controls import unlabelled
 from ui.shell import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWPORT = {"width": 1280, "height": 720}
 VIEWS = [("/" if f == "app.py" else f"/{Path(f).stem}", "", label) for f, label, _ in PAGES] + [
-    ("/", "?step=4", "stepper, 4 words written"), ("/", "?step=6&present=true", "stepper, presentation mode")]
+    ("/", "?step=4", "stepper, 4 words written"), ("/", "?step=6&present=true", "stepper, presentation mode"),
+    ("/watch_it_learn", "?wl_present=true", "Watch it learn, presentation mode")]
+# the views a class sees from its seats, where every control must also show its label (tests/controls.py; the
+# 150 % zoom views: tests/test_browser_back_row.py)
+LABELLED = ("stepper, presentation mode", "Watch it learn, presentation mode")
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -74,7 +80,7 @@ def test_every_text_is_readable_at_1280x720(shipped_app_url: str, browser: objec
 
 def view_problems(browser: object, url: str, label: str) -> list[str]:
     """What is wrong with one view: errors (boxes and JavaScript), too few texts read, a small title,
-    texts under 14 px or 4.5:1."""
+    texts under 14 px or 4.5:1, and in :data:`LABELLED` views a control without a readable label."""
     errors: list[str] = []
     with new_page(browser, viewport=VIEWPORT) as page:
         page.on("pageerror", lambda e: errors.append(f"javascript: {e}"))
@@ -85,7 +91,8 @@ def view_problems(browser: object, url: str, label: str) -> list[str]:
         errors += page.get_by_test_id("stAlertContentError").all_inner_texts() + page.get_by_test_id(
             "stException").all_inner_texts()
         page.screenshot(path=str(ARTIFACTS / f"readable-{label.replace(' ', '-').replace(',', '')}.png"))
-    out = [f"error: {e}" for e in errors]
+        labels = unlabelled(page) if label in LABELLED else []
+    out = [f"error: {e}" for e in errors] + [f"control without a readable label: {c}" for c in labels]
     if len(rows) <= 20:  # the page was read
         out.append(f"only {len(rows)} texts read: {rows}")
     if title is not None and not any(r.text == title[:60] and r.px >= 28 for r in rows):
