@@ -46,21 +46,27 @@ def counted(page: object, n: int) -> None:
     page.wait_for_function(COUNT_JS, arg=f"{n} vote{'s' if n != 1 else ''}", timeout=WAIT)
 
 
-def vote(browser: object, url: str, word: str, again: str | None = None) -> str:
-    """One phone: open ``url``, tap ``word`` (and then try ``again``, which must not count); its URL."""
-    ctx = browser.new_context(**PHONE)
+def vote_all(browser: object, ballots: list[tuple[str, str]], again: dict[int, str] | None = None) -> list[str]:
+    """Each phone of ``ballots`` (its url, its word) opens its url and taps its word, all at once as a class
+    does (every page opened before the first tap); phone ``k`` of ``again`` then reloads and finds
+    ``again[k]`` gone and its first vote kept. The phones' URLs, in order."""
+    contexts = [browser.new_context(**PHONE) for _ in ballots]
     try:
-        page = ctx.new_page()
-        page.goto(url, timeout=WAIT)
-        page.get_by_role("button", name=word, exact=True).click(timeout=WAIT)
-        page.get_by_text(f"Your vote: {word}.").wait_for(timeout=WAIT)
-        if again:
-            page.reload()
-            page.get_by_text(f"Your vote: {word}.").wait_for(timeout=WAIT)  # still its first vote
-            assert not page.get_by_role("button", name=again, exact=True).count()
-        return page.url
+        pages = [ctx.new_page() for ctx in contexts]
+        for page, (url, _) in zip(pages, ballots, strict=True):
+            page.goto(url, wait_until="commit", timeout=WAIT)
+        for page, (_, word) in zip(pages, ballots, strict=True):
+            page.get_by_role("button", name=word, exact=True).click(timeout=WAIT)
+        for page, (_, word) in zip(pages, ballots, strict=True):
+            page.get_by_text(f"Your vote: {word}.").wait_for(timeout=WAIT)
+        for k, other in (again or {}).items():
+            pages[k].reload()
+            pages[k].get_by_text(f"Your vote: {ballots[k][1]}.").wait_for(timeout=WAIT)  # still its first vote
+            assert not pages[k].get_by_role("button", name=other, exact=True).count()
+        return [page.url for page in pages]
     finally:
-        ctx.close()
+        for ctx in contexts:
+            ctx.close()
 
 
 @pytest.mark.browser
@@ -70,16 +76,15 @@ def test_nine_phones_vote_twice_and_the_projector_counts_them(browser: object, s
     address = projector.locator("code").filter(has_text="/vote").inner_text()
     assert "/vote?room=" in address, address
     phone_url = f"{shipped_app_url}/vote?{urlparse(address).query}"  # the room's address on this test's server
-    urls = [vote(browser, phone_url, "car" if k % 3 else "red", again="house" if k == 0 else None)
-            for k in range(PHONES)]
+    urls = vote_all(browser, [(phone_url, "car" if k % 3 else "red") for k in range(PHONES)], again={0: "house"})
     tokens = {parse_qs(urlparse(u).query)["v"][0] for u in urls}
     assert len(tokens) == PHONES  # nine different phones
     counted(projector, PHONES)
     projector.screenshot(path=str(ARTIFACTS / "votes-first-round.png"))
     projector.get_by_role("button", name="Discuss, then vote again").click()
     counted(projector, 0)
-    for k, u in enumerate(urls):  # the same phones (their pages reloaded), most now convinced
-        vote(browser, u, "red" if k == 0 else "car")
+    vote_all(browser, [(u, "red" if k == 0 else "car") for k, u in enumerate(urls)])  # the same phones, most
+    # now convinced (their pages reopened)
     counted(projector, PHONES)
     projector.get_by_role("button", name="Show the votes").click()
     tally = projector.get_by_text(re.compile("^First vote:"))
