@@ -7,7 +7,7 @@
    tests/test_browser.py).
 2. A fresh clone: no corpus configured (``RNNSEARCH_DATA`` an empty folder, the committed
    ``configs/data_roots.toml`` naming no root), only the shipped checkpoints and ``evalsets/``: every page of
-   ``ui.shell.PAGES`` draws with no error, no "not found", every picker holding a value, and the corpus
+   the frame's list (``app.PAGES``) draws with no error, no "not found", every picker holding a value, and the corpus
    pickers start on a built-in set (the alignment and bottleneck ones offering all eight).
 """
 
@@ -22,11 +22,11 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from app import PAGES
 from tests.conftest import ROOT, plain
 from tests.deep_links import LINKS, Link
 from tests.page_app import open_link, shown
 from ui import models
-from ui.shell import PAGES
 
 TIMEOUT = 300  # seconds: a first run loads the shipped models
 CKPT = ROOT / "checkpoints"
@@ -42,7 +42,7 @@ CORPUS_PICKERS = {  # page file: (widget key, the value it starts on, its option
     "pages/length_quality.py": ("lq_rtest", "multi30k/test_2016_flickr", None),
 }
 EXTRA = [("pages/bottleneck_compare.py", {"bn_from": "corpus by length"})]  # the length slider's corpus sentence
-FRESH = [(file, {}) for file, _, _ in PAGES] + EXTRA
+FRESH = [(page.source, {}) for page in PAGES] + EXTRA
 
 
 @pytest.fixture(autouse=True)
@@ -56,12 +56,9 @@ def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def opened(file: str, query: dict[str, str]) -> AppTest:
-    """A fresh session of ``file`` opened with the URL's ``query``, run once: no exception, no error box."""
-    at = AppTest.from_file(str(ROOT / file), default_timeout=TIMEOUT)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception and not at.error, (file, [e.value for e in [*at.exception, *at.error]])
-    return at
+    """A fresh session of the app opened on the page ``file`` with the URL's ``query``, run once: no exception,
+    no error box."""
+    return open_link(file, **query)
 
 
 @pytest.mark.parametrize("link", LINKS, ids=[f"{lk.path}?{'&'.join(lk.query)}" for lk in LINKS])
