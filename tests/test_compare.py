@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 import train
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from nmt.models.kinds import describe_model
+from nmt.models.registry import describe_model
 from tests.conftest import TINY_DATA
 from tests.page_app import app_at
 from ui import models

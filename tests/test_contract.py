@@ -22,7 +22,7 @@ from nmt.decoding.ensemble import ensemble_of
 from nmt.decoding.fusion import fuse, load_controller, load_lm
 from nmt.models import checkpoint
 from nmt.models.contract import Capabilities, DecodableModel, EncoderLike, RecurrentState
-from nmt.models.luong import capabilities_of
+from nmt.models.registry import capabilities_of
 from nmt.text.data import pad_ids
 from nmt.text.vocab import BOS_ID
 from tests.conftest import ROOT
