@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import runpy
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -173,16 +174,18 @@ def framed() -> None:
     With a ``pages/`` folder beside ``app.py``, Streamlit runs the file a request names straight away, as its
     first multipage apps did, until some run has called ``st.navigation``: a fresh server's first request
     for ``/lesson`` (and, in AppTest, every run) would draw the page without the menu, its configuration or
-    the error boundary. Then this runs the frame (``app.PAGES``), which runs the page again inside it, and
-    stops the bare run; inside the frame it does nothing.
+    the error boundary. Then this runs the app's script (``app.py``, the frame), which runs the page again
+    inside it, and stops the bare run; inside the frame it does nothing.
     """
     from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    if not PagesManager.uses_pages_directory:
+    ctx = get_script_run_ctx()
+    if ctx is None or not PagesManager.uses_pages_directory:
         return
-    import app  # the frame's list; here, not above: app.py imports this module
-
-    frame(app.PAGES)  # its st.navigation ends the folder's mode for every later run too
+    # the app's own script (app.py) run as Streamlit runs it: its st.navigation ends the folder's mode for
+    # every later run too, and runs this page inside the frame
+    runpy.run_path(str(ctx.pages_manager.main_script_path), run_name="__main__")
     st.stop()
 
 
