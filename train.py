@@ -30,7 +30,8 @@ import tomllib
 from typing import Any
 
 from nmt.models.device import AMP_CHOICES
-from nmt.models.luong import ARCHS, ATTENTIONS, CELLS, ENCODERS, SCORES
+from nmt.models.luong import ATTENTIONS, CELLS, ENCODERS, SCORES
+from nmt.models.registry import ARCHS
 from nmt.models.rnnsearch import CONTEXT_MODES
 from nmt.training import timeline_record
 from nmt.training.nmt_task import train_run

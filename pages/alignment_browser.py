@@ -16,38 +16,39 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Alignment browser"):  # navigation first; a failing import shows the boundary
-    import json
-    from dataclasses import dataclass, field
-    from typing import Any
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import pandas as pd
-    import streamlit as st
+import json
+from dataclasses import dataclass, field
+from typing import Any
 
-    from nmt.decoding.search import InputError
-    from nmt.decoding.trace import DecodeTrace
-    from nmt.explanation.align import Links
-    from nmt.text.tokenize import Tokenizer
-    from ui import alignment_both_ways, heavy, models
-    from ui import widgets as W
-    from ui.views.alignment import (
-        browser_frame,
-        coverage_line,
-        domain_note,
-        filter_pairs,
-        forced_facts,
-        links_corpus_aer,
-        links_table,
-        own_facts,
-        recorded_aer_rows,
-        selected_row,
-        table_row,
-    )
-    from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
-    from ui.views.heatmaps import trace_chart
-    from ui.views.length import load_results
-    from ui.views.unknown import Shown, shown
-    from ui.views.uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
+import pandas as pd
+import streamlit as st
+
+from nmt.decoding.search import InputError
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.align import Links
+from nmt.text.tokenize import Tokenizer
+from ui import alignment_both_ways, heavy, models
+from ui import widgets as W
+from ui.views.alignment import (
+    browser_frame,
+    coverage_line,
+    domain_note,
+    filter_pairs,
+    forced_facts,
+    links_corpus_aer,
+    links_table,
+    own_facts,
+    recorded_aer_rows,
+    selected_row,
+    table_row,
+)
+from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
+from ui.views.heatmaps import trace_chart
+from ui.views.length import load_results
+from ui.views.unknown import Shown, shown
+from ui.views.uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
 
 BIND = W.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")
@@ -364,5 +365,4 @@ def main() -> None:
         aer_section(data, forced_job, ckpt, (src, tgt))
 
 
-with shell.error_boundary("Alignment browser"):
-    main()
+main()

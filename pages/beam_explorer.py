@@ -13,32 +13,33 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Beam search explorer"):  # navigation first; a failing import shows the boundary
-    import streamlit as st
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    from nmt.decoding.search import LENGTH_NORMS, InputError
-    from nmt.decoding.trace import DecodeTrace
-    from ui import models
-    from ui import typed as T
-    from ui import widgets as W
-    from ui.views import subword_view
-    from ui.views.beam import (
-        DEFAULT_SENTENCE,
-        Divergence,
-        beam_all_frame,
-        beam_nodes,
-        beam_step_frame,
-        beam_tree_chart,
-        divergence,
-        nbest_alpha_chart,
-        nbest_cells,
-        nbest_frame,
-        rerank_chart,
-        rerank_frame,
-        winners,
-    )
-    from ui.views.common import FONT_MAIN, MAX_SOURCE_CHARS, NORM_LABELS, csv_text, md
-    from ui.views.unknown import Detokenize, Shown, nbest_trace, shown
+import streamlit as st
+
+from nmt.decoding.search import LENGTH_NORMS, InputError
+from nmt.decoding.trace import DecodeTrace
+from ui import models
+from ui import typed as T
+from ui import widgets as W
+from ui.views import subword_view
+from ui.views.beam import (
+    DEFAULT_SENTENCE,
+    Divergence,
+    beam_all_frame,
+    beam_nodes,
+    beam_step_frame,
+    beam_tree_chart,
+    divergence,
+    nbest_alpha_chart,
+    nbest_cells,
+    nbest_frame,
+    rerank_chart,
+    rerank_frame,
+    winners,
+)
+from ui.views.common import FONT_MAIN, MAX_SOURCE_CHARS, NORM_LABELS, csv_text, md
+from ui.views.unknown import Detokenize, Shown, nbest_trace, shown
 
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
@@ -248,5 +249,4 @@ def main() -> None:
             norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem, lm.tgt_tok.detokenize)
 
 
-with shell.error_boundary("Beam search explorer"):
-    main()
+main()

@@ -16,31 +16,32 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Bottleneck side by side"):  # navigation first; a failing import shows the boundary
-    import json
-    from dataclasses import dataclass
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import pandas as pd
-    import streamlit as st
+import json
+from dataclasses import dataclass
 
-    from nmt.decoding.search import InputError
-    from nmt.decoding.trace import DecodeTrace
-    from ui import models, user_models
-    from ui import typed as T
-    from ui import widgets as W
-    from ui.presets import long_sentence
-    from ui.views.bottleneck import (
-        comparison_row,
-        lengths_of,
-        logp_chart,
-        pick_by_length,
-        sweep_chart,
-        sweep_frame,
-        sweep_sample,
-    )
-    from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
-    from ui.views.heatmaps import trace_chart
-    from ui.views.unknown import Shown, shown
+import pandas as pd
+import streamlit as st
+
+from nmt.decoding.search import InputError
+from nmt.decoding.trace import DecodeTrace
+from ui import models, user_models
+from ui import typed as T
+from ui import widgets as W
+from ui.presets import long_sentence
+from ui.views.bottleneck import (
+    comparison_row,
+    lengths_of,
+    logp_chart,
+    pick_by_length,
+    sweep_chart,
+    sweep_frame,
+    sweep_sample,
+)
+from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
+from ui.views.heatmaps import trace_chart
+from ui.views.unknown import Shown, shown
 
 BIND = W.BIND
 FROM = ("typed", "corpus by length")
@@ -292,5 +293,4 @@ def main() -> None:
     sweep(cols, sources, refs)
 
 
-with shell.error_boundary("Bottleneck side by side"):
-    main()
+main()

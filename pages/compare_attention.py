@@ -12,24 +12,25 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Compare attention"):  # navigation first; a failing import shows the boundary
-    import json
-    from collections.abc import Callable
-    from typing import Any
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import pandas as pd
-    import streamlit as st
+import json
+from collections.abc import Callable
+from typing import Any
 
-    from nmt.decoding.search import InputError
-    from nmt.decoding.trace import DecodeTrace
-    from ui import models, user_models
-    from ui import typed as T
-    from ui import widgets as W
-    from ui.presets import PRESETS
-    from ui.views.bottleneck import comparison_row
-    from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
-    from ui.views.compare import compare_chart, local_note, row_name, summary_frame
-    from ui.views.unknown import Shown, shown
+import pandas as pd
+import streamlit as st
+
+from nmt.decoding.search import InputError
+from nmt.decoding.trace import DecodeTrace
+from ui import models, user_models
+from ui import typed as T
+from ui import widgets as W
+from ui.presets import PRESETS
+from ui.views.bottleneck import comparison_row
+from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
+from ui.views.compare import compare_chart, local_note, row_name, summary_frame
+from ui.views.unknown import Shown, shown
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -162,5 +163,4 @@ def main() -> None:
                             "compare-attention.json", "application/json")], key="cmp_dl_summary")
 
 
-with shell.error_boundary("Compare attention"):
-    main()
+main()

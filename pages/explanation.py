@@ -16,29 +16,30 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Is attention an explanation?"):  # navigation first; a failing import shows the boundary
-    import json
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import streamlit as st
+import json
 
-    from nmt.decoding.search import InputError
-    from nmt.decoding.surgery import (
-        PRESETS,
-        SurgeryPreset,
-    )
-    from nmt.decoding.trace import DecodeTrace
-    from nmt.explanation.attribution import METHODS
-    from nmt.models.checkpoint import LoadedModel
-    from ui import contrast_panel, models
-    from ui import explanation_jobs as jobs
-    from ui import surgery_panel as SP
-    from ui import typed as T
-    from ui import widgets as W
-    from ui.explanation_jobs import attributions
-    from ui.views import explanation as V
-    from ui.views import surgery as S
-    from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
-    from ui.views.unknown import NOTE, replacements
+import streamlit as st
+
+from nmt.decoding.search import InputError
+from nmt.decoding.surgery import (
+    PRESETS,
+    SurgeryPreset,
+)
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.attribution import METHODS
+from nmt.models.checkpoint import LoadedModel
+from ui import contrast_panel, models
+from ui import explanation_jobs as jobs
+from ui import surgery_panel as SP
+from ui import typed as T
+from ui import widgets as W
+from ui.explanation_jobs import attributions
+from ui.views import explanation as V
+from ui.views import surgery as S
+from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
+from ui.views.unknown import NOTE, replacements
 
 BIND = W.BIND
 ss = st.session_state
@@ -300,5 +301,4 @@ def main() -> None:
             SP.debate_tab(ckpt, trace, step, stem)
 
 
-with shell.error_boundary("Is attention an explanation?"):
-    main()
+main()

@@ -14,31 +14,32 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Length vs quality"):  # navigation first; a failing import shows the boundary
-    from typing import Any
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import pandas as pd
-    import streamlit as st
+from typing import Any
 
-    from nmt.text.corpora import Split, by_label
-    from nmt.text.data import read_parallel
-    from nmt.tools.experiment import score_test_set
-    from ui import heavy, models, user_models
-    from ui import widgets as W
-    from ui.views.common import csv_text, md
-    from ui.views.length import (
-        curve_figure,
-        curve_rows,
-        empty_bucket_note,
-        length_figure,
-        length_rows,
-        load_results,
-        opening_results,
-        opening_test,
-        results_test_name,
-        table1_frame,
-        table1_note,
-    )
+import pandas as pd
+import streamlit as st
+
+from nmt.text.corpora import Split, by_label
+from nmt.text.data import read_parallel
+from nmt.tools.experiment import score_test_set
+from ui import heavy, models, user_models
+from ui import widgets as W
+from ui.views.common import csv_text, md
+from ui.views.length import (
+    curve_figure,
+    curve_rows,
+    empty_bucket_note,
+    length_figure,
+    length_rows,
+    load_results,
+    opening_results,
+    opening_test,
+    results_test_name,
+    table1_frame,
+    table1_note,
+)
 
 BIND = W.BIND
 LIMITS = (0, 500, 1000, 3003)  # sentences scored by Recompute (0 = the whole split)
@@ -195,5 +196,4 @@ def main() -> None:
             results_section(name, all_results.get(name, {}), recomputed)
 
 
-with shell.error_boundary("Length vs quality"):
-    main()
+main()

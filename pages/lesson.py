@@ -13,27 +13,28 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a failing import shows the boundary
-    from typing import Any
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import numpy as np
-    import streamlit as st
-    import torch
+from typing import Any
 
-    from nmt.decoding.search import prepare_source
-    from nmt.decoding.trace import DecodeTrace
-    from nmt.explanation.paper_figures import FIG3A_SENTENCE
-    from nmt.text.data import pad_ids
-    from ui import lesson_page as P
-    from ui import lesson_room as R
-    from ui import models, paper_panel, vote_panel
-    from ui import widgets as W
-    from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
-    from ui.lesson_teacher import TEACHER
-    from ui.presets import EUROPARL
-    from ui.views import lesson as L
-    from ui.views.common import FONT_MAIN, md, readable
-    from ui.views.heatmaps import fixed_context_chart
+import numpy as np
+import streamlit as st
+import torch
+
+from nmt.decoding.search import prepare_source
+from nmt.decoding.trace import DecodeTrace
+from nmt.explanation.paper_figures import FIG3A_SENTENCE
+from nmt.text.data import pad_ids
+from ui import lesson_page as P
+from ui import lesson_room as R
+from ui import models, paper_panel, vote_panel
+from ui import widgets as W
+from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
+from ui.lesson_teacher import TEACHER
+from ui.presets import EUROPARL
+from ui.views import lesson as L
+from ui.views.common import FONT_MAIN, md, readable
+from ui.views.heatmaps import fixed_context_chart
 
 STOP_KEY, LEVEL_KEY, VIEW_KEY, VOTE_KEY = R.STOP_KEY, R.LEVEL_KEY, R.VIEW_KEY, R.VOTE_KEY
 
@@ -365,5 +366,4 @@ def main() -> None:
     vote_panel.follow(room, room.version)
 
 
-with shell.error_boundary("Lesson"):
-    main()
+main()

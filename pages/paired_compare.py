@@ -15,31 +15,32 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Is A really better than B?"):  # navigation first; a failing import shows the boundary
-    import json
-    from typing import Any
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    import pandas as pd
-    import streamlit as st
+import json
+from typing import Any
 
-    from nmt.decoding.search import InputError
-    from nmt.text.corpora import Split
-    from nmt.tools.paired import RESAMPLES, compare
-    from ui import heavy, models, paired_alpha, paired_words, user_models
-    from ui import widgets as W
-    from ui.views.common import csv_text, md, model_heading, readable
-    from ui.views.compare import compare_chart
-    from ui.views.heatmaps import trace_chart
-    from ui.views.paired import (
-        length_frame,
-        overall_frame,
-        pair_problem,
-        picked_line,
-        sentence_frame,
-        size_problem,
-        verdict,
-    )
-    from ui.views.unknown import shown
+import pandas as pd
+import streamlit as st
+
+from nmt.decoding.search import InputError
+from nmt.text.corpora import Split
+from nmt.tools.paired import RESAMPLES, compare
+from ui import heavy, models, paired_alpha, paired_words, user_models
+from ui import widgets as W
+from ui.views.common import csv_text, md, model_heading, readable
+from ui.views.compare import compare_chart
+from ui.views.heatmaps import trace_chart
+from ui.views.paired import (
+    length_frame,
+    overall_frame,
+    pair_problem,
+    picked_line,
+    sentence_frame,
+    size_problem,
+    verdict,
+)
+from ui.views.unknown import shown
 
 BIND = W.BIND
 LIMITS = (40, 100, 200, 500, 1000, 0)  # sentences compared (0: the whole split)
@@ -284,5 +285,4 @@ def main() -> None:
     paired_alpha.test_set(a, b, res["sources"], res["references"])
 
 
-with shell.error_boundary("Is A really better than B?"):
-    main()
+main()

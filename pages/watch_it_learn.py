@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from ui import shell
 
-with shell.page("Watch it learn", sidebar=lambda: "collapsed" if st.query_params.get("wl_present") == "true"
-                else "auto"):
-    import streamlit as st
+shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
-    from nmt.training import timeline
-    from ui import models
-    from ui import widgets as W
-    from ui.views import timeline as V
-    from ui.views.common import FONT, csv_text, md
-    from ui.views.stepper_html import page_css
+import streamlit as st
+
+from nmt.training import timeline
+from ui import models, shell
+from ui import widgets as W
+from ui.views import timeline as V
+from ui.views.common import FONT, csv_text, md
+from ui.views.stepper_html import page_css
 
 BIND = W.BIND
 PLAY_SECONDS = 1.2
@@ -151,5 +151,4 @@ def main() -> None:
         tls, updates, probe, present)
 
 
-with shell.error_boundary("Watch it learn"):
-    main()
+main()

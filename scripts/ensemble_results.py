@@ -33,7 +33,7 @@ import torch
 from nmt.decoding.ensemble import ensemble_of
 from nmt.models import checkpoint
 from nmt.models.checkpoint import LoadedModel
-from nmt.models.kinds import describe_model, short_name
+from nmt.models.registry import describe_model, short_name
 from nmt.text.data import corpus_file, read_parallel
 from nmt.tools import cli
 from nmt.tools.evaluate import evaluate

@@ -42,7 +42,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nmt.models.luong import build_model
+from nmt.models.registry import build_model
 from nmt.models.rnnsearch import ModelConfig, sequence_loss
 from nmt.text.data import Batch, pad_ids, read_parallel
 from nmt.training.sampled_softmax import install

@@ -2,7 +2,7 @@
 
     python scripts/readability_audit.py [--all] [--zoom 1.5]
 
-Starts ``streamlit run app.py`` with the shipped checkpoints, opens each page of ``ui.shell.PAGES``
+Starts ``streamlit run app.py`` with the shipped checkpoints, opens each page of ``app.PAGES``
 (and the stepper stepped, and in presentation mode), and lists the offenders found by
 :mod:`tests.readability` (``--all``: every reading). ``tests/test_browser_readable.py`` makes the
 same check a test.
@@ -17,11 +17,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from app import PAGES  # noqa: E402
 from scripts import app_server  # noqa: E402
 from tests import readability as R  # noqa: E402
-from ui.shell import PAGES  # noqa: E402
 
-VIEWS = [("/" if f == "app.py" else f"/{Path(f).stem}", "") for f, _, _ in PAGES] + [
+VIEWS = [(p.address, "") for p in PAGES if p.menu] + [
     ("/", "?step=4"), ("/", "?step=6&present=true")]
 
 

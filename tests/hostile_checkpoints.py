@@ -23,7 +23,7 @@ import torch
 
 from nmt.models import seal
 from nmt.models.checkpoint import make_checkpoint
-from nmt.models.luong import build_model
+from nmt.models.registry import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text.vocab import SPECIALS, Vocab
 

@@ -1,11 +1,13 @@
 """Every page opened from a link, in AppTest (the checks the browser tier used to make with a server each).
 
-1. Deep links: each page's shared link, opened first thing (Streamlit's data cache emptied, as on a server
-   just started), draws that page's title with no exception and no error box, and keeps the link's query
-   (the address bar's path and "Page not found" are the browser's: tests/test_browser.py).
+1. Deep links: each shared link of ``tests.deep_links.LINKS`` (every page and its URL keys, the stepper's
+   step and forced words, the lesson's stops and views, the vote page), opened first thing (Streamlit's data
+   cache emptied, as on a server just started), shows the texts recorded for it with no exception and no error
+   box, and keeps the link's query (the address bar's path and "Page not found" are the browser's:
+   tests/test_browser.py).
 2. A fresh clone: no corpus configured (``RNNSEARCH_DATA`` an empty folder, the committed
    ``configs/data_roots.toml`` naming no root), only the shipped checkpoints and ``evalsets/``: every page of
-   ``ui.shell.PAGES`` draws with no error, no "not found", every picker holding a value, and the corpus
+   the frame's list (``app.PAGES``) draws with no error, no "not found", every picker holding a value, and the corpus
    pickers start on a built-in set (the alignment and bottleneck ones offering all eight).
 """
 
@@ -20,22 +22,15 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from app import PAGES
 from tests.conftest import ROOT, plain
+from tests.deep_links import LINKS, Link
+from tests.page_app import open_link, shown
 from ui import models
-from ui.shell import PAGES
 
 TIMEOUT = 300  # seconds: a first run loads the shipped models
 CKPT = ROOT / "checkpoints"
 
-DEEP_LINKS = [  # (page file, query, the page's title); tests/test_browser.py opens the same links
-    ("pages/alignment_browser.py", {"al_pick": "5", "al_from": "my own pairs"}, "Alignment browser"),
-    ("pages/beam_explorer.py", {"bx_beam": "3", "bx_text": "A dog runs."}, "Beam search explorer"),
-    ("pages/bottleneck_compare.py", {"bn_text": "A dog runs."}, "The bottleneck, side by side"),
-    ("pages/compare_attention.py", {"cmp_text": "A dog runs."}, "Compare attention"),
-    ("pages/length_quality.py", {"results": "none"}, "Length vs quality"),
-    ("pages/explanation.py", {"ex_text": "A dog runs.", "ex_tab": "Surgery"}, "Is attention an explanation?"),
-    ("app.py", {"text": "A dog runs.", "step": "1"}, "Step through decoding"),
-]
 
 NOT_FOUND = re.compile(r"\bnot found\b|\bno\b[^\n]{0,120}\bfound\b|\bno readable\b|\bcannot read\b", re.IGNORECASE)
 BUILTIN_EN_FR = ["alignment/hansards-naacl2003-en-fr/test", "alignment/hansards-naacl2003-en-fr/trial",
@@ -47,7 +42,7 @@ CORPUS_PICKERS = {  # page file: (widget key, the value it starts on, its option
     "pages/length_quality.py": ("lq_rtest", "multi30k/test_2016_flickr", None),
 }
 EXTRA = [("pages/bottleneck_compare.py", {"bn_from": "corpus by length"})]  # the length slider's corpus sentence
-FRESH = [(file, {}) for file, _, _ in PAGES] + EXTRA
+FRESH = [(page.source, {}) for page in PAGES] + EXTRA
 
 
 @pytest.fixture(autouse=True)
@@ -61,22 +56,19 @@ def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def opened(file: str, query: dict[str, str]) -> AppTest:
-    """A fresh session of ``file`` opened with the URL's ``query``, run once: no exception, no error box."""
-    at = AppTest.from_file(str(ROOT / file), default_timeout=TIMEOUT)
-    at.query_params.update(query)
-    at.run()
-    assert not at.exception and not at.error, (file, [e.value for e in [*at.exception, *at.error]])
-    return at
+    """A fresh session of the app opened on the page ``file`` with the URL's ``query``, run once: no exception,
+    no error box."""
+    return open_link(file, **query)
 
 
-@pytest.mark.parametrize(("file", "query", "title"), DEEP_LINKS, ids=[Path(f).stem for f, _, _ in DEEP_LINKS])
-def test_deep_link_opens_its_page_first_thing_and_keeps_its_query(file: str, query: dict[str, str],
-                                                                  title: str) -> None:
-    at = opened(file, query)
-    assert title in [t.value for t in at.title], [t.value for t in at.title]
+@pytest.mark.parametrize("link", LINKS, ids=[f"{lk.path}?{'&'.join(lk.query)}" for lk in LINKS])
+def test_deep_link_opens_its_view_first_thing_and_keeps_its_query(link: Link) -> None:
+    at = open_link(link.path, **link.query)
+    texts = shown(at)
+    assert [want for want in link.shows if not any(want in t for t in texts)] == [], texts
     kept = {k: v if isinstance(v, list) else [v] for k, v in at.query_params.items()}  # the URL after the run
-    for key, value in query.items():
-        assert kept.get(key) == [value], (key, kept.get(key))
+    for key, value in link.query.items():
+        assert kept.get(key) == (value if isinstance(value, list) else [value]), (key, kept.get(key))
 
 
 def alerts(at: AppTest) -> list[str]:

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.models import checkpoint
 from nmt.tools.importers import joeynmt, onmt
+from tests.page_app import app_at
 from tests.stepper_app import click, link, qp, start, trace
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -78,8 +79,7 @@ def test_a_word_level_model_has_no_switch(tmp_path: Path, monkeypatch: pytest.Mo
 def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> None:
     import pyarrow as pa
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
-                           default_timeout=120)
+    at = app_at("pages/beam_explorer.py", 120)
     at.query_params.update({"bx_text": SENTENCE, "bx_tab": "N-best and α"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -93,8 +93,7 @@ def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> No
     at.segmented_control(key="bx_pieces").set_value("Words").run()
     assert not at.exception, [e.value for e in at.exception]
     assert sources() == set(WORDS)
-    shared = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
-                               default_timeout=120)
+    shared = app_at("pages/beam_explorer.py", 120)
     shared.query_params.update({"bx_text": SENTENCE, "bx_tab": "N-best and α", "bx_pieces": "Words"})
     shared.run()  # a shared link keeps the switch, as it keeps the page's other controls
     assert shared.segmented_control(key="bx_pieces").value == "Words"
@@ -110,8 +109,7 @@ def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_a
     sp = FIXTURES / "onmt" / "sentencepiece" / "model_step_1500.pt"
     checkpoint.atomic_save(onmt.convert(sp, "en", "fr"), folder / "onmt-sp.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
-    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "pages" / "beam_explorer.py"),
-                           default_timeout=120)
+    at = app_at("pages/beam_explorer.py", 120)
     at.query_params.update({"bx_text": SENTENCE, "bx_tab": "Length normalisation"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]

@@ -1,7 +1,7 @@
 """Readable from the back row (issue 21): every visible text on every page at least 14 px and 4.5:1.
 
 In Debian's Chromium at 1280×720 (a projector) against ``streamlit run app.py`` with the shipped
-checkpoints, each page of ``ui.shell.PAGES`` (the stepper also stepped, and in presentation mode)
+checkpoints, each page of ``app.PAGES`` (the stepper also stepped, and in presentation mode)
 is read by :mod:`tests.readability`: the rendered font size and the contrast against the colour
 actually behind every text node, HTML and SVG (chart axes, legends, labels) alike; the page's
 JavaScript errors are collected too (none allowed: the fresh clone's browser check; its other checks
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
+from app import PAGES
 from tests import readability as R
 from tests.chromium import ARTIFACTS, new_page
 from tests.controls import unlabelled
-from ui.shell import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWPORT = {"width": 1280, "height": 720}
-VIEWS = [("/" if f == "app.py" else f"/{Path(f).stem}", "", label) for f, label, _ in PAGES] + [
+VIEWS = [(p.address, "", p.title) for p in PAGES if p.menu] + [
     ("/", "?step=4", "stepper, 4 words written"), ("/", "?step=6&present=true", "stepper, presentation mode"),
     ("/watch_it_learn", "?wl_present=true", "Watch it learn, presentation mode")]
 # the views a class sees from its seats, where every control must also show its label (tests/controls.py; the

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from nmt.tools import serve
+from tests.page_app import app_at
 from tests.test_lesson import plain, shipped
 from ui import vote_panel
 from ui.lesson_teacher import TEACHER
@@ -18,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def tab(query: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120)
+    at = app_at("pages/lesson.py", 120)
     at.query_params.update(query)
     return at.run()
 
@@ -84,7 +85,7 @@ def test_the_teacher_machine_is_loopback_by_a_local_name() -> None:
 
 def test_the_phone_page_waits_then_shows_plain_words() -> None:
     room = vote_panel.rooms().create()
-    at = AppTest.from_file(str(ROOT / "pages" / "vote.py"), default_timeout=30)
+    at = app_at("pages/vote.py", 30)
     at.query_params["room"] = room.code
     at.run()
     assert "Waiting for the teacher's question…" in texts(at)
@@ -95,12 +96,12 @@ def test_the_phone_page_waits_then_shows_plain_words() -> None:
     at.button[2].click().run()
     assert "Your vote: car. Watch the projector." in texts(at)
     token = at.query_params["v"]
-    again = AppTest.from_file(str(ROOT / "pages" / "vote.py"), default_timeout=30)  # the address opened again
+    again = app_at("pages/vote.py", 30)  # the address opened again
     again.query_params.update({"room": room.code, "v": token})
     assert "Your vote: car." in texts(again.run()) and not again.button
     room.close()
     assert "Waiting for the teacher's question…" in texts(at.run())
-    late = AppTest.from_file(str(ROOT / "pages" / "vote.py"), default_timeout=30)  # a phone still on the question
+    late = app_at("pages/vote.py", 30)  # a phone still on the question
     late.query_params["room"] = room.code
     room.open("reorder", "Which word?", ["A", "![x](http://beacon.test/x.png)", "car"])  # back to it
     late.run()

@@ -13,8 +13,9 @@ from streamlit.testing.v1 import AppTest
 
 import train
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from nmt.models.kinds import describe_model
+from nmt.models.registry import describe_model
 from tests.conftest import TINY_DATA
+from tests.page_app import app_at
 from ui import models
 from ui import widgets as W
 from ui.views import stepper as sv
@@ -99,7 +100,7 @@ def mixed_checkpoints(tiny_checkpoint_dir: Path, tmp_path_factory: pytest.TempPa
 def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, monkeypatch: pytest.MonkeyPatch
                                                      ) -> None:
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(mixed_checkpoints))
-    at = AppTest.from_file(str(ROOT / "pages" / "compare_attention.py"), default_timeout=120)
+    at = app_at("pages/compare_attention.py", 120)
     at.query_params.update({"cmp_text": "A dog runs.", "cmp_ref": "Un chien court."})
     at.run()
     assert not at.exception, at.exception

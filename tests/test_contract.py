@@ -22,7 +22,7 @@ from nmt.decoding.ensemble import ensemble_of
 from nmt.decoding.fusion import fuse, load_controller, load_lm
 from nmt.models import checkpoint
 from nmt.models.contract import Capabilities, DecodableModel, EncoderLike, RecurrentState
-from nmt.models.luong import capabilities_of
+from nmt.models.registry import capabilities_of
 from nmt.text.data import pad_ids
 from nmt.text.vocab import BOS_ID
 from tests.conftest import ROOT
@@ -126,7 +126,8 @@ def test_no_capability_isinstance_and_no_hand_made_recurrence_outside_the_model_
 
 
 def test_the_stepper_panels_ask_the_sessions_model_and_load_none() -> None:
-    for rel in ("ui/phases_panel.py", "ui/stepper_panels.py", "ui/fusion_ui.py", "ui/ensemble_panel.py", "app.py"):
+    for rel in ("ui/phases_panel.py", "ui/stepper_panels.py", "ui/fusion_ui.py", "ui/ensemble_panel.py",
+                "pages/stepper.py"):
         text = (ROOT / rel).read_text(encoding="utf-8")
         calls = re.findall(r"models\.load\(|load_model\(|checkpoint\.load\(", text)
         allowed = {"ui/ensemble_panel.py": 1, "ui/fusion_ui.py": 2}.get(rel, 0)  # members and the TM to fuse

@@ -22,8 +22,8 @@ from nmt.decoding.trace import DecodeTrace
 from nmt.models import checkpoint
 from nmt.models.candidates import CandidateSpec
 from nmt.models.checkpoint import LoadedModel
-from nmt.models.kinds import describe_model
 from nmt.models.luong import LuongConfig, LuongNMT
+from nmt.models.registry import describe_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text.tokenize import Tokenizer
 from nmt.text.vocab import Vocab

@@ -22,6 +22,7 @@ from nmt.text import corpora
 from nmt.text.corpora import DataRoot
 from nmt.text.data import read_lines, read_parallel
 from nmt.tools import align as align_tool
+from tests.page_app import app_at
 
 ROOT = Path(__file__).resolve().parent.parent
 EVALSETS = ROOT / "evalsets"
@@ -174,7 +175,7 @@ def empty_data(tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.Mo
 
 def run_page(page: str, **params: str) -> AppTest:
     """Run a page once with URL query parameters; no exception, no warning, no error."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=TIMEOUT)
+    at = app_at(f"pages/{page}", TIMEOUT)
     at.query_params.update(params)
     at.run()
     assert not at.exception and not at.warning and not at.error, (at.exception, at.warning, at.error)

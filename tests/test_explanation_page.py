@@ -17,10 +17,11 @@ from nmt.decoding.surgery import Edit, decode_with_surgery
 from nmt.decoding.trace import DecodeTrace
 from nmt.models.checkpoint import LoadedModel
 from tests.conftest import TINY_DATA, plain
+from tests.page_app import app_at
 from ui.views import explanation as V
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = str(ROOT / "pages" / "explanation.py")
+PAGE = "pages/explanation.py"
 TIMEOUT = 120
 REF_TEXT, REF = "A man is riding a bike.", "Un chien fait du vélo ."  # the tiny model writes "Un homme …"
 
@@ -37,7 +38,7 @@ def env(tiny_checkpoint_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def run(**params: Any) -> AppTest:
-    at = AppTest.from_file(PAGE, default_timeout=TIMEOUT)
+    at = app_at(PAGE, TIMEOUT)
     at.query_params.update(params)
     at.run()
     assert not at.exception, at.exception

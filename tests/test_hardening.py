@@ -25,6 +25,7 @@ from nmt.text.data import CorpusError, read_lines
 from nmt.tools import cli
 from nmt.tools.experiment import score_test_set
 from tests.conftest import plain
+from tests.page_app import app_at
 from tests.tool_run import run_nmt
 from ui.views import alignment, uploads
 
@@ -108,7 +109,7 @@ def app_env(tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def run_page(page: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=TIMEOUT)
+    at = app_at(f"pages/{page}", TIMEOUT)
     at.query_params.update(params)
     return at.run()
 

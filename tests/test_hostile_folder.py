@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
+from tests.page_app import app_at
 from ui import checkpoint_files, models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,13 +66,13 @@ def test_the_stepper_draws_and_says_what_it_left_out(hostile_dir: Path, monkeypa
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_draws_beside_bad_files(page: str, hostile_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(models.ENV_VAR, str(hostile_dir))
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=TIMEOUT).run()
+    at = app_at(f"pages/{page}", TIMEOUT).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
 
 
 def test_the_lesson_decodes_with_the_shipped_pair(hostile_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(models.ENV_VAR, str(hostile_dir))
-    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=TIMEOUT)
+    at = app_at("pages/lesson.py", TIMEOUT)
     at.query_params["ls_stop"] = "2"  # the bottleneck: both models of the pair translate (stop 1 is the intro)
     at.run()
     assert not at.exception and not at.error

@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from nmt.models import checkpoint
-from nmt.models.luong import LuongConfig, build_model
+from nmt.models.luong import LuongConfig
 from nmt.models.quantize import SCALE_SUFFIX, dequantize_rows, quantize_rows, vocabulary_matrices
+from nmt.models.registry import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text.vocab import Vocab
 

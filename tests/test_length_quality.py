@@ -13,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 from nmt.decoding.search import translate
 from nmt.models import checkpoint
 from nmt.tools import experiment
-from tests.conftest import FIXTURES, ROOT, plain
+from tests.conftest import FIXTURES, plain
+from tests.page_app import app_at
 from ui.views.length import (
     curve_figure,
     curve_rows,
@@ -142,7 +143,7 @@ def test_training_curves() -> None:
 def _app(ckpts: Path, monkeypatch, data: Path = FIXTURES) -> AppTest:
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(ckpts))
     monkeypatch.setenv("RNNSEARCH_DATA", str(data))
-    return AppTest.from_file(str(ROOT / "pages" / "length_quality.py"), default_timeout=120)
+    return app_at("pages/length_quality.py", 120)
 
 
 

@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.decoding.trace import DecodeTrace
 from tests.conftest import plain
+from tests.page_app import app_at
 from tests.traces import make_trace
 from ui.lesson_content import DOGS, GROUP, LEVELS, STOPS, Stop
 from ui.views import lesson as L
@@ -258,7 +259,7 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
 
 
 def page(stop: str | None = None, level: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120)
+    at = app_at("pages/lesson.py", 120)
     if stop is not None:
         at.query_params["ls_stop"] = stop
     if level is not None:
@@ -366,6 +367,6 @@ def test_the_fig2_narration_matches_the_shipped_results() -> None:
 
 
 def test_lesson_is_near_the_top_of_the_navigation() -> None:
-    from ui.shell import PAGES
+    from app import PAGES
 
-    assert [f for f, _, _ in PAGES][:2] == ["app.py", "pages/lesson.py"]
+    assert [p.source for p in PAGES][:2] == ["pages/stepper.py", "pages/lesson.py"]

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from nmt.decoding.trace import DecodeTrace
+from tests.page_app import app_at
 from tests.traces import make_trace
 from ui.lesson_content import EVERYDAY, STOPS, TOASTER
 from ui.views import lesson as L
@@ -117,9 +118,8 @@ SEARCH = ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
 
 
 def lesson(query: dict[str, str]) -> object:
-    from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120)
+    at = app_at("pages/lesson.py", 120)
     at.query_params.update(query)
     return at.run()
 

@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from nmt.text import corpora
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
+from tests.page_app import app_at
 from ui import checkpoint_files, models, user_models
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,7 +64,7 @@ def test_the_stepper_draws_beside_a_loop(loop_dir: Path, monkeypatch: pytest.Mon
 
 def test_the_lesson_draws_beside_a_loop(loop_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(models.ENV_VAR, str(loop_dir))
-    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=TIMEOUT)
+    at = app_at("pages/lesson.py", TIMEOUT)
     at.query_params["ls_stop"] = "2"  # both models of the pair translate
     at.run()
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
@@ -105,5 +106,5 @@ def test_a_loop_in_a_data_root_and_as_a_root(tmp_path: Path) -> None:
 def test_a_page_that_lists_data_draws_with_a_looping_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     os.symlink(tmp_path / "root-loop", tmp_path / "root-loop")
     monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path / "root-loop"))
-    at = AppTest.from_file(str(ROOT / "pages" / "alignment_browser.py"), default_timeout=TIMEOUT).run()
+    at = app_at("pages/alignment_browser.py", TIMEOUT).run()
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]

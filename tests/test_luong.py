@@ -18,7 +18,8 @@ import train
 from nmt.decoding.search import Stepper, beam_search, greedy
 from nmt.models import checkpoint
 from nmt.models.checkpoint import LoadedModel
-from nmt.models.luong import LuongAttention, LuongConfig, LuongNMT, LuongState, build_model
+from nmt.models.luong import LuongAttention, LuongConfig, LuongNMT, LuongState
+from nmt.models.registry import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text.tokenize import Tokenizer
 from nmt.text.vocab import BOS_ID, Vocab

@@ -13,7 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from nmt.models.kinds import colour_of_name, describe_model
+from nmt.models.kinds import colour_of_name
+from nmt.models.registry import describe_model
 from ui import models
 from ui.views import lesson as L
 from ui.views.bottleneck import logp_chart, sweep_chart

@@ -21,6 +21,7 @@ from nmt.explanation.align import alignment_error, argmax_links, read_links
 from nmt.models import checkpoint
 from nmt.text import corpora
 from tests.conftest import plain
+from tests.page_app import app_at
 from ui.views.beam import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,7 +62,7 @@ def env(tiny_checkpoint_dir: Path, data_dir: Path, monkeypatch: pytest.MonkeyPat
 
 def run(page: str, **params: Any) -> AppTest:
     """Run a page once with the given URL query parameters."""
-    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=TIMEOUT)
+    at = app_at(f"pages/{page}", TIMEOUT)
     at.query_params.update({k: v for k, v in params.items()})
     at.run()
     assert not at.exception, at.exception

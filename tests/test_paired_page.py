@@ -21,12 +21,13 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.text import corpora
 from tests.conftest import FIXTURES, plain
+from tests.page_app import app_at
 from tests.stepper_app import chart_rows
 from ui import models
 from ui.views import paired as V
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGE = ROOT / "pages" / "paired_compare.py"
+PAGE = "pages/paired_compare.py"
 PAIR = ("europarl-en-fr-rnnencdec-50.pt", "europarl-en-fr-rnnsearch-50.pt")
 
 
@@ -127,7 +128,7 @@ def _clean(at: AppTest) -> None:
 
 
 def test_the_page_compares_and_opens_both_alphas(shipped: None) -> None:
-    at = AppTest.from_file(str(PAGE), default_timeout=300).run()
+    at = app_at(PAGE, 300).run()
     _clean(at)
     assert (at.selectbox(key="pr_a").value, at.selectbox(key="pr_b").value) == PAIR
     assert at.selectbox(key="pr_split").value == "wmt/newstest2014-fren"
@@ -165,7 +166,7 @@ def test_the_page_compares_and_opens_both_alphas(shipped: None) -> None:
 
 
 def test_the_same_checkpoint_twice_gets_one_line(shipped: None) -> None:
-    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at = app_at(PAGE, 300)
     at.query_params.update({"pr_a": PAIR[1], "pr_b": PAIR[1]})
     at.run()
     assert not at.exception and [plain(w.value) for w in at.warning] == [
@@ -185,7 +186,7 @@ def tiny_env(tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_a_split_too_small_gets_one_line(tiny_env: Path) -> None:
-    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at = app_at(PAGE, 300)
     at.query_params.update({"pr_split": "multi30k/val"})
     at.run()
     _clean(at)
@@ -240,7 +241,7 @@ def test_the_tiny_pair_counts_frequencies_in_its_training_split(tiny_checkpoint_
     shutil.copytree(FIXTURES / "tiny", tmp_path / "tiny")
     monkeypatch.setenv(models.ENV_VAR, str(tiny_checkpoint_dir))
     monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path))
-    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at = app_at(PAGE, 300)
     at.query_params.update({"pr_split": "tiny/test"})
     at.run()
     at.button(key="pr_go").click().run()
@@ -263,7 +264,7 @@ def test_alpha_difference_of_a_model_and_its_copy_is_zero(tiny_checkpoint_dir: P
     shutil.copytree(FIXTURES / "tiny", tmp_path / "data" / "tiny")
     monkeypatch.setenv(models.ENV_VAR, str(ckpts))
     monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path / "data"))
-    at = AppTest.from_file(str(PAGE), default_timeout=300)
+    at = app_at(PAGE, 300)
     at.query_params.update({"pr_a": "tiny-en-fr-rnnsearch.pt", "pr_b": "copy-en-fr-rnnsearch.pt",
                             "pr_split": "tiny/test"})
     at.run()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from nmt.explanation import paper_figures as F
+from tests.page_app import app_at
 from tests.traces import make_trace
 from ui.views import paper as V
 
@@ -87,7 +88,7 @@ def test_the_lesson_and_the_stepper_show_the_paper_beside_ours() -> None:
 
     from tests.conftest import plain
 
-    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=180)
+    at = app_at("pages/lesson.py", 180)
     at.query_params["ls_stop"] = "7"
     at.run()
     assert not [b for b in at.button if b.key == "ls_paper"]  # only once the row is revealed

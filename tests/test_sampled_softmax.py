@@ -9,7 +9,8 @@ import pytest
 import torch
 from torch import nn
 
-from nmt.models.luong import LuongConfig, build_model
+from nmt.models.luong import LuongConfig
+from nmt.models.registry import build_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch, sequence_loss
 from nmt.text.data import Example, make_batch
 from nmt.text.vocab import Vocab

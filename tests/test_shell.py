@@ -1,5 +1,6 @@
-"""The error boundary covers a page's imports: a package missing on the server shows a short message
-below the navigation, never Streamlit's own error box, and nothing of the page runs half set up."""
+"""The frame (``app.py``, :func:`ui.shell.frame`) lists every page once and runs each inside the error
+boundary, its imports included: a package missing on the server shows a short message below the
+navigation, never Streamlit's own error box, and nothing of the page runs half set up."""
 
 from __future__ import annotations
 
@@ -12,16 +13,20 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.page_app import app_at
+
 ROOT = Path(__file__).resolve().parent.parent
 
 BROKEN = """
 import streamlit as st
 from ui import shell
 
-with shell.page("Broken page"):
+def broken() -> None:
     import rnnsearch_no_such_module  # noqa: F401
 
-st.write("the page body ran")
+    st.write("the page body ran")
+
+shell.frame([shell.Page(broken, "Broken page", ":material/error:", default=True)])
 """
 
 
@@ -58,7 +63,7 @@ def fresh_project_modules() -> Iterator[None]:
 def test_real_page_without_scipy_shows_the_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
     """The explanation page on a server without scipy (Kendall's τ): the case a new machine once hit."""
     monkeypatch.setitem(sys.modules, "scipy.stats", None)  # `from scipy.stats import …` now fails
-    at = AppTest.from_file(str(ROOT / "pages" / "explanation.py"), default_timeout=60).run()
+    at = app_at("pages/explanation.py", 60).run()  # through the frame, as a link opens it
     assert not at.exception
     errors = _texts(at.error)
     assert len(errors) == 1 and "“scipy.stats”" in errors[0]
@@ -67,26 +72,44 @@ def test_real_page_without_scipy_shows_the_boundary(monkeypatch: pytest.MonkeyPa
 
 
 def test_error_in_the_body_is_caught_too() -> None:
-    script = BROKEN.replace("import rnnsearch_no_such_module  # noqa: F401", "pass").replace(
-        'st.write("the page body ran")', 'with shell.error_boundary("Broken page"):\n    raise ValueError("x")')
+    script = BROKEN.replace("import rnnsearch_no_such_module  # noqa: F401", 'raise ValueError("x")')
     at = AppTest.from_string(script, default_timeout=30).run()
     assert not at.exception
     errors = _texts(at.error)
     assert len(errors) == 1 and "(ValueError)" in errors[0] and "reference" in errors[0]
 
 
-PAGE_FILES = ["app.py", *(f"pages/{p.name}" for p in sorted((ROOT / "pages").glob("*.py")))]
+PAGE_FILES = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+
+
+def test_the_frame_lists_every_page_once_at_its_address() -> None:
+    """Every file in pages/ is in app.PAGES once, at its own address; the stepper alone at ``/``."""
+    from app import PAGES
+
+    assert sorted(p.source for p in PAGES) == PAGE_FILES
+    addresses = [p.address for p in PAGES]
+    assert len(set(addresses)) == len(addresses)
+    assert [p.source for p in PAGES if p.address == "/"] == ["pages/stepper.py"]
+    assert all(p.address == "/" + Path(str(p.source)).stem for p in PAGES if not p.default)
+    assert [p.source for p in PAGES if not p.menu] == ["pages/vote.py"]  # the phone's page: a code opens it
+
+
+def test_a_page_streamlit_starts_on_its_own_runs_inside_the_frame() -> None:
+    """A fresh server's first request for ``/vote`` (Streamlit runs the pages/ file itself; AppTest does so on
+    every run): the page draws inside the frame, with the menu, once."""
+    at = app_at("pages/vote.py", 30).run()
+    assert not at.exception and not at.error
+    assert _texts(at.sidebar.markdown).count("**RNNsearch Explorer**") == 1
+    assert len(at.get("page_link")) == 10  # the menu's pages: all but the phone's
+    assert _texts(at.title) == ["Class vote"]
 
 
 @pytest.mark.parametrize("page", PAGE_FILES)
-def test_page_imports_sit_inside_the_boundary(page: str) -> None:
-    """A page's own imports are inside ``with shell.page(…)``; only ``__future__`` and the shell come before it."""
-    tree = ast.parse((ROOT / page).read_text(encoding="utf-8"))
-    outside = [ast.unparse(n) for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
-    assert outside == ["from __future__ import annotations", "from ui import shell"]
-    first_with = next(n for n in tree.body if isinstance(n, ast.With))
-    assert ast.unparse(first_with.items[0].context_expr).startswith("shell.page(")
-    assert all(isinstance(n, ast.Import | ast.ImportFrom) for n in first_with.body)
+def test_a_page_file_leaves_setup_and_the_boundary_to_the_frame(page: str) -> None:
+    """A page file configures nothing and wraps nothing: the frame's one ``set_page_config`` and boundary."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    calls = {ast.unparse(n.func) for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Call)}
+    assert not calls & {"st.set_page_config", "shell.configure", "shell.error_boundary", "st.navigation"}, page
 
 
 def test_guarded_function_shows_the_boundary() -> None:
@@ -102,6 +125,6 @@ def test_guarded_function_shows_the_boundary() -> None:
 
 
 def test_the_stepper_fragment_is_guarded() -> None:
-    calls = [n for n in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8")))
+    calls = [n for n in ast.walk(ast.parse((ROOT / "pages" / "stepper.py").read_text(encoding="utf-8")))
              if isinstance(n, ast.Call) and isinstance(n.func, ast.Call) and ast.unparse(n.func.func) == "st.fragment"]
     assert calls and all(ast.unparse(c.args[0]).startswith("shell.guarded(") for c in calls)

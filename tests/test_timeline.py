@@ -20,6 +20,7 @@ from nmt.training import timeline
 from nmt.training.timeline_record import evenly, preset_group, validation_probes
 from tests import timeline_fixtures
 from tests.conftest import ROOT, TINY_ARGS
+from tests.page_app import app_at
 from ui.views import timeline as V
 
 TIMEOUT = 120
@@ -232,7 +233,7 @@ def test_shipped_timelines_are_small_readable_and_labelled() -> None:
 
 def page(monkeypatch: pytest.MonkeyPatch, ckpts: Path, **params: str) -> AppTest:
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(ckpts))
-    at = AppTest.from_file(str(ROOT / "pages" / "watch_it_learn.py"), default_timeout=TIMEOUT)
+    at = app_at("pages/watch_it_learn.py", TIMEOUT)
     at.query_params.update(params)
     at.run()
     assert not at.exception, at.exception

@@ -18,7 +18,7 @@ import streamlit as st
 from nmt.decoding.ensemble import ensemble_of
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.checkpoint import CheckpointError, LoadedModel
-from nmt.models.kinds import describe_ensemble, short_name
+from nmt.models.registry import describe_ensemble, short_name
 from ui import meta_cache, models, user_models
 from ui import stepper_controller as ctl
 from ui import stepper_url as url

@@ -38,10 +38,10 @@ from nmt.models import checkpoint, provenance
 from nmt.models.checkpoint import LoadedModel
 from nmt.models.contract import Capabilities
 from nmt.models.device import threads_from_env
-from nmt.models.kinds import ModelDescription, describe_model
-from nmt.models.luong import capabilities_of
+from nmt.models.kinds import ModelDescription
 from nmt.models.provenance import CORPUS_NAMES as CORPUS_NAMES  # re-exported: pages name corpora through ui.models
 from nmt.models.provenance import data_name as data_name
+from nmt.models.registry import capabilities_of, describe_model
 from nmt.text.tokenize import LANGUAGE_NAMES
 from ui import checkpoint_files
 from ui.meta_cache import read_meta as read_meta  # re-exported: every page asks ui.models

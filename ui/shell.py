@@ -1,57 +1,43 @@
 """What every page shares around its content: the page setup, the navigation and one error boundary.
 
-The app is Streamlit's own multipage app: ``app.py`` is the first page (the stepper, at ``/``) and
-each file in ``pages/`` is a page at ``/<file name>``, so a deep link such as
-``/alignment_browser?al_pick=5`` opens that page on a freshly started server with its URL intact.
-Streamlit's automatic menu is hidden (``client.showSidebarNavigation = false``) in favour of
-:func:`navigation`, which names the pages in words. Every page file is::
+``app.py`` is the frame: it lists every page once (:class:`Page`: its file, title, icon, address and sidebar)
+and hands the list to :func:`frame`, which calls ``st.navigation`` (its own menu hidden), draws
+:func:`menu` (the pages in words, at the top of the sidebar), configures the page once (:func:`configure`)
+and runs it inside :func:`error_boundary`. A page file is then only its layout::
 
-    from ui import shell
-
-    with shell.page("Alignment browser"):  # navigation first, then the page's imports, then the setup
-        import streamlit as st
-        from ui import widgets as W
+    import streamlit as st
+    from ui import widgets as W
 
     def main() -> None:
         ...  # the page's layout
 
-    with shell.error_boundary("Alignment browser"):
-        main()
+    main()
 
-so that a failure anywhere, an import included (a package missing on a new machine), shows the
-boundary's short message below the navigation instead of Streamlit's own error box.
+A failure anywhere in a page, an import included (a package missing on a new machine), shows the
+boundary's short message below the navigation instead of Streamlit's own error box. Each page keeps its
+address: the stepper at ``/``, every other page at ``/<file name>``, so a deep link such as
+``/alignment_browser?al_pick=5`` opens that page on a freshly started server with its URL intact.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import runpy
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ParamSpec
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
 LOG = logging.getLogger("rnnsearch_explorer")
 P = ParamSpec("P")
 # The tab icon is a file the server sends itself: a ``:material/…:`` icon would be fetched from a
 # font CDN, which an offline classroom cannot reach.
 ICON = Path(__file__).resolve().parent / "icon.png"
-PAGES: tuple[tuple[str, str, str], ...] = (  # (file, label, icon)
-    ("app.py", "Step through decoding", ":material/footprint:"),
-    ("pages/lesson.py", "Lesson", ":material/school:"),
-    ("pages/beam_explorer.py", "Beam search explorer", ":material/account_tree:"),
-    ("pages/alignment_browser.py", "Alignment browser", ":material/grid_on:"),
-    ("pages/watch_it_learn.py", "Watch it learn", ":material/movie:"),
-    ("pages/bottleneck_compare.py", "Bottleneck side by side", ":material/compare_arrows:"),
-    ("pages/compare_attention.py", "Compare attention", ":material/join_inner:"),
-    ("pages/length_quality.py", "Length vs quality", ":material/show_chart:"),
-    ("pages/paired_compare.py", "Is A really better than B?", ":material/balance:"),
-    ("pages/explanation.py", "Is attention an explanation?", ":material/psychology_alt:"),
-)
 
 # The main menu's "About": what the app is and whose data its models learned from. Tatoeba's licence
 # (CC-BY 2.0 FR) asks for this credit wherever a model trained on it ships (the fusion LM, the
@@ -90,22 +76,6 @@ READABLE_CSS = (
     '[data-testid="stButtonGroup"] div:has(> button){flex-wrap:wrap}'
     "</style>"
 )
-
-
-def navigation() -> None:
-    """Links to every page, at the top of the sidebar.
-
-    A page run on its own (``streamlit run pages/x.py``, or a test) knows no other page, so it
-    draws no links.
-    """
-    with st.sidebar:
-        st.markdown("**RNNsearch Explorer**")
-        try:
-            for file, label, icon in PAGES:
-                st.page_link(file, label=label, icon=icon)
-        except StreamlitPageNotFoundError:
-            pass
-        st.divider()
 
 
 def report(where: str, err: Exception) -> None:
@@ -158,21 +128,83 @@ def configure(title: str, sidebar: str = "auto") -> None:
     st.html(READABLE_CSS)
 
 
-@contextmanager
-def page(title: str, sidebar: str | Callable[[], str] = "auto") -> Iterator[None]:
-    """Draw the navigation, run the block (the page's imports) inside the boundary, then set the page up.
+@dataclass(frozen=True)
+class Page:
+    """One page of the app, as the frame lists it.
 
-    If an import fails, the message shows below the navigation and the run stops there, so nothing
-    of the page runs half set up. ``sidebar`` may be a function, called after the imports (it may use
-    them): the stepper collapses the sidebar in presentation mode. The page is configured once, after
-    the block, because a second ``st.set_page_config`` does not collapse a sidebar already shown.
+    ``source`` is the page's file (relative to ``app.py``) or a function; ``url`` its address (``None``: the
+    file's name; the default page answers at ``/``); ``menu`` whether :func:`menu` links it (a phone's page
+    is opened from a code, not from the menu); ``sidebar`` the sidebar's state when the page opens, or a
+    function saying it (presentation modes collapse it).
     """
-    navigation()
+
+    source: str | Callable[[], None]
+    title: str
+    icon: str
+    url: str | None = None
+    default: bool = False
+    menu: bool = True
+    sidebar: str | Callable[[], str] = "auto"
+
+    @property
+    def address(self) -> str:
+        """The page's path in the browser: ``/`` for the default page, else ``/<url>`` (its file's name)."""
+        if self.default:
+            return "/"
+        return "/" + (self.url if self.url is not None else Path(str(self.source)).stem)
+
+    def st_page(self) -> st.Page:
+        """Streamlit's page object for ``st.navigation``."""
+        return st.Page(self.source, title=self.title, icon=self.icon, url_path=self.url, default=self.default)
+
+
+def menu(pages: Sequence[Page], links: Sequence[st.Page]) -> None:
+    """Links to every page of the menu, in words, at the top of the sidebar."""
+    with st.sidebar:
+        st.markdown("**RNNsearch Explorer**")
+        for entry, link in zip(pages, links, strict=True):
+            if entry.menu:
+                st.page_link(link, label=entry.title, icon=entry.icon)
+        st.divider()
+
+
+def framed() -> None:
+    """Run this page inside the frame when Streamlit started it on its own; the first call of every page file.
+
+    With a ``pages/`` folder beside ``app.py``, Streamlit runs the file a request names straight away, as its
+    first multipage apps did, until some run has called ``st.navigation``: a fresh server's first request
+    for ``/lesson`` (and, in AppTest, every run) would draw the page without the menu, its configuration or
+    the error boundary. Then this runs the app's script (``app.py``, the frame), which runs the page again
+    inside it, and stops the bare run; inside the frame it does nothing.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not PagesManager.uses_pages_directory:
+        return
+    # the app's own script (app.py) run as Streamlit runs it: its st.navigation ends the folder's mode for
+    # every later run too, and runs this page inside the frame
+    runpy.run_path(str(ctx.pages_manager.main_script_path), run_name="__main__")
+    st.stop()
+
+
+def frame(pages: Sequence[Page]) -> None:
+    """Run the page the address names, inside the app's frame: navigation, configuration, error boundary.
+
+    The menu is drawn first, so that it shows whatever happens next; the sidebar's state is decided
+    before the page runs, because a second ``st.set_page_config`` does not collapse a sidebar already shown.
+    """
+    links = [p.st_page() for p in pages]
+    current = st.navigation(links, position="hidden")
+    entry = next(p for p, link in zip(pages, links, strict=True) if link is current)
+    menu(pages, links)
     try:
-        yield
-        state = sidebar() if callable(sidebar) else sidebar
+        state = entry.sidebar() if callable(entry.sidebar) else entry.sidebar
     except Exception as err:
-        configure(title)
-        report(title, err)
-        st.stop()
-    configure(title, state)
+        configure(entry.title)
+        report(entry.title, err)
+        return
+    configure(entry.title, state)
+    with error_boundary(entry.title):
+        current.run()

@@ -1,6 +1,6 @@
 """The stepper's controller: session state, callbacks, decoding state and replay, and the event log.
 
-The stepper page (``app.py``) draws; this module decides. Everything a session owns lives in
+The stepper page (``pages/stepper.py``) draws; this module decides. Everything a session owns lives in
 ``st.session_state``: its inputs (keyed by their URL parameter names: ``text``, ``model``, ``mode`` …),
 its position ``pos`` (target words produced), its forced words ``plan``, playback, and its own
 :class:`~nmt.decoding.search.Stepper` or beam trace, while the model itself is shared by every session

@@ -130,6 +130,41 @@ def supported(model: object) -> bool:
     return capabilities(model).phases is not None
 
 
+Parts = tuple[dict[str, object], Generate, Update, dict[str, list[int]]]
+
+
+def _rnnsearch_parts(model: object, stepper: Stepper, state: object, out: object, parts: dict[str, torch.Tensor],
+                     topk: list[Candidate], written: Candidate) -> Parts:
+    """RNNsearch's Generate (deep output t̃_i, maxout t_i) and Update (the GRU's gates), and their shapes."""
+    gen = Generate(_row(parts["t_tilde"]), _row(parts["t"]), topk, written)
+    upd = Update(_row(state.s), _row(out.state.s), _row(parts["z"]), _row(parts["r"]), _row(parts["candidate"]))
+    shapes = {"memory": list(stepper.enc.annotations.shape[1:]), "state": _shape(state.s),
+              "y_emb": [model.cfg.emb_dim], "t_tilde": _shape(parts["t_tilde"]), "t": _shape(parts["t"])}
+    return {}, gen, upd, shapes
+
+
+def _luong_parts(model: object, stepper: Stepper, state: object, out: object, parts: dict[str, torch.Tensor],
+                 topk: list[Candidate], written: Candidate) -> Parts:
+    """Luong's variant, Generate (h̃_t) and Update (the top layer's h_t, the fed-back h̃_(t-1), the memory
+    cell), and their shapes."""
+    cfg = model.cfg
+    variant = {"score": cfg.score, "attention": cfg.attention, "input_feeding": cfg.input_feeding,
+               "cell": cfg.cell, "layers": cfg.layers, "window": cfg.window}
+    prev, new = state.s, out.state.s
+    gen = Generate(None, _row(new.feed), topk, written)
+    upd = Update(_row(prev.top), _row(new.top), feed=_row(prev.feed) if cfg.input_feeding else None,
+                 memory_prev=None if prev.c is None else _row(prev.c[:, -1]),
+                 memory=None if new.c is None else _row(new.c[:, -1]))
+    shapes = {"memory": list(stepper.enc.memory.shape[1:]), "state": _shape(new.top),
+              "y_emb": [cfg.emb_dim], "h_tilde": _shape(new.feed)}
+    return variant, gen, upd, shapes
+
+
+PARTS = {"rnnsearch": _rnnsearch_parts, "luong": _luong_parts}
+"""Each kind's (``nmt.models.registry.KINDS``) Generate and Update read from its step's parts
+(tests/test_registry.py checks that every kind has one)."""
+
+
 @torch.no_grad()
 def explain(stepper: Stepper, i: int, record: StepRecord | None = None) -> StepPhases:
     """Step i (already taken, 0 ≤ i < position) of ``stepper`` again, through the model's own step,
@@ -151,24 +186,9 @@ def explain(stepper: Stepper, i: int, record: StepRecord | None = None) -> StepP
     shapes = {"context": _shape(att.context), "logits": _shape(parts["logits"])}
     if att.alpha is not None:
         shapes["alpha"] = _shape(att.alpha)
-    if caps.arch == "rnnsearch":
-        arch, variant = "rnnsearch", {}
-        gen = Generate(_row(parts["t_tilde"]), _row(parts["t"]), topk, written)
-        upd = Update(_row(state.s), _row(out.state.s), _row(parts["z"]), _row(parts["r"]), _row(parts["candidate"]))
-        shapes |= {"memory": list(stepper.enc.annotations.shape[1:]), "state": _shape(state.s),
-                   "y_emb": [model.cfg.emb_dim], "t_tilde": _shape(parts["t_tilde"]), "t": _shape(parts["t"])}
-    else:
-        arch, cfg = "luong", model.cfg
-        variant = {"score": cfg.score, "attention": cfg.attention, "input_feeding": cfg.input_feeding,
-                   "cell": cfg.cell, "layers": cfg.layers, "window": cfg.window}
-        prev, new = state.s, out.state.s
-        gen = Generate(None, _row(new.feed), topk, written)
-        upd = Update(_row(prev.top), _row(new.top), feed=_row(prev.feed) if cfg.input_feeding else None,
-                     memory_prev=None if prev.c is None else _row(prev.c[:, -1]),
-                     memory=None if new.c is None else _row(new.c[:, -1]))
-        shapes |= {"memory": list(stepper.enc.memory.shape[1:]), "state": _shape(new.top),
-                   "y_emb": [cfg.emb_dim], "h_tilde": _shape(new.feed)}
-    ph = StepPhases(i, arch, stepper.context, variant, look, gen, upd, shapes, order=caps.phases)
+    variant, gen, upd, more = PARTS[caps.arch](model, stepper, state, out, parts, topk, written)
+    shapes |= more
+    ph = StepPhases(i, caps.arch, stepper.context, variant, look, gen, upd, shapes, order=caps.phases)
     ph.trace_gap = trace_gap(ph, rec)
     return ph
 

@@ -53,8 +53,8 @@ from nmt.models.digests import (
     shipped_digest,
     weights_digest,
 )
-from nmt.models.kinds import ModelDescription, describe_model
-from nmt.models.luong import build_model
+from nmt.models.kinds import ModelDescription
+from nmt.models.registry import build_model, describe_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.text import lexicon, subword
 from nmt.text.atomic import atomic_path
@@ -281,7 +281,8 @@ class LoadedModel:
 
     @property
     def description(self) -> ModelDescription:
-        """What it is, in words and colour (:func:`nmt.models.kinds.describe_model`), as decoded in its trained mode."""
+        """What it is, in words and colour (:func:`nmt.models.registry.describe_model`), as decoded in its
+        trained mode."""
         return describe_model(self.config.to_dict(), name=Path(self.path).stem)
 
 

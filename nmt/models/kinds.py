@@ -1,8 +1,9 @@
 """What a checkpoint is, described once: kind, context mode, name, label and colour.
 
 Every page, the checkpoint catalogue and the stepper's toggle read a checkpoint's description from
-:func:`describe_model` (its config, and the context mode it is decoded in) instead of keeping their
-own tables of names. Plain data: no model is loaded, nothing here imports Streamlit.
+:func:`nmt.models.registry.describe_model` (its config, and the context mode it is decoded in; each kind's
+and mode's description is its record there) instead of keeping their own tables of names. Plain data:
+no model is loaded, nothing here imports Streamlit.
 
 Kinds: ``rnnsearch`` (Bahdanau et al. 2015, attention), ``rnnencdec`` (trained with one fixed
 summary c), ``ablation`` (attention weights decoded with c_i frozen to the summary: untrained),
@@ -12,13 +13,12 @@ summary c), ``ablation`` (attention weights decoded with c_i frozen to the summa
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nmt.models.equations import CONTEXTS, ENSEMBLE, LookText, look_text
+from nmt.models.equations import CONTEXTS, ENSEMBLE, LookText
 
 # One colour per model on every page (issue 21). The hue says what c_i is (blues: attention, a fresh
 # c_i; oranges: one fixed summary c trained so; red: the untrained frozen ablation; green: the mean;
@@ -99,55 +99,11 @@ def luong_name(config: Mapping[str, Any]) -> str:
     return ", ".join(["Luong 2015", str(config.get("attention", "global")), str(config.get("score", "?")), feeding])
 
 
-def short_name(config: Mapping[str, Any]) -> str:
-    """A few words for a member of an ensemble: "RNNsearch", "RNNencdec", "Luong general", "Luong local-p"."""
-    if config.get("arch") == "luong":
-        attention, score = str(config.get("attention", "global")), str(config.get("score", "?"))
-        if attention == "global":
-            return f"Luong {score}"
-        return f"Luong {attention}" + ("" if score == "general" else f" {score}")
-    return "RNNencdec" if config.get("context") == "fixed" else "RNNsearch"
-
-
-def describe_ensemble(members: list[Mapping[str, Any]]) -> ModelDescription:
-    """E.g. "Ensemble (3): RNNsearch + Luong general + Luong local-p"; its α is the members' mean."""
-    name = f"Ensemble ({len(members)}): " + " + ".join(short_name(m) for m in members)
+def describe_ensemble(members: list[str]) -> ModelDescription:
+    """E.g. "Ensemble (3): RNNsearch + Luong general + Luong local-p" (``members``: each member's short name,
+    :func:`nmt.models.registry.short_name`); its α is the members' mean."""
+    name = f"Ensemble ({len(members)}): " + " + ".join(members)
     return ModelDescription("ensemble", "attention", name,
                             f"{name}: the members' log p averaged per step and renormalised; α is the mean of "
                             "their α", "the members' log p averaged per step and renormalised", ENSEMBLE_COLOUR,
                             look=ENSEMBLE)
-
-
-def describe_model(config: Mapping[str, Any], context: str | None = None, name: str = "") -> ModelDescription:
-    """The description of a checkpoint with ``config`` decoded in ``context`` (default: as trained);
-    ``name`` (its file stem) picks its shade of its kind's colour (:func:`model_colour`)."""
-    if config.get("arch") == "ensemble":
-        return describe_ensemble(list(config.get("members") or []))
-    d = _describe(config, context)
-    return dataclasses.replace(d, colour=model_colour(d.kind, name, str(config.get("attention", "global")),
-                                                      str(config.get("score", "general"))),
-                               look=look_text(config, d.context))
-
-
-def _describe(config: Mapping[str, Any], context: str | None) -> ModelDescription:
-    trained = str(config.get("context") or "attention")
-    mode = context or trained
-    if config.get("arch") == "luong":
-        name = luong_name(config)
-        return ModelDescription("luong", mode, name, f"{name}: attends after each recurrent step",
-                                "attends after each recurrent step (from h_t)", ATTENTION_COLOUR)
-    if mode == "attention":
-        return ModelDescription("rnnsearch", mode, "RNNsearch", "RNNsearch: a fresh context c_i for every target word",
-                                "a fresh context c_i = Σ_j α_ij h_j for every word", ATTENTION_COLOUR,
-                                "Bahdanau 2015")
-    if mode == "fixed" and trained == "fixed":
-        return ModelDescription("rnnencdec", mode, "RNNencdec", "RNNencdec: one fixed summary c for every target word",
-                                "one fixed summary c, trained that way", FIXED_COLOUR)
-    if mode == "fixed":
-        return ModelDescription("ablation", mode, "RNNsearch, c_i frozen",
-                                "RNNsearch weights with c_i frozen to the summary c (untrained ablation)",
-                                "RNNsearch weights reading a fixed c (an untrained ablation)", FIXED_COLOUR)
-    if mode == "mean":
-        return ModelDescription("mean", mode, "mean context", "mean context: uniform α, the same average c for "
-                                "every target word", "c = the mean of the annotations (uniform α)", MEAN_COLOUR)
-    return ModelDescription("other", mode, mode, f"{mode}: an unknown context mode", "", FIXED_COLOUR)

@@ -58,10 +58,9 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from nmt.models.candidates import output_logits
 from nmt.models.contract import Capabilities
 from nmt.models.luong_attention import LuongAttended, LuongAttention
-from nmt.models.rnnsearch import DecoderState, ModelConfig, RNNSearch, StepOutput
+from nmt.models.rnnsearch import DecoderState, StepOutput
 from nmt.text.vocab import PAD_ID
 
-ARCHS = ("rnnsearch", "luong")
 SCORES = ("dot", "general", "concat", "location")
 ATTENTIONS = ("global", "local-m", "local-p")
 CELLS = ("lstm", "gru")
@@ -113,27 +112,6 @@ class LuongConfig:
     def from_dict(cls, d: dict[str, Any]) -> LuongConfig:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
-
-
-def build_model(cfg: dict[str, Any], init: bool = True) -> RNNSearch | LuongNMT:
-    """The model a config dict describes: RNNSearch without ``arch`` (or "rnnsearch"), else LuongNMT."""
-    arch = cfg.get("arch", "rnnsearch")
-    if arch == "rnnsearch":
-        return RNNSearch(ModelConfig.from_dict(cfg), init=init)
-    if arch == "luong":
-        return LuongNMT(LuongConfig.from_dict(cfg), init=init)
-    raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
-
-
-def capabilities_of(cfg: dict[str, Any]) -> Capabilities:
-    """What the model a config dict describes can do, answered by its class without building it (a
-    checkpoint's config is enough: the pages ask before loading weights)."""
-    arch = cfg.get("arch", "rnnsearch")
-    if arch == "rnnsearch":
-        return RNNSearch.capabilities_for(ModelConfig.from_dict(cfg))
-    if arch == "luong":
-        return LuongNMT.capabilities_for(LuongConfig.from_dict(cfg))
-    raise ValueError(f"arch must be one of {ARCHS}, got {arch!r}")
 
 
 # ----------------------------------------------------------------------------------------------

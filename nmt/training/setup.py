@@ -25,7 +25,8 @@ from torch.nn.parallel import DistributedDataParallel
 from nmt.models.checkpoint import CheckpointError, LoadedModel, read_checkpoint
 from nmt.models.contract import capabilities
 from nmt.models.device import CpuInfo, Precision, choose_precision, cpu_info, pick_device
-from nmt.models.luong import LuongConfig, build_model
+from nmt.models.luong import LuongConfig
+from nmt.models.registry import build_model
 from nmt.models.rnnsearch import ModelConfig
 from nmt.text.data import Example, corpus_file, files_sha256, filter_by_length, read_parallel, tokenize_pairs
 from nmt.text.tokenize import Tokenizer

@@ -20,14 +20,46 @@ import numpy as np
 import pandas as pd
 
 from nmt.decoding.phases import StepPhases, norm
-from nmt.models.equations import LookText, look_text
+from nmt.models.equations import LookText
+from nmt.models.registry import look_text
 
 COORDS = 4  # coordinates of a vector shown in the tables
 PAIRS = 6  # maxout pairs shown
 TOP_SOURCE = 6  # source words shown in the Look table (most weight first)
 
 TITLES = {"look": "Look", "generate": "Generate", "update": "Update"}
-SOURCE_COLUMNS = {"rnnsearch": ("j", "e_ij", "α_ij"), "luong": ("s", "score", "a_t(s)")}  # each paper's names
+
+
+@dataclass(frozen=True)
+class Notation:
+    """How one kind's paper writes a step: its index, the state it looks from, the context, the source
+    memory (and its width and length), the scores and weights (and their sum), the Look table's columns and
+    the line over the cards (``{i}`` and ``{word}`` filled in)."""
+
+    step: str
+    state: str
+    context: str
+    memory: str
+    width: str
+    length: str
+    score: str
+    weights: str
+    weight_sum: str
+    looks_from: str
+    columns: tuple[str, str, str]
+    intro: str
+
+
+NOTATION = {  # one per kind of nmt.models.registry.KINDS (tests/test_registry.py)
+    "rnnsearch": Notation("i", "s_(i−1)", "c_i", "h_j, all j", "2n", "Tx", "e_i·", "α_i·", "Σ α", "s_(i−1)",
+                          ("j", "e_ij", "α_ij"),
+                          "Step i = {i} wrote **{word}**. RNNsearch looks from s_(i−1), generates y_i from s_(i−1), "
+                          "y_(i−1) and c_i, and updates the state to s_i: Look → Generate → Update."),
+    "luong": Notation("t", "h_t", "c_t", "h̄_s, all s", "n", "S", "score(h_t, h̄_s)", "a_t", "Σ_s a_t(s)",
+                      "its new state h_t", ("s", "score", "a_t(s)"),
+                      "Step t = {i} wrote **{word}**. Luong et al.'s decoder runs the recurrent step first and "
+                      "attends from its result: Update → Look → Generate."),
+}
 
 
 @dataclass
@@ -88,7 +120,7 @@ def source_rows(ph: StepPhases, src_tokens: list[str], top: int = TOP_SOURCE) ->
         return None
     e = ph.look.energies
     shown = sorted(range(len(a)), key=lambda j: -a[j])[:top]
-    pos, score, weight = SOURCE_COLUMNS[ph.arch]
+    pos, score, weight = NOTATION[ph.arch].columns
     return pd.DataFrame([{pos: j, "source word": src_tokens[j] if j < len(src_tokens) else "?",
                           score: None if e is None else float(e[j]), weight: float(a[j])} for j in shown])
 
@@ -110,38 +142,26 @@ def _look(ph: StepPhases) -> LookText:
 
 def look_card(ph: StepPhases, src_tokens: list[str]) -> PhaseCard:
     """Energies and α into the context: the alignment model's scores, their softmax and the weighted sum."""
-    sh, luong = ph.shapes, ph.arch == "luong"
-    i, s_prev, c = ("t", "h_t", "c_t") if luong else ("i", "s_(i−1)", "c_i")
-    mem, d = ("h̄_s, all s", "n") if luong else ("h_j, all j", "2n")
-    if ph.look.alpha is None:
-        lead = ("No looking: every step reads the same summary c = [→h_Tx; ←h_1], the encoder's last forward "
-                "and first backward states. There are no energies and no α at this step.")
-    elif ph.context == "mean":
-        lead = "Uniform weights by construction: c_i is the plain average of the annotations, at every step."
-    else:
-        lead = (f"The decoder scores every source word from {'its new state h_t' if luong else 's_(i−1)'}, turns "
-                f"the scores into weights that sum to 1 and reads their weighted sum {c}.")
-    rows = [(mem, ["S" if luong else "Tx", d], sh.get("memory"), "the source words' encodings"),
-            ("score(h_t, h̄_s)" if luong else "e_i·", ["S" if luong else "Tx"],
-             sh.get("alpha") if ph.look.energies is not None else None,
+    sh, nt, text = ph.shapes, NOTATION[ph.arch], _look(ph)
+    lead = text.lead.format(looks_from=nt.looks_from, context=nt.context)
+    rows = [(nt.memory, [nt.length, nt.width], sh.get("memory"), "the source words' encodings"),
+            (nt.score, [nt.length], sh.get("alpha") if ph.look.energies is not None else None,
              "one score per source word" if ph.look.energies is not None else "none: no alignment model runs"),
-            ("a_t" if luong else "α_i·", ["S" if luong else "Tx"], sh.get("alpha"),
-             {"attention": "weights, softmax of the scores", "mean": "uniform weights 1/Tx"}.get(
-                 ph.context, "none: c is fixed")),
-            (c, [d], sh.get("context"),
+            (nt.weights, [nt.length], sh.get("alpha"), text.weights),
+            (nt.context, [nt.width], sh.get("context"),
              "the fixed summary c" if ph.look.alpha is None else "the context read at this step")]
-    quantities = [("Σ α" if not luong else "Σ_s a_t(s)", None if ph.look.alpha is None else float(sum(ph.look.alpha)),
+    quantities = [(nt.weight_sum, None if ph.look.alpha is None else float(sum(ph.look.alpha)),
                    "1 unless a local-p Gaussian shrank it"),
-                  (f"‖{c}‖", norm(ph.look.context), "length of the context vector"),
+                  (f"‖{nt.context}‖", norm(ph.look.context), "length of the context vector"),
                   ("p_t", ph.look.position, "centre of the local window (0-based source position)")]
     tables = []
     if (src := source_rows(ph, src_tokens)) is not None:
         n, rest = rest_weight(ph)
-        more = f"; the other {n} words: Σ {SOURCE_COLUMNS[ph.arch][2]} = {rest:.4f}" if n else ""
-        tables.append((f"Where step {i} = {ph.i} looks (most weight first{more})", src))
+        more = f"; the other {n} words: Σ {nt.columns[2]} = {rest:.4f}" if n else ""
+        tables.append((f"Where step {nt.step} = {ph.i} looks (most weight first{more})", src))
     tables.append(("Numbers", _quantities(quantities)))
     note = "" if ph.look.alpha is None else (
-        f"Energy (score): how well source word {SOURCE_COLUMNS[ph.arch][0]} fits what {s_prev} is about to write; "
+        f"Energy (score): how well source word {nt.columns[0]} fits what {nt.state} is about to write; "
         "softmax: exp of each "
         "score divided by their sum, so the weights are positive and sum to 1.")
     return PhaseCard("look", TITLES["look"], lead, look_equations(ph), _shapes(rows), tables, note, look_source(ph))
@@ -179,35 +199,49 @@ def candidate_rows(ph: StepPhases) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+Card = tuple[list[str], str, list[tuple[str, list[str], list[int] | None, str]], list[tuple[str, pd.DataFrame]], str,
+             str]  # equations, lead, shape rows, tables, note, source
+
+
+def _generate_rnnsearch(ph: StepPhases) -> Card:
+    sh = ph.shapes
+    eqs = [r"\tilde t_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i",
+           r"t_{i,k} = \max(\tilde t_{i,2k-1}, \tilde t_{i,2k}),\quad k = 1 \dots l",
+           r"p(y_i \mid y_{<i}, x) = \mathrm{softmax}(W_o t_i)"]
+    lead = ("The deep output mixes the previous state, the previous word and the context into t̃_i; maxout "
+            "halves it to t_i; a softmax over the vocabulary turns W_o t_i into probabilities.")
+    rows = [("E y_(i−1)", ["m"], sh["y_emb"], "embedding of the previous word"),
+            ("t̃_i", ["2l"], sh["t_tilde"], "deep output before maxout"),
+            ("t_i", ["l"], sh["t"], "after maxout"),
+            ("W_o t_i", ["K_y"], sh["logits"], "one logit per target word")]
+    tables = [(f"Maxout, first {PAIRS} pairs", maxout_rows(ph))]
+    note = ("t̃_i: the deep output's pre-activation, 2l numbers. Maxout: keep the larger number of each pair, "
+            "so 2l numbers become l (a learned non-linearity). Logit: a word's score before the softmax.")
+    return eqs, lead, rows, tables, note, "Bahdanau et al. (2015), eq. (4) and App. A.2.2 (deep output with maxout)"
+
+
+def _generate_luong(ph: StepPhases) -> Card:
+    sh = ph.shapes
+    eqs = [r"\tilde h_t = \tanh(W_c [c_t; h_t])", r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W_s \tilde h_t)"]
+    lead = ("One tanh layer mixes the context c_t with the state h_t into h̃_t; a softmax over the vocabulary "
+            "reads it.")
+    rows = [("[c_t; h_t]", ["2n"], [2 * sh["h_tilde"][0]], "context and state, stacked"),
+            ("h̃_t", ["n"], sh["h_tilde"], "the attentional state (also fed to the next step)"),
+            ("W_s h̃_t", ["K_y"], sh["logits"], "one logit per target word")]
+    tables = [(f"h̃_t, first {COORDS} units", _coords({"h̃_t": ph.generate.hidden}))]
+    note = ("h̃_t: the attentional hidden state; with input feeding it is also an input of the next recurrent "
+            "step. Logit: a word's score before the softmax turns scores into probabilities.")
+    return eqs, lead, rows, tables, note, "Luong et al. (2015), eqs. (5)-(6)"
+
+
+GENERATE = {"rnnsearch": _generate_rnnsearch, "luong": _generate_luong}  # one per kind (tests/test_registry.py)
+
+
 def generate_card(ph: StepPhases) -> PhaseCard:
     """The readout: t̃_i and its maxout (RNNsearch) or h̃_t (Luong), then the softmax's top-k."""
-    sh, g = ph.shapes, ph.generate
-    if ph.arch == "luong":
-        eqs = [r"\tilde h_t = \tanh(W_c [c_t; h_t])", r"p(y_t \mid y_{<t}, x) = \mathrm{softmax}(W_s \tilde h_t)"]
-        lead = ("One tanh layer mixes the context c_t with the state h_t into h̃_t; a softmax over the vocabulary "
-                "reads it.")
-        rows = [("[c_t; h_t]", ["2n"], [2 * sh["h_tilde"][0]], "context and state, stacked"),
-                ("h̃_t", ["n"], sh["h_tilde"], "the attentional state (also fed to the next step)"),
-                ("W_s h̃_t", ["K_y"], sh["logits"], "one logit per target word")]
-        tables = [(f"h̃_t, first {COORDS} units", _coords({"h̃_t": g.hidden}))]
-        note = ("h̃_t: the attentional hidden state; with input feeding it is also an input of the next recurrent "
-                "step. Logit: a word's score before the softmax turns scores into probabilities.")
-    else:
-        eqs = [r"\tilde t_i = U_o s_{i-1} + V_o E y_{i-1} + C_o c_i",
-               r"t_{i,k} = \max(\tilde t_{i,2k-1}, \tilde t_{i,2k}),\quad k = 1 \dots l",
-               r"p(y_i \mid y_{<i}, x) = \mathrm{softmax}(W_o t_i)"]
-        lead = ("The deep output mixes the previous state, the previous word and the context into t̃_i; maxout "
-                "halves it to t_i; a softmax over the vocabulary turns W_o t_i into probabilities.")
-        rows = [("E y_(i−1)", ["m"], sh["y_emb"], "embedding of the previous word"),
-                ("t̃_i", ["2l"], sh["t_tilde"], "deep output before maxout"),
-                ("t_i", ["l"], sh["t"], "after maxout"),
-                ("W_o t_i", ["K_y"], sh["logits"], "one logit per target word")]
-        tables = [(f"Maxout, first {PAIRS} pairs", maxout_rows(ph))]
-        note = ("t̃_i: the deep output's pre-activation, 2l numbers. Maxout: keep the larger number of each pair, "
-                "so 2l numbers become l (a learned non-linearity). Logit: a word's score before the softmax.")
-    tables = [(f"Softmax: top-{len(g.topk)} of {sh['logits'][0]} words", candidate_rows(ph)), *tables]
-    source = ("Luong et al. (2015), eqs. (5)-(6)" if ph.arch == "luong" else
-              "Bahdanau et al. (2015), eq. (4) and App. A.2.2 (deep output with maxout)")
+    g = ph.generate
+    eqs, lead, rows, tables, note, source = GENERATE[ph.arch](ph)
+    tables = [(f"Softmax: top-{len(g.topk)} of {ph.shapes['logits'][0]} words", candidate_rows(ph)), *tables]
     return PhaseCard("generate", TITLES["generate"], lead, eqs, _shapes(rows), tables, note, source)
 
 
@@ -220,48 +254,58 @@ def _diff(a: list[float], b: list[float]) -> float:
     return float(np.linalg.norm(np.asarray(b) - np.asarray(a)))
 
 
+def _update_luong(ph: StepPhases) -> Card:
+    u, sh = ph.update, ph.shapes
+    cell = str(ph.variant.get("cell", "lstm")).upper()
+    feed = bool(ph.variant.get("input_feeding"))
+    inp = r"[E y_{t-1}; \tilde h_{t-1}]" if feed else r"E y_{t-1}"
+    eqs = [rf"h_t = \mathrm{{{cell}}}(h_{{t-1}}, {inp})"]
+    lead = (f"First the recurrent step: the {cell} reads the previous word"
+            + (" and the previous attentional state h̃_(t−1)" if feed else "")
+            + " into h_t; attention comes after, from h_t.")
+    rows = [("E y_(t−1)", ["m"], sh["y_emb"], "embedding of the previous word"),
+            ("h̃_(t−1)", ["n"], sh["h_tilde"] if feed else None, "fed back from the last step"),
+            ("h_t", ["n"], sh["state"], "the new state" + (f" (top of {ph.variant.get('layers')} layers)"
+                                                           if int(ph.variant.get("layers", 1)) > 1 else ""))]
+    q = [("‖h_(t−1)‖", norm(u.prev), "state before the step"), ("‖h_t‖", norm(u.new), "state after"),
+         ("‖h_t − h_(t−1)‖", _diff(u.prev, u.new), "how far the step moved it"),
+         ("‖h̃_(t−1)‖", norm(u.feed), "the fed-back attentional state"),
+         ("‖memory cell‖", norm(u.memory), f"the {cell}'s memory cell after the step")]
+    tables = [("Numbers", _quantities(q)), (f"First {COORDS} units", _coords({"h_(t−1)": u.prev, "h_t": u.new}))]
+    note = f"{cell}: the recurrent cell; its memory cell is internal state, not the context c_t."
+    source = "Luong et al. (2015), §3" + (" and §3.3 (input feeding)" if ph.variant.get("input_feeding") else "")
+    return eqs, lead, rows, tables, note, source
+
+
+def _update_rnnsearch(ph: StepPhases) -> Card:
+    u, sh = ph.update, ph.shapes
+    eqs = [r"z_i = \sigma(W_z E y_{i-1} + U_z s_{i-1} + C_z c_i)",
+           r"r_i = \sigma(W_r E y_{i-1} + U_r s_{i-1} + C_r c_i)",
+           r"\tilde s_i = \tanh(W E y_{i-1} + U [r_i \circ s_{i-1}] + C c_i)",
+           r"s_i = (1 - z_i) \circ s_{i-1} + z_i \circ \tilde s_i"]
+    lead = ("The GRU moves the state: the update gate z_i says, unit by unit, how much of s_(i−1) to replace "
+            "by the proposal s̃_i, which reads the previous word and c_i. The word just written enters at the "
+            "next step.")
+    rows = [("s_(i−1)", ["n"], sh["state"], "state before the step"),
+            ("z_i, r_i", ["n"], sh["state"], "update and reset gates, each in (0, 1)"),
+            ("s̃_i", ["n"], sh["state"], "the proposed new state"), ("s_i", ["n"], sh["state"], "state after")]
+    q = [("‖s_(i−1)‖", norm(u.prev), "state before the step"), ("‖s_i‖", norm(u.new), "state after"),
+         ("‖s_i − s_(i−1)‖", _diff(u.prev, u.new), "how far the step moved it"),
+         ("mean z_i", float(np.mean(u.z)) if u.z else None, "share of the state rewritten"),
+         ("mean r_i", float(np.mean(u.r)) if u.r else None, "share of s_(i−1) the proposal reads")]
+    coords = _coords({"s_(i−1)": u.prev, "z_i": u.z, "s̃_i": u.candidate, "s_i": u.new})
+    tables = [("Numbers", _quantities(q)), (f"First {COORDS} units", coords)]
+    note = ("Update gate z_i: 0 keeps a unit of s_(i−1), 1 takes the proposal s̃_i. Reset gate r_i: how much of "
+            "s_(i−1) the proposal reads. Check a row: s_i = (1 − z_i)·s_(i−1) + z_i·s̃_i.")
+    return eqs, lead, rows, tables, note, "Bahdanau et al. (2015), s_i = f(s_(i−1), y_(i−1), c_i) and App. A.2.2 (GRU)"
+
+
+UPDATE = {"rnnsearch": _update_rnnsearch, "luong": _update_luong}  # one per kind (tests/test_registry.py)
+
+
 def update_card(ph: StepPhases) -> PhaseCard:
     """The recurrent step: s_i from s_(i−1) (GRU gates shown), or Luong's h_t from h_(t−1) (first of its phases)."""
-    u, sh = ph.update, ph.shapes
-    if ph.arch == "luong":
-        cell = str(ph.variant.get("cell", "lstm")).upper()
-        feed = bool(ph.variant.get("input_feeding"))
-        inp = r"[E y_{t-1}; \tilde h_{t-1}]" if feed else r"E y_{t-1}"
-        eqs = [rf"h_t = \mathrm{{{cell}}}(h_{{t-1}}, {inp})"]
-        lead = (f"First the recurrent step: the {cell} reads the previous word"
-                + (" and the previous attentional state h̃_(t−1)" if feed else "")
-                + " into h_t; attention comes after, from h_t.")
-        rows = [("E y_(t−1)", ["m"], sh["y_emb"], "embedding of the previous word"),
-                ("h̃_(t−1)", ["n"], sh["h_tilde"] if feed else None, "fed back from the last step"),
-                ("h_t", ["n"], sh["state"], "the new state" + (f" (top of {ph.variant.get('layers')} layers)"
-                                                               if int(ph.variant.get("layers", 1)) > 1 else ""))]
-        q = [("‖h_(t−1)‖", norm(u.prev), "state before the step"), ("‖h_t‖", norm(u.new), "state after"),
-             ("‖h_t − h_(t−1)‖", _diff(u.prev, u.new), "how far the step moved it"),
-             ("‖h̃_(t−1)‖", norm(u.feed), "the fed-back attentional state"),
-             ("‖memory cell‖", norm(u.memory), f"the {cell}'s memory cell after the step")]
-        coords = _coords({"h_(t−1)": u.prev, "h_t": u.new})
-        note = f"{cell}: the recurrent cell; its memory cell is internal state, not the context c_t."
-    else:
-        eqs = [r"z_i = \sigma(W_z E y_{i-1} + U_z s_{i-1} + C_z c_i)",
-               r"r_i = \sigma(W_r E y_{i-1} + U_r s_{i-1} + C_r c_i)",
-               r"\tilde s_i = \tanh(W E y_{i-1} + U [r_i \circ s_{i-1}] + C c_i)",
-               r"s_i = (1 - z_i) \circ s_{i-1} + z_i \circ \tilde s_i"]
-        lead = ("The GRU moves the state: the update gate z_i says, unit by unit, how much of s_(i−1) to replace "
-                "by the proposal s̃_i, which reads the previous word and c_i. The word just written enters at the "
-                "next step.")
-        rows = [("s_(i−1)", ["n"], sh["state"], "state before the step"),
-                ("z_i, r_i", ["n"], sh["state"], "update and reset gates, each in (0, 1)"),
-                ("s̃_i", ["n"], sh["state"], "the proposed new state"), ("s_i", ["n"], sh["state"], "state after")]
-        q = [("‖s_(i−1)‖", norm(u.prev), "state before the step"), ("‖s_i‖", norm(u.new), "state after"),
-             ("‖s_i − s_(i−1)‖", _diff(u.prev, u.new), "how far the step moved it"),
-             ("mean z_i", float(np.mean(u.z)) if u.z else None, "share of the state rewritten"),
-             ("mean r_i", float(np.mean(u.r)) if u.r else None, "share of s_(i−1) the proposal reads")]
-        coords = _coords({"s_(i−1)": u.prev, "z_i": u.z, "s̃_i": u.candidate, "s_i": u.new})
-        note = ("Update gate z_i: 0 keeps a unit of s_(i−1), 1 takes the proposal s̃_i. Reset gate r_i: how much of "
-                "s_(i−1) the proposal reads. Check a row: s_i = (1 − z_i)·s_(i−1) + z_i·s̃_i.")
-    tables = [("Numbers", _quantities(q)), (f"First {COORDS} units", coords)]
-    source = ("Luong et al. (2015), §3" + (" and §3.3 (input feeding)" if ph.variant.get("input_feeding") else "")
-              if ph.arch == "luong" else "Bahdanau et al. (2015), s_i = f(s_(i−1), y_(i−1), c_i) and App. A.2.2 (GRU)")
+    eqs, lead, rows, tables, note, source = UPDATE[ph.arch](ph)
     return PhaseCard("update", TITLES["update"], lead, eqs, _shapes(rows), tables, note, source)
 
 
@@ -279,11 +323,7 @@ def cards(ph: StepPhases, src_tokens: list[str]) -> list[PhaseCard]:
 
 def intro(ph: StepPhases, word: str) -> str:
     """The line over the cards: the step, its word (escaped by the caller) and the order of the phases."""
-    if ph.arch == "luong":
-        return (f"Step t = {ph.i} wrote **{word}**. Luong et al.'s decoder runs the recurrent step first and "
-                "attends from its result: Update → Look → Generate.")
-    return (f"Step i = {ph.i} wrote **{word}**. RNNsearch looks from s_(i−1), generates y_i from s_(i−1), "
-            "y_(i−1) and c_i, and updates the state to s_i: Look → Generate → Update.")
+    return NOTATION[ph.arch].intro.format(i=ph.i, word=word)
 
 
 def gap_note(ph: StepPhases, tol: float = 1e-4) -> str | None:

@@ -27,7 +27,8 @@ import numpy as np
 import pandas as pd
 
 from nmt.decoding.trace import DecodeTrace, Replacement, StepRecord
-from nmt.models.equations import CONTEXTS, LookText
+from nmt.models.equations import LookText
+from nmt.models.registry import mode
 from ui.views.common import csv_text, md
 from ui.views.stepper_charts import alignment_frame
 
@@ -125,25 +126,22 @@ def status_markdown(trace: DecodeTrace, done: bool, limit: int, model: str, chec
 
 
 def context_note(context: str, step: StepRecord, ablation: bool) -> str | None:
-    """What c_i was at a step when there is no alignment to tabulate (``context`` fixed or mean)."""
-    if context == "fixed":
-        kind = ("**Untrained ablation.** These are RNNsearch's weights with c_i frozen to the summary c it was "
-                "never trained to read: what changes shows what attention was doing.\n\n" if ablation else "")
-        return (f"{kind}**No alignment: every step reads the same summary vector** c = [→h_Tx; ←h_1] (the "
-                f"encoder's last forward and first backward states). ‖c_i‖ = {step.context_norm:.3f} at every "
-                "step; there are no α_ij or e_ij to show.")
-    if context == "mean":
-        return ("**Mean context:** α is uniform (1/T_x) by construction, so c_i is the same average of the "
-                "annotations at every step; no energies are computed.")
-    return None
+    """What c_i was at a step when there is no alignment to tabulate (the note of ``context``'s record, e.g.
+    fixed or mean; None for attention); ``ablation``: the weights were trained to attend."""
+    note = mode(context).look.note
+    if not note:
+        return None
+    kind = ("**Untrained ablation.** These are RNNsearch's weights with c_i frozen to the summary c it was "
+            "never trained to read: what changes shows what attention was doing.\n\n" if ablation else "")
+    return kind + note.format(norm=step.context_norm)
 
 
 def no_energies_note(trace: DecodeTrace, look: LookText | None = None) -> str:
     """Why the energy tab has no heatmap: nothing decoded yet, or what the model's ``look`` says
-    (:mod:`nmt.models.equations`; default: the trace's context mode's)."""
+    (:mod:`nmt.models.equations`; default: the record of the trace's context mode, :mod:`nmt.models.registry`)."""
     if not trace.steps:
         return "No energies: nothing decoded yet."
-    return (look or CONTEXTS.get(trace.context, CONTEXTS["fixed"])).energies
+    return (look or mode(trace.context).look).energies
 
 
 def no_checkpoints_markdown(env_var: str) -> str:

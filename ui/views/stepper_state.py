@@ -20,7 +20,7 @@ from typing import Any
 
 from nmt.decoding.search import LENGTH_NORMS, InputError, Stepper
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from nmt.models.equations import CONTEXTS
+from nmt.models.registry import mode
 from nmt.text.vocab import UNK_ID
 
 MODES = ("greedy", "beam", "sample")
@@ -299,7 +299,7 @@ MAX_LOG = 500
 def describe_step(rec: StepRecord, trace: DecodeTrace) -> str:
     """One event-log line for what the model did at a step of ``trace`` (plain text, never HTML)."""
     what = f"step {rec.i}: wrote “{rec.token}” (p={rec.prob:.2f})"
-    look = CONTEXTS.get(trace.context, CONTEXTS["attention"])  # the mode's phrase (nmt.models.equations)
+    look = mode(trace.context).look  # the mode's phrase (its record, nmt.models.registry)
     if not look.has_energies:
         what += ", " + look.log.format(norm=rec.context_norm)
     elif rec.alpha is not None:

@@ -17,7 +17,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from nmt.models.kinds import describe_model
+from nmt.models.registry import describe_model
 from nmt.training.timeline import Timeline, mean_entropy, row_entropy
 from ui.views.common import md
 from ui.views.heatmaps import alpha_chart
