@@ -73,8 +73,8 @@ def test_the_beam_explorers_beam_is_the_toolkits(name: str, folder: Path) -> Non
 
 @pytest.mark.parametrize("name", MODELS)
 def test_the_beam_explorer_page_searches_as_the_toolkit_and_switches(name: str) -> None:
-    """The page on test line 2: the n-best table's first row is the toolkit's beam 5 output and the sidebar
-    says whose rules; with ``bx_app_rules=true`` in the URL this app's beam writes another translation."""
+    """The page on test line 2: the n-best table's first row is the toolkit's beam 5 output and the sidebar says
+    whose rules; with ``bx_app_rules=true`` in the URL this app's beam writes another translation."""
     _, source, beam_file, _ = MODELS[name]
     text, want = _lines(source)[LINE], _lines(beam_file)[LINE]
     at = open_page("beam_explorer.py", bx_model=f"{name}.pt", bx_text=text, bx_tab="N-best and α")
@@ -97,3 +97,12 @@ def test_the_stepper_beam_is_joeynmts() -> None:
         at = start({"text": text, "model": "joey-en-fr", "mode": "beam", "beam": "5", "app_rules": app_rules})
         click(at, "btn_run")
         assert (at.session_state["_beam"][1].translation == want) is same
+
+
+def test_the_comparison_page_says_whose_rules_decode_an_imported_model() -> None:
+    at = open_page("compare_attention.py", cmp_text="a")
+    box = at.multiselect(key="cmp_models")
+    box.set_value([o for o in box.options if o.endswith("joey-en-fr.pt")]).run()
+    assert not at.exception and not at.error
+    assert any("joey-en-fr.pt: Decodes as joeynmt 2.3 does: at most int(1.5 × source ids" in plain(c.value)
+               for c in at.caption)
