@@ -23,6 +23,7 @@ FIX = Path(__file__).parent / "fixtures"
 # name: the import command's arguments (the model as the toolkit wrote it)
 MODELS = {
     "joeynmt/lstm2_luong_cased": ["joeynmt", str(FIX / "joeynmt" / "lstm2_luong_cased" / "model")],
+    "joeynmt/tied": ["joeynmt", str(FIX / "joeynmt" / "tied" / "model")],
 }
 SOURCES = {"test": FIX / "joeynmt" / "test.en", "short": FIX / "short.en"}
 
