@@ -25,6 +25,7 @@ MODELS = {
     "joeynmt/lstm2_luong_cased": ["joeynmt", str(FIX / "joeynmt" / "lstm2_luong_cased" / "model")],
     "joeynmt/tied": ["joeynmt", str(FIX / "joeynmt" / "tied" / "model")],
     "onmt/gru_dot_bridge": ["onmt", str(FIX / "onmt" / "gru_dot_bridge" / "model" / "model_step_1500.pt")],
+    "onmt/shared": ["onmt", str(FIX / "onmt" / "shared" / "model" / "model_step_1500.pt")],
 }
 SOURCES = {"test": FIX / "joeynmt" / "test.en", "short": FIX / "short.en"}
 
