@@ -106,3 +106,11 @@ def test_the_comparison_page_says_whose_rules_decode_an_imported_model() -> None
     assert not at.exception and not at.error
     assert any("joey-en-fr.pt: Decodes as joeynmt 2.3 does: at most int(1.5 × source ids" in plain(c.value)
                for c in at.caption)
+
+
+def test_the_paired_comparison_offers_the_switch_for_an_imported_model() -> None:
+    at = open_page("paired_compare.py", pr_a="joey-en-fr.pt", pr_b="onmt-en-fr.pt", pr_b_app_rules="true")
+    assert at.toggle(key="pr_a_app_rules").value is False and at.toggle(key="pr_b_app_rules").value is True
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith("Decodes as joeynmt 2.3 does") for c in captions)
+    assert "Decodes by this app's search rules." in captions
