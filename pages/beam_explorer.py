@@ -18,8 +18,9 @@ shell.framed()  # a page Streamlit started on its own (a fresh server's first re
 import streamlit as st
 
 from nmt.decoding.search import LENGTH_NORMS, InputError
+from nmt.decoding.toolkit import SearchRules
 from nmt.decoding.trace import DecodeTrace
-from ui import models
+from ui import models, search_rules
 from ui import typed as T
 from ui import widgets as W
 from ui.views import subword_view
@@ -46,17 +47,20 @@ LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's h
 BIND = W.BIND
 
 
-def controls() -> tuple[int, str, float, int]:
-    """The sidebar's search settings: beam size, length normalisation, GNMT α, n-best size."""
+def controls(rules: SearchRules | None) -> tuple[int, str, float, int]:
+    """The sidebar's search settings: beam size, length normalisation, GNMT α, n-best size. An imported model
+    searched by its toolkit's ``rules`` ends and ranks its hypotheses as the toolkit does: no choice of
+    normalisation then (it says which the toolkit applies)."""
     with st.sidebar:
         st.header("Search")
         beam = st.slider("Beam size k", 1, 20, 5, key="bx_beam", bind=BIND,
                          help="How many partial hypotheses survive each step (k = 1 is greedy decoding).")
         norm = st.radio("Length normalisation", LENGTH_NORMS, index=LENGTH_NORMS.index("length"), key="bx_norm",
-                        bind=BIND, horizontal=True,
+                        bind=BIND, horizontal=True, disabled=rules is not None,
                         help="How finished hypotheses are ranked: raw log p favours short outputs.")
-        st.caption(NORM_LABELS.get(str(norm), ""))
-        alpha = st.slider("GNMT α", 0.0, 2.0, 0.6, 0.1, key="bx_alpha", bind=BIND, disabled=norm != "gnmt",
+        st.caption(NORM_LABELS.get(str(norm), "") if rules is None else search_rules.ranked_as(rules))
+        alpha = st.slider("GNMT α", 0.0, 2.0, 0.6, 0.1, key="bx_alpha", bind=BIND,
+                          disabled=norm != "gnmt" or rules is not None,
                           help="lp(Y) = ((5 + |Y|) / 6)^α; the score is log p / lp(Y).")
         nbest = st.slider("n-best size", 1, 20, 5, key="bx_nbest", bind=BIND,
                           help="How many finished hypotheses to list (at most k).")
@@ -126,7 +130,7 @@ def tree_tab(trace: DecodeTrace, greedy: DecodeTrace, div: Divergence, stem: str
                 key="bx_dl_tree")
 
 
-def step_tab(trace: DecodeTrace, stem: str) -> None:
+def step_tab(trace: DecodeTrace, stem: str, rules: SearchRules | None) -> None:
     """The beam after one step: live, finished and pruned hypotheses."""
     n = len(trace.beam_steps)
     if n == 0:
@@ -137,9 +141,10 @@ def step_tab(trace: DecodeTrace, stem: str) -> None:
     step = st.slider("Step i", 0, n - 1, key="bx_step", bind=BIND) if n > 1 else 0
     step = min(int(step), n - 1)
     b = trace.beam_steps[step]
+    how = ("the search scores 2k candidates per step and keeps the k most likely" if rules is None else
+           f"{rules.toolkit}'s beam keeps the k most likely continuations; the k next ones are shown as pruned")
     st.markdown(f"After step **{step}**: **{len(b.live)}** live, **{len(b.finished)}** finished, "
-                f"**{len(b.pruned)}** expansions pruned (the search scores 2k candidates per step and "
-                "keeps the k most likely).")
+                f"**{len(b.pruned)}** expansions pruned ({md(how)}).")
     df = beam_step_frame(trace, step)
     st.dataframe(df, hide_index=True, key="bx_step_table", column_config={
         "log p": st.column_config.NumberColumn("log p (cumulative)", format="%.3f"),
@@ -181,7 +186,7 @@ def nbest_tab(trace: DecodeTrace, stem: str, detok: Detokenize, pieces: str | No
                 key="bx_dl_nbest")
 
 
-def norm_tab(trace: DecodeTrace, alpha: float, stem: str, detok: Detokenize) -> None:
+def norm_tab(trace: DecodeTrace, alpha: float, stem: str, detok: Detokenize, rules: SearchRules | None) -> None:
     """Every finished hypothesis ranked with and without length normalisation, written as ``detok`` writes
     a translation (a subword model's pieces joined into words)."""
     df = rerank_frame(trace, alpha, detok)
@@ -192,6 +197,9 @@ def norm_tab(trace: DecodeTrace, alpha: float, stem: str, detok: Detokenize) -> 
                 "finished hypotheses are the same; the normalisation decides which of them wins. Raw log p "
                 "adds a negative number per word and so prefers short outputs; dividing by the length "
                 f"(Jean et al. 2015) or GNMT's penalty (α = {alpha:.1f}) removes that bias.")
+    if rules is not None:
+        st.markdown(f"The beam itself ranked them as {md(rules.toolkit)} does ({md(rules.length_penalty)} penalty); "
+                    "the table re-ranks the same hypotheses under this app's three normalisations.")
     for n, hyp in winners(df).items():
         st.markdown(f"- **{md(NORM_LABELS[n])}** picks “{md(hyp)}”")
     chart = rerank_chart(df)
@@ -216,7 +224,8 @@ def main() -> None:
     lm = None if ckpt is None else W.load_lm(ckpt)
     if ckpt is None or lm is None:
         return
-    beam, norm, alpha, nbest = controls()
+    rules = search_rules.rules(ckpt) if search_rules.toolkit_rules(ckpt) else None
+    beam, norm, alpha, nbest = controls(rules)
     text = st.text_area(models.source_label(ckpt), DEFAULT_SENTENCE, key="bx_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80,
                         on_change=T.on_typed("bx_model", "bx_text", [DEFAULT_SENTENCE], T.search_file))
@@ -240,13 +249,13 @@ def main() -> None:
             tree_tab(trace, greedy, div, stem)
     with tabs[1]:
         if tabs[1].open is not False:
-            step_tab(trace, stem)
+            step_tab(trace, stem, rules)
     with tabs[2]:
         if tabs[2].open is not False:
             nbest_tab(trace, stem, lm.tgt_tok.detokenize, lm.subword)
     with tabs[3]:
         if tabs[3].open is not False:
-            norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem, lm.tgt_tok.detokenize)
+            norm_tab(trace, alpha if norm == "gnmt" else 0.6, stem, lm.tgt_tok.detokenize, rules)
 
 
 main()

@@ -115,6 +115,9 @@ def main() -> None:
                             help="Attention models in the checkpoint folder, named by what they are "
                                  "(up to six side by side).")
     chosen = [c for c in chosen if c in found] or labels[:1]
+    for label in chosen:  # an imported model decodes by its toolkit's search rules (nmt.decoding.toolkit)
+        if note := models.search_note(found[label]):
+            st.caption(md(f"{label}: {note}"))
     text = st.text_area(models.source_label(found[chosen[0]]), DEFAULT_TEXT, key="cmp_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80,
                         on_change=T.on_typed("cmp_models", "cmp_text", [DEFAULT_TEXT], with_typed_pair(found)))

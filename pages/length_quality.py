@@ -135,6 +135,8 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
     ck_name = c1.selectbox("Checkpoint", ck_names, index=start, key="lq_ckpt", bind=BIND,
                            format_func=lambda n: user_models.label(n, groups))
     ck = ckpts.get(ck_name or "", next(iter(ckpts.values())))
+    if note := models.search_note(ck):  # an imported model is scored as its toolkit decodes
+        c1.caption(md(note))
     lm = W.load_lm(ck)
     if lm is None:
         return

@@ -26,7 +26,7 @@ import streamlit as st
 from nmt.decoding.search import InputError
 from nmt.text.corpora import Split
 from nmt.tools.paired import RESAMPLES, compare
-from ui import heavy, models, paired_alpha, paired_words, user_models
+from ui import heavy, models, paired_alpha, paired_words, search_rules, user_models
 from ui import widgets as W
 from ui.views.common import csv_text, md, model_heading, readable
 from ui.views.compare import compare_chart
@@ -87,6 +87,7 @@ def pick_models() -> tuple[models.CheckpointInfo, models.CheckpointInfo] | None:
         chosen.append(ckpts.get(name or names[index], ckpts[names[index]]))
         if chosen[-1].yours:  # a model of your folder: where it came from, as the other pickers say
             col.caption(md(models.origin(chosen[-1])))
+        search_rules.toggle(chosen[-1], f"{key}_app_rules", col)  # an imported model: its toolkit's rules
         col.caption(md(models.describe(chosen[-1])["model"]))
     W.left_out_note(st)
     return chosen[0], chosen[1]

@@ -25,7 +25,7 @@ from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.checkpoint import LoadedModel
 from nmt.text.corpora import shown
-from ui import checkpoint_files, fusion_ui, models, paper_panel, shell, twins, user_models
+from ui import checkpoint_files, fusion_ui, models, paper_panel, search_rules, shell, twins, user_models
 from ui import ensemble_panel as ens
 from ui import stepper_controller as ctl
 from ui import stepper_sampling as sampling
@@ -110,9 +110,11 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
                       "distribution after temperature, top-k and top-p, reproducibly from its seed.")
         if ss["mode"] == "beam":
             st.slider("Beam size k", *vs.BEAM_RANGE, key="beam", **url.BOUND, on_change=ctl.on_setting, args=("beam",))
+            toolkit = None if ss.get("app_rules") else search_rules.rules(
+                {g.name: g for g in groups}[ss["model"]].members[0])  # an imported model: its toolkit's beam
             st.selectbox("Length normalisation", NORMS, key="norm", **url.BOUND, on_change=ctl.on_setting,
-                         args=("norm",))
-            st.caption(NORM_LABELS[ss["norm"]])
+                         args=("norm",), disabled=toolkit is not None)
+            st.caption(NORM_LABELS[ss["norm"]] if toolkit is None else search_rules.ranked_as(toolkit))
         if ss["mode"] == "sample":
             sampling.controls()
         candidate_controls()

@@ -101,8 +101,9 @@ def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> No
 
 def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_as_words(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The OpenNMT-py sentencepiece fixture at beam 5: the ranking table writes each finished hypothesis as
-    the translation boxes do (pieces joined into words), not as its pieces ("▁Un ▁homme ▁en ▁T - shirt …")."""
+    """The OpenNMT-py sentencepiece fixture at beam 5 of this app's beam (``bx_app_rules``: OpenNMT-py's own ends
+    when its best row finishes, before the longer hypothesis): the ranking table writes each finished hypothesis
+    as the translation boxes do (pieces joined into words), not as its pieces ("▁Un ▁homme ▁en ▁T - shirt …")."""
     pytest.importorskip("sentencepiece")  # pinned in requirements.txt
     folder = tmp_path / "ckpts"
     folder.mkdir()
@@ -110,7 +111,7 @@ def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_a
     checkpoint.atomic_save(onmt.convert(sp, "en", "fr"), folder / "onmt-sp.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
     at = app_at("pages/beam_explorer.py", 120)
-    at.query_params.update({"bx_text": SENTENCE, "bx_tab": "Length normalisation"})
+    at.query_params.update({"bx_text": SENTENCE, "bx_tab": "Length normalisation", "bx_app_rules": "true"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     df = at.dataframe[-1].value.set_index("rank none")

@@ -27,7 +27,7 @@ from nmt.models.checkpoint import CheckpointError, LoadedModel
 from nmt.text import corpora
 from nmt.text.corpora import Split, gold_files, gold_turned
 from nmt.text.data import corpus_file, read_parallel
-from ui import checkpoint_files, heavy, models, user_models
+from ui import checkpoint_files, heavy, models, search_rules, user_models
 from ui.typed import hand_picked
 from ui.views.common import FONT, chart_png, chart_svg, md, model_caption, readable
 
@@ -118,9 +118,7 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
                               f"“{user_models.LABEL}”, the folder of your own models.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
     box.caption(md(models.origin(chosen)))
-    note = models.search_note(chosen)  # an imported model decodes by its toolkit's rules
-    if note:
-        box.caption(md(note))
+    search_rules.toggle(chosen, key.removesuffix("_model") + "_app_rules", box)  # an imported model's rules
     box.caption(kind_label(chosen))
     left_out_note(box)
     return chosen
@@ -151,6 +149,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
     meta = models.read_meta(str(chosen.members[0].path), chosen.members[0].mtime)
     if provenance.imported(meta):  # our own pairs: the caption below already names their data
         box.caption(md(provenance.origin(meta)))
+        search_rules.toggle(chosen.members[0], key.removesuffix("_model") + "_app_rules", box)
     box.caption(md(model_caption([models.describe(c) for c in chosen.members])))
     left_out_note(box)
     return chosen
@@ -175,18 +174,21 @@ class Job:
     length_norm: str = "length"
     gnmt_alpha: float = 0.6
     topk: int = 1
+    toolkit_rules: bool = True  # an imported model: its toolkit's search rules (nmt.decoding.toolkit)
 
 
 def job_for(ckpt: models.CheckpointInfo, method: str, **options: Any) -> Job:
-    """A decoding job for a catalogue checkpoint."""
-    return Job(str(ckpt.path), ckpt.mtime, method, **options)
+    """A decoding job for a catalogue checkpoint, by the search rules its picker's switch chose
+    (:func:`ui.search_rules.toolkit_rules`)."""
+    return Job(str(ckpt.path), ckpt.mtime, method, **{"toolkit_rules": search_rules.toolkit_rules(ckpt), **options})
 
 
 def decode_now(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None) -> list[DecodeTrace]:
     """Decode ``sources`` now, uncached; raises :class:`nmt.decoding.search.InputError`."""
     lm = models.load_model(job.path, job.mtime)
     if job.method == "greedy":
-        return decoding.greedy(lm, list(sources), context=job.context, topk=job.topk)
+        return decoding.greedy(lm, list(sources), context=job.context, topk=job.topk,
+                               toolkit_rules=job.toolkit_rules)
     if job.method == "forced":
         assert refs is not None
         return decoding.forced(lm, list(sources), list(refs), context=job.context, topk=job.topk,
@@ -194,7 +196,7 @@ def decode_now(job: Job, sources: Sequence[str], refs: Sequence[str] | None = No
     if job.method == "beam":
         return decoding.beam_search(lm, list(sources), beam=job.beam, n_best=job.n_best,
                                     length_norm=job.length_norm, gnmt_alpha=job.gnmt_alpha, context=job.context,
-                                    topk=job.topk, record_beam=True)
+                                    topk=job.topk, record_beam=True, toolkit_rules=job.toolkit_rules)
     raise ValueError(f"unknown decoding method {job.method!r}")
 
 

@@ -15,7 +15,7 @@ import torch
 
 from nmt.decoding.recorder import StepView, encode_sources, finish_trace, in_length_order, new_trace
 from nmt.decoding.source import MAX_SOURCE_TOKENS, InputError, Source, max_target_len, prepare_source
-from nmt.decoding.toolkit import SearchRules, masked, rules_of
+from nmt.decoding.toolkit import SearchRules, masked, penalty, rules_of
 from nmt.decoding.trace import BeamStep, DecodeTrace, Hypothesis, NBestEntry, StepRecord
 from nmt.models.candidates import CandidateSpec
 from nmt.models.checkpoint import LoadedModel
@@ -60,9 +60,9 @@ def beam_search(
 
     A sentence stops when ``beam`` hypotheses have finished or at the length limit (where the
     live ones are finished as they are). Live hypotheses are ranked by log-probability, finished
-    ones by the normalised score. An imported model keeps its toolkit's length limit, tokens never written and
-    minimum length here (:mod:`nmt.decoding.toolkit`; not with ``toolkit_rules`` False), but this beam's
-    ending and ranking: :func:`nmt.decoding.search.toolkit_beam` runs the toolkit's own beam.
+    ones by the normalised score. An imported model searches by its toolkit's rules instead, unless
+    ``toolkit_rules`` is False (:func:`_toolkit_search`: its length limit, tokens never written, minimum length,
+    its beam's ending, ranking and length penalty; ``length_norm`` and ``gnmt_alpha`` are then not used).
     """
     if beam < 1:
         raise InputError("beam size must be at least 1")
@@ -76,6 +76,11 @@ def beam_search(
         t.beam_size, t.length_norm = beam, length_norm
     how = _Beam(lm, mode, beam, n_best, length_norm, gnmt_alpha, topk, record_beam, unk_replace,
                 rules_of(lm) if toolkit_rules else None)
+    if how.rules is not None:  # the toolkit's own beam, one sentence at a time as the toolkits were run
+        for src, t in zip(sources, traces, strict=True):
+            t.length_norm = f"{how.rules.toolkit}: {how.rules.length_penalty}"
+            _toolkit_search(how, how.rules, src, t)
+        return traces
     for idx in in_length_order(len(sources), [len(s.ids) for s in sources], batch_size):
         _beam_batch(how, [sources[b] for b in idx], [traces[b] for b in idx])
     return traces
@@ -223,3 +228,84 @@ def _conclude(
     if ranked:
         trace.steps = list(ranked[0][1].records)
     finish_trace(lm, trace, unk_replace)
+
+
+@torch.no_grad()
+def _toolkit_search(how: _Beam, rules: SearchRules, src: Source, trace: DecodeTrace) -> None:
+    """The toolkit's own beam of ``how.k`` on one sentence (the loops :mod:`nmt.decoding.toolkit` cites), recorded
+    as this app's beam is: every step's live, finished and pruned hypotheses (pruned: the k next-best
+    continuations, shown only), the n-best by the toolkit's score and the best one's steps.
+
+    Each step takes the k best continuations (cumulative log p / the toolkit's penalty, the same for every row of
+    a step). JoeyNMT: every row goes on, finished ones too; a slot once finished stays finished, a hypothesis is
+    kept when it ends with its only ``</s>`` (or at the limit) and the search ends when every slot has finished.
+    OpenNMT-py: a row that writes ``</s>`` is kept with its score and leaves the beam; the search ends when the
+    best row writes ``</s>`` (or at the limit). The best kept score wins (the first kept of equal scores)."""
+    lm, k, dev, joey = how.lm, how.k, how.lm.device, rules.beam == "joeynmt"
+    enc = encode_sources(lm, [src]).select(torch.zeros(k, dtype=torch.long, device=dev))
+    state = lm.model.initial_state(enc, torch.full((k,), BOS_ID, dtype=torch.long, device=dev))
+    cum = torch.tensor([0.0] + [-math.inf] * (k - 1), device=dev)
+    rows, done_slot, kept = [_Slot(0, [], [], 0.0)] * k, [False] * k, []
+    limit, itos, next_id = rules.max_len(len(src.ids)), lm.tgt_vocab.itos, 1
+    for step in range(limit):
+        out = lm.model.step(enc, state, how.mode)
+        view = StepView(out, state.s, how.topk)
+        lp = masked(lm, rules, out.log_probs.float(), step) + cum.unsqueeze(1)
+        V, pen = lp.shape[1], penalty(rules, step + 1 if joey else step + 2)  # OpenNMT-py counts <s>
+        scores, flat = (lp / pen).reshape(-1).topk(k)
+        parents, toks, cum = (flat // V).tolist(), (flat % V).tolist(), scores * pen
+        new = []
+        for r, t, c in zip(parents, toks, cum.tolist(), strict=True):
+            rec = view.record(lm, r, step, t, False, len(src.ids))
+            new.append(_Slot(next_id, [*rows[r].tokens, t], [*rows[r].records, rec], c))
+            next_id += 1
+        last = step + 1 == limit
+        if joey:  # joeynmt/search.py beam_search: is_finished kept by slot, not reordered with the beam
+            done_slot = [f or t == EOS_ID or s == -math.inf or last for f, t, s in zip(done_slot, toks,
+                                                                                     scores.tolist(), strict=True)]
+            ends = [f and ((new[j].tokens.count(EOS_ID) == 0 and last) or (new[j].tokens.count(EOS_ID) == 1 and
+                                                                          toks[j] == EOS_ID))
+                    for j, f in enumerate(done_slot)]
+            stop = all(done_slot)
+        else:  # onmt/translate/beam_search.py update_finished
+            ends = [t == EOS_ID or last for t in toks]
+            cum = cum.masked_fill(torch.tensor(ends, device=dev), -65504.0)
+            stop = ends[0]
+        kept += [(scores[j].item(), new[j]) for j in range(k) if ends[j]]
+        if how.record_beam:
+            _record_toolkit_step(trace, new, parents, rows, scores.tolist(), ends, itos)
+            _record_pruned(trace, lp / pen, flat.tolist(), rows, step, itos, k)
+        rows = new
+        if stop:
+            break
+        state = DecoderState(out.state.s.index_select(0, torch.tensor(parents, dtype=torch.long, device=dev)),
+                             torch.tensor(toks, dtype=torch.long, device=dev))
+    _conclude(lm, trace, kept, how.n_best, how.unk_replace)
+
+
+def _record_toolkit_step(trace: DecodeTrace, new: list[_Slot], parents: list[int], rows: list[_Slot],
+                         scores: list[float], ends: list[bool], itos: list[str]) -> None:
+    """The toolkit beam's step as a :class:`BeamStep`: each row's hypothesis, finished where it was kept."""
+    step_rec = BeamStep()
+    for j, slot in enumerate(new):
+        if math.isinf(scores[j]):
+            continue
+        status = "finished" if ends[j] else "live"
+        getattr(step_rec, status).append(Hypothesis(slot.hyp_id, rows[parents[j]].hyp_id, len(slot.tokens) - 1,
+                                                    itos[slot.tokens[-1]], [itos[t] for t in slot.tokens],
+                                                    slot.logprob, scores[j], ends[j], status))
+    trace.beam_steps.append(step_rec)
+
+
+def _record_pruned(trace: DecodeTrace, scored: torch.Tensor, chosen: list[int], rows: list[_Slot], step: int,
+                   itos: list[str], k: int) -> None:
+    """The k next-best continuations the toolkit's beam left out at this step (shown as pruned)."""
+    V = scored.shape[1]
+    vals, idx = scored.reshape(-1).topk(min(2 * k, scored.numel()))
+    for v, f in zip(vals.tolist(), idx.tolist(), strict=True):
+        if f in chosen or math.isinf(v):
+            continue
+        parent, tok = divmod(f, V)
+        tokens = [itos[t] for t in [*rows[parent].tokens, tok]]
+        trace.beam_steps[-1].pruned.append(Hypothesis(-1, rows[parent].hyp_id, step, itos[tok], tokens, v, v,
+                                                      False, "pruned"))

@@ -27,7 +27,7 @@ from nmt.decoding.beam import LENGTH_NORMS, beam_search, length_penalty
 from nmt.decoding.recorder import StepView, encode_sources, finish_trace, in_length_order, new_trace
 from nmt.decoding.source import MAX_SOURCE_TOKENS, InputError, Source, max_target_len, prepare_source
 from nmt.decoding.stepper import Stepper
-from nmt.decoding.toolkit import SearchRules, beam_ids, masked, rules_of
+from nmt.decoding.toolkit import masked, rules_of
 from nmt.decoding.trace import DecodeTrace
 from nmt.models.candidates import CandidateSpec
 from nmt.models.checkpoint import LoadedModel
@@ -36,7 +36,7 @@ from nmt.text.vocab import BOS_ID, EOS_ID
 
 __all__ = [
     "LENGTH_NORMS", "MAX_SOURCE_TOKENS", "InputError", "Source", "Stepper", "beam_search", "forced", "greedy",
-    "length_penalty", "max_target_len", "prepare_source", "toolkit_beam", "translate", "translate_traces",
+    "length_penalty", "max_target_len", "prepare_source", "translate", "translate_traces",
 ]
 
 
@@ -137,27 +137,6 @@ def forced(
     return [finish_trace(lm, t, unk_replace=False) for t in traces]
 
 
-@torch.no_grad()
-def toolkit_beam(
-    lm: LoadedModel, sentences: Sequence[str], rules: SearchRules, beam: int, *, context: str | None = None,
-    unk_replace: bool = False, max_src_tokens: int = MAX_SOURCE_TOKENS, candidates: CandidateSpec | None = None,
-) -> list[DecodeTrace]:
-    """The toolkit's own beam of ``beam`` (:func:`nmt.decoding.toolkit.beam_ids`), one sentence at a time; each
-    trace records the model's steps along the hypothesis it chose, as a greedy trace does."""
-    mode = context or lm.config.context
-    sources = [prepare_source(lm, s, max_src_tokens, candidates=candidates) for s in sentences]
-    traces = [new_trace(lm, s, "beam", mode) for s in sources]
-    for src, trace in zip(sources, traces, strict=True):
-        ids = beam_ids(lm, src, rules, beam, mode)
-
-        def follow(i: int, log_probs: torch.Tensor, rows: list[int], ids: list[int] = ids) -> tuple[list[int], bool]:
-            return [ids[i]], False
-
-        if ids:
-            _run_batch(lm, [src], [trace], mode, follow, [len(ids)], 1)
-    return [finish_trace(lm, t, unk_replace) for t in traces]
-
-
 def translate(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",
@@ -179,13 +158,9 @@ def translate_traces(
     False (then ``length_norm`` and this app's limit apply to it as to any model)."""
     idx = [i for i, s in enumerate(sentences) if s.strip()]
     todo = [sentences[i] for i in idx]
-    rules = rules_of(lm) if toolkit_rules else None
     if beam <= 1:
         traces = greedy(lm, todo, context=context, unk_replace=unk_replace, batch_size=batch_size, topk=1,
                         max_src_tokens=max_src_tokens, candidates=candidates, toolkit_rules=toolkit_rules)
-    elif rules is not None:
-        traces = toolkit_beam(lm, todo, rules, beam, context=context, unk_replace=unk_replace,
-                              max_src_tokens=max_src_tokens, candidates=candidates)
     else:
         traces = beam_search(lm, todo, beam=beam, context=context, unk_replace=unk_replace, topk=1,
                              record_beam=False, batch_size=max(1, batch_size // 2), length_norm=length_norm,

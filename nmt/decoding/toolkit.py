@@ -3,11 +3,12 @@
 An importer (:mod:`nmt.tools.importers`) records in ``meta["search_rules"]`` how the toolkit that trained
 the model searches: its length limit, the steps before which it never ends, the tokens it never writes,
 and its beam (length penalty, how a search ends and how it ranks what it found). :class:`SearchRules`
-reads that record; :func:`nmt.decoding.search.greedy` and :func:`nmt.decoding.search.translate_traces`
-(``python -m nmt translate``) follow it by default for that model, so an imported model writes what its
-toolkit writes; ``toolkit_rules=False`` (``--app-rules``) uses this app's rules instead.
+reads that record; :func:`nmt.decoding.search.greedy`, the stepper and :func:`nmt.decoding.beam.beam_search`
+(``python -m nmt translate``, the beam explorer, every page) follow it by default for that model, so an imported
+model writes what its toolkit writes; ``toolkit_rules=False`` (``--app-rules``) uses this app's rules instead.
 
-The two beams are ports of the toolkits' own loops for one sentence, cited by file and function:
+The two beams (:func:`nmt.decoding.beam._toolkit_search`) are ports of the toolkits' own loops for one sentence,
+cited by file and function:
 
 * JoeyNMT 2.3 (joeynmt/search.py ``beam_search``): the k best continuations of all k rows, finished
   rows included (a row that wrote ``</s>`` goes on being expanded); a row counts as finished from the step
@@ -29,11 +30,8 @@ from typing import Any
 
 import torch
 
-from nmt.decoding.recorder import encode_sources
-from nmt.decoding.source import Source
 from nmt.models.checkpoint import LoadedModel
-from nmt.models.rnnsearch import DecoderState
-from nmt.text.vocab import BOS_ID, EOS_ID
+from nmt.text.vocab import EOS_ID
 
 BEAMS = ("joeynmt", "opennmt-py")
 PENALTIES = ("none", "gnmt", "avg")
@@ -104,52 +102,10 @@ def masked(lm: LoadedModel, rules: SearchRules, log_probs: torch.Tensor, step: i
     return out
 
 
-def _penalty(rules: SearchRules, length: int) -> float:
+def penalty(rules: SearchRules, length: int) -> float:
     """The divisor of a cumulative log p: JoeyNMT's GNMT ((5 + t) / 6)^α when α > 0, OpenNMT-py's avg t^α."""
     if rules.length_penalty == "gnmt" and rules.alpha > 0:
         return ((5.0 + length) / 6.0) ** rules.alpha
     if rules.length_penalty == "avg":
         return float(length) ** rules.alpha
     return 1.0
-
-
-@torch.no_grad()
-def beam_ids(lm: LoadedModel, src: Source, rules: SearchRules, k: int, context: str) -> list[int]:
-    """The target ids (``</s>`` included when it was written) the toolkit's beam of ``k`` finds for ``src``."""
-    enc1 = encode_sources(lm, [src])
-    enc = enc1.select(torch.zeros(k, dtype=torch.long, device=lm.device))
-    state = lm.model.initial_state(enc, torch.full((k,), BOS_ID, dtype=torch.long, device=lm.device))
-    cum = torch.tensor([0.0] + [-math.inf] * (k - 1), device=lm.device)
-    alive: list[list[int]] = [[] for _ in range(k)]
-    finished = [False] * k
-    hyps: list[tuple[float, list[int]]] = []
-    limit = rules.max_len(len(src.ids))
-    for step in range(limit):
-        out = lm.model.step(enc, state, context)
-        lp = masked(lm, rules, out.log_probs.float(), step) + cum.unsqueeze(1)
-        vocab = lp.shape[1]
-        pen = _penalty(rules, step + 1 if rules.beam == "joeynmt" else step + 2)  # OpenNMT-py counts <s>
-        scores, flat = (lp / pen).reshape(-1).topk(k)
-        rows, toks = (flat // vocab).tolist(), (flat % vocab).tolist()
-        cum = scores * pen
-        alive = [alive[r] + [t] for r, t in zip(rows, toks, strict=True)]
-        last = step + 1 == limit
-        if rules.beam == "joeynmt":  # joeynmt/search.py beam_search: is_finished kept by slot, not by row
-            finished = [f or t == EOS_ID or s == -math.inf or last for f, t, s in zip(finished, toks, scores.tolist(),
-                                                                                       strict=True)]
-            for j in (j for j in range(k) if finished[j]):
-                n_eos = alive[j].count(EOS_ID)
-                if (n_eos == 0 and last) or (n_eos == 1 and alive[j][-1] == EOS_ID):
-                    hyps.append((scores[j].item(), alive[j]))
-            if all(finished):
-                break
-        else:  # onmt/translate/beam_search.py update_finished
-            ends = [t == EOS_ID or last for t in toks]
-            hyps += [(scores[j].item(), alive[j]) for j in range(k) if ends[j]]
-            cum = cum.masked_fill(torch.tensor(ends, device=lm.device), -65504.0)
-            if ends[0]:
-                break
-        state = DecoderState(out.state.s.index_select(0, torch.tensor(rows, dtype=torch.long, device=lm.device)),
-                             torch.tensor(toks, dtype=torch.long, device=lm.device))
-    best = sorted(hyps, key=lambda h: h[0], reverse=True)  # stable: the first kept of equal scores wins
-    return best[0][1] if best else []
