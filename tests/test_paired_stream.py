@@ -48,8 +48,8 @@ def test_the_chunks_the_estimate_and_the_stopped_line() -> None:
         "Estimated time: about 25 min for 1,000 sentences (20,000 source words) × 2 models, measured on this server "
         "now: 50.0 ms and 25.0 ms a source word on the first 8 lines.")
     assert V.time_left(100, 20.0, 400) == 80.0 and V.time_left(0, 0.0, 400) is None
-    assert V.stopped_text(24, 40) == ("Stopped after 24 of 40 sentences: the comparison below covers those 24. Press Run "
-                                      "to continue from there; the sentences done are kept.")
+    assert V.stopped_text(24, 40) == ("Stopped after 24 of 40 sentences: the comparison below covers those 24. "
+                                      "Press Run to continue from there; the sentences done are kept.")
     assert V.stopped_text(8, 40).startswith("Stopped after 8 of 40 sentences: a paired test needs at least 10.")
 
 
