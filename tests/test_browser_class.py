@@ -95,7 +95,8 @@ def test_the_class_server_answers_its_names_only_and_a_phone_waits(server: int, 
     address = code.inner_text()
     room = parse_qs(urlsplit(projector.url).query)["ls_room"][0]
     assert address == f"http://{NAME}:{port}/vote?room={room}"  # an address this server answers to
-    # ≥ 28 px once the page's style applies (CI measured 12 px once, before it had): wait for it, failing if it never comes
+    # ≥ 28 px once the page's style applies (CI measured 12 px once, before it had): wait for it, failing if it
+    # never comes
     sync_api.expect(code).to_have_css("font-size", re.compile(r"^(2[89]|[3-9]\d|\d{3,})(\.\d+)?px$"), timeout=WAIT)
     assert projector.locator('[data-testid="stImage"] img').count() >= 1  # its QR code
     projector.screenshot(path=str(ARTIFACTS / "class-projector-stop1.png"))
