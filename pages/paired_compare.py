@@ -84,7 +84,7 @@ def pick_models() -> tuple[models.CheckpointInfo, models.CheckpointInfo] | None:
     for col, key, label, index, what in ((c1, "pr_a", "Model A (the baseline)", ia, "the baseline"),
                                          (c2, "pr_b", "Model B", ib, "compared with A")):
         name = col.selectbox(label, names, index=index, key=key, bind=BIND,
-                             format_func=lambda n: user_models.label(n, groups),
+                             format_func=user_models.labeller(groups),
                              help=f"A checkpoint of the checkpoint folder, then “{user_models.LABEL}”: {what}.")
         chosen.append(ckpts.get(name or names[index], ckpts[names[index]]))
         if chosen[-1].yours:  # a model of your folder: where it came from, as the other pickers say

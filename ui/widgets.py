@@ -113,7 +113,7 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
     index = names.index(default.name) if default is not None and default.name in names else 0
     box = container if container is not None else st.sidebar
     name = box.selectbox(label, names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
-                         format_func=lambda n: user_models.label(n, groups),
+                         format_func=user_models.labeller(groups),
                          help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec), then "
                               f"“{user_models.LABEL}”, the folder of your own models.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
@@ -144,7 +144,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
     index = names.index(default.name) if default is not None else 0
     box = container if container is not None else st.sidebar
     name = box.selectbox("Model pair", names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
-                         format_func=lambda n: user_models.label(n, groups),
+                         format_func=user_models.labeller(groups),
                          help="An RNNsearch and an RNNencdec paired by name: "
                               f"<name>-rnnsearch.pt / <name>-rnnencdec.pt; then “{user_models.LABEL}”.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
