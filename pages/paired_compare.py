@@ -1,14 +1,17 @@
 """Is A really better than B? Two models on the same sentences, and whether the difference is chance.
 
 Pick a baseline A and a model B of the same language pair, a held-out split, how many of its sentences
-and greedy or beam search; **Run** translates them with both (cached, with a progress bar) and runs
+and greedy or beam search; **Run** translates them with both (chunk by chunk, only the translations kept, with a
+progress bar and the time left; more than 200 sentences show their estimated time first, and **Stop** ends the run
+keeping every finished chunk: :mod:`ui.paired_run`) and runs
 :func:`nmt.tools.paired.compare`: sacrebleu's paired bootstrap resampling (Koehn 2004) for BLEU and chrF,
 overall and per source-length bucket, and the sentences where the two differ most (ΔchrF). Clicking a
 row of that table shows both models' α for the sentence side by side (each model's own greedy decoding
 of it). The comparison downloads as JSON, the sentence table as CSV.
 
 Every control, the picked sentence included, is bound to a URL query parameter (``pr_*``); a URL never
-starts the translation, only the button does.
+starts the run, only the button does (a URL asking for more than 200 sentences translates the first 8 lines with
+both models, to estimate the run's time).
 """
 
 from __future__ import annotations
