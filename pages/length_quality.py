@@ -133,7 +133,7 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
     ck_names = list(ckpts)
     start = ck_names.index(first.search.name) if first and first.search and first.search.name in ck_names else 0
     ck_name = c1.selectbox("Checkpoint", ck_names, index=start, key="lq_ckpt", bind=BIND,
-                           format_func=lambda n: user_models.label(n, groups))
+                           format_func=user_models.labeller(groups))
     ck = ckpts.get(ck_name or "", next(iter(ckpts.values())))
     if note := models.search_note(ck):  # an imported model is scored as its toolkit decodes
         c1.caption(md(note))

@@ -1,14 +1,17 @@
 """Is A really better than B? Two models on the same sentences, and whether the difference is chance.
 
 Pick a baseline A and a model B of the same language pair, a held-out split, how many of its sentences
-and greedy or beam search; **Run** translates them with both (cached, with a progress bar) and runs
+and greedy or beam search; **Run** translates them with both (chunk by chunk, only the translations kept, with a
+progress bar and the time left; more than 200 sentences show their estimated time first, and **Stop** ends the run
+keeping every finished chunk: :mod:`ui.paired_run`) and runs
 :func:`nmt.tools.paired.compare`: sacrebleu's paired bootstrap resampling (Koehn 2004) for BLEU and chrF,
 overall and per source-length bucket, and the sentences where the two differ most (ΔchrF). Clicking a
 row of that table shows both models' α for the sentence side by side (each model's own greedy decoding
 of it). The comparison downloads as JSON, the sentence table as CSV.
 
 Every control, the picked sentence included, is bound to a URL query parameter (``pr_*``); a URL never
-starts the translation, only the button does.
+starts the run, only the button does (a URL asking for more than 200 sentences translates the first 8 lines with
+both models, to estimate the run's time).
 """
 
 from __future__ import annotations
@@ -26,18 +29,21 @@ import streamlit as st
 from nmt.decoding.search import InputError
 from nmt.text.corpora import Split
 from nmt.tools.paired import RESAMPLES, compare
-from ui import heavy, models, paired_alpha, paired_words, search_rules, user_models
+from ui import heavy, models, paired_alpha, paired_run, paired_words, search_rules, user_models
 from ui import widgets as W
 from ui.views.common import csv_text, md, model_heading, readable
 from ui.views.compare import compare_chart
 from ui.views.heatmaps import trace_chart
 from ui.views.paired import (
+    MIN_SENTENCES,
+    estimate_text,
     length_frame,
     overall_frame,
     pair_problem,
     picked_line,
     sentence_frame,
     size_problem,
+    stopped_text,
     verdict,
 )
 from ui.views.unknown import shown
@@ -82,7 +88,7 @@ def pick_models() -> tuple[models.CheckpointInfo, models.CheckpointInfo] | None:
     for col, key, label, index, what in ((c1, "pr_a", "Model A (the baseline)", ia, "the baseline"),
                                          (c2, "pr_b", "Model B", ib, "compared with A")):
         name = col.selectbox(label, names, index=index, key=key, bind=BIND,
-                             format_func=lambda n: user_models.label(n, groups),
+                             format_func=user_models.labeller(groups),
                              help=f"A checkpoint of the checkpoint folder, then “{user_models.LABEL}”: {what}.")
         chosen.append(ckpts.get(name or names[index], ckpts[names[index]]))
         if chosen[-1].yours:  # a model of your folder: where it came from, as the other pickers say
@@ -127,13 +133,11 @@ def job(ckpt: models.CheckpointInfo, beam: int) -> W.Job:
     return W.job_for(ckpt, "greedy") if beam == 1 else W.job_for(ckpt, "beam", beam=beam)
 
 
-def run(a: models.CheckpointInfo, b: models.CheckpointInfo, split: Split, limit: int, beam: int,
-        lm: Any) -> dict[str, Any] | None:
-    """Translate the split's first ``limit`` pairs with both models and compare them: computed once per
-    server and settings (a second visitor gets the stored result); ``None`` after a one-line message."""
-    src_lang, tgt_lang = lm.src_tok.lang, lm.tgt_tok.lang
+def pairs(split: Split, limit: int, lm: Any) -> tuple[list[int], list[str], list[str]] | None:
+    """The split's first ``limit`` usable pairs as (1-based lines, sources, references); ``None`` after a
+    one-line message (unreadable, or too few to test)."""
     try:
-        sources, refs = W.read_split(split, src_lang, tgt_lang, limit=limit or W.MAX_READ)
+        sources, refs = W.read_split(split, lm.src_tok.lang, lm.tgt_tok.lang, limit=limit or W.MAX_READ)
     except (OSError, ValueError) as err:
         st.error(f"Cannot read {md(split.label)}: {md(str(err))}")
         return None
@@ -141,21 +145,57 @@ def run(a: models.CheckpointInfo, b: models.CheckpointInfo, split: Split, limit:
     if problem := size_problem(len(keep), split.label):
         st.error(md(problem))
         return None
-    lines, src, ref = [k for k, _, _ in keep], [s for _, s, _ in keep], [r for _, _, r in keep]
+    return [k for k, _, _ in keep], [s for _, s, _ in keep], [r for _, _, r in keep]
 
-    def compute() -> dict[str, Any]:
-        hyps = [W.decode(job(c, beam), src, label=f"{role}: translating {len(src)} sentences", heavy_job=True,
-                         keep=lambda t: t.translation)  # translations only, as the chunks stream by
-                for role, c in (("A", a), ("B", b))]
+
+def estimate(jobs: list[W.Job], src: list[str]) -> None:
+    """Before a long run (more than :data:`DEFAULT_LIMIT` sentences): its estimated time, from each model timed
+    on the split's first lines (once per server; those translations become the run's first chunk)."""
+    try:
+        costs = [paired_run.measured(j, src) for j in jobs]
+    except InputError as err:
+        W.input_error(err)
+        return
+    st.info(md(estimate_text(len(src), paired_run.words(src), costs)), icon=":material/schedule:")
+
+
+def _stop(token: str) -> None:
+    """The Stop button: this run's settings are marked stopped (the rerun it causes ends the running script
+    between two chunks, every finished chunk kept)."""
+    ss["_pr_stopped"] = token
+
+
+def run(a: models.CheckpointInfo, b: models.CheckpointInfo, split: Split, limit: int, beam: int, lm: Any,
+        data: tuple[list[int], list[str], list[str]], token: str) -> dict[str, Any] | None:
+    """Translate the pairs ``data`` with both models and compare them: computed once per server and settings (a
+    second visitor gets the stored result). Stopped: the comparison of the sentences both models finished."""
+    lines, src, ref = data
+    jobs = [job(a, beam), job(b, beam)]
+
+    def compute(hyps: list[list[str]], n: int) -> dict[str, Any]:
         freq, freq_source = paired_words.training_counts(lm)
-        res = compare([a.path.stem, b.path.stem], src, ref, hyps, [len(lm.src_tok.tokenize(s)) for s in src],
-                      RESAMPLES, lm.tgt_tok.tokenize, freq, freq_source)
-        return res | {"test": split.label, "beam": beam, "lines": lines, "sources": src, "references": ref,
+        res = compare([a.path.stem, b.path.stem], src[:n], ref[:n], [h[:n] for h in hyps],
+                      [len(lm.src_tok.tokenize(s)) for s in src[:n]], RESAMPLES, lm.tgt_tok.tokenize, freq, freq_source)
+        return res | {"test": split.label, "beam": beam, "lines": lines[:n], "sources": src[:n], "references": ref[:n],
                       "checkpoints": {a.path.stem: a.name, b.path.stem: b.name}}
 
     key = ("paired-words", str(a.path), a.mtime, str(b.path), b.mtime, str(split.directory), split.name, limit, beam)
+    store = W.shared_store("paired")
     try:
-        return heavy.memo(W.shared_store("paired"), heavy.FLIGHT, key, compute)
+        if ss.get("_pr_stopped") == token and key not in store:
+            hyps = paired_run.done(jobs, src)
+            n = min(len(h) for h in hyps)
+            st.info(md(stopped_text(n, len(src))), icon=":material/stop_circle:")
+            return None if n < MIN_SENTENCES else heavy.memo(store, heavy.FLIGHT, (*key, "stopped", n),
+                                                             lambda: compute(hyps, n))
+        box = st.empty()
+        if key not in store:  # Stop, shown while the run goes (a click ends it between two chunks)
+            box.button("Stop", key="pr_stop", on_click=_stop, args=(token,), icon=":material/stop:",
+                       help="Stops the run after the chunk being translated; the sentences done are kept and compared.")
+        label = f"Translating {len(src):,} sentences with A and B"
+        res = heavy.memo(store, heavy.FLIGHT, key, lambda: compute(paired_run.translate(jobs, src, label), len(src)))
+        box.empty()
+        return res
     except InputError as err:
         W.input_error(err)
         return None
@@ -265,13 +305,20 @@ def main() -> None:
     if got is None:
         return
     split, limit, beam = got
+    data = None
+    if limit == 0 or limit > DEFAULT_LIMIT:  # a long run: its estimated time before it starts
+        if (data := pairs(split, limit, lm)) is None:
+            return
+        estimate([job(a, beam), job(b, beam)], data[1])
     token = "|".join(map(str, (a.path, a.mtime, b.path, b.mtime, split.label, limit, beam)))
-    if not W.run_button("Run the comparison", "pr_go", token,
+    if not W.run_button("Run the comparison", "pr_go", token, on_click=lambda: ss.pop("_pr_stopped", None),
                         help="Translates the sentences with both models (cached for every visitor) and runs "
                              f"sacrebleu's paired bootstrap with {RESAMPLES:,} resamples."):
         st.info("Press **Run the comparison**: both models translate the chosen sentences, then the paired test runs.")
         return
-    res = run(a, b, split, limit, beam, lm)
+    if data is None and (data := pairs(split, limit, lm)) is None:
+        return
+    res = run(a, b, split, limit, beam, lm, data, token)
     if res is None:
         return
     labels = {a.path.stem: f"A ({a.path.stem})", b.path.stem: f"B ({b.path.stem})"}

@@ -81,7 +81,7 @@ def sidebar(groups: list[models.ModelGroup]) -> models.ModelGroup:
     with st.sidebar:
         st.header("Model")
         st.selectbox("Checkpoint pair", names, key="model", **url.BOUND, on_change=ctl.on_setting, args=("model",),
-                     format_func=lambda n: user_models.label(n, groups),
+                     format_func=user_models.labeller(groups),
                      help="RNNsearch and RNNencdec checkpoints paired by name in the checkpoint folder, then "
                           f"“{user_models.LABEL}”, the folder of your own models.")
         st.caption(md(labels[ss["model"]]))

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-KINDS = ("dictionary", "checkpoint", "timeline")
+KINDS = ("dictionary", "checkpoint", "timeline", "lm-ids")
 
 
 def payload(kind: str, version: int) -> Any:
@@ -29,6 +29,8 @@ def payload(kind: str, version: int) -> Any:
         ckpt["meta"]["version"] = version
         ckpt["train_state"] = {"pad": torch.full((24_000_000,), float(version))}
         return ckpt
+    if kind == "lm-ids":  # the fusion LM's token-id cache (nmt.training.lm_training): 400,000 ids, ~0.3 s a write
+        return [[version]] + [[(i * 31 + j) % 6000 for j in range(50)] for i in range(8_000)]
     from nmt.training.timeline import Timeline  # 20 MB of α, compressed
     return Timeline({"version": version}, [{"update": version}],
                     {(u, 0): rng.random((50, 50)).astype(np.float32) for u in range(2_000)})
@@ -41,6 +43,9 @@ def write(kind: str, path: Path, value: Any) -> None:
     elif kind == "checkpoint":
         from nmt.models.checkpoint import atomic_save
         atomic_save(value, path)
+    elif kind == "lm-ids":
+        from nmt.training.lm_training import save_ids
+        save_ids(value, path)
     else:
         from nmt.training import timeline
         timeline.write(value, path)
@@ -60,6 +65,11 @@ def version_of(kind: str, path: Path) -> int:
         version = int(ckpt["meta"]["version"])
         assert float(ckpt["train_state"]["pad"][-1]) == version and ckpt["train_state"]["pad"].numel() == 24_000_000
         return version
+    if kind == "lm-ids":
+        from nmt.training.lm_training import load_ids
+        ids = load_ids(path)
+        assert ids == payload(kind, ids[0][0])
+        return ids[0][0]
     from nmt.training import timeline
     tl = timeline.read(path)
     version = int(tl.header["version"])

@@ -4,7 +4,8 @@ file is removed by the next write of that name (nmt/text/atomic.py).
 
 Each writer (:mod:`tests.atomic_writers`): the dictionary (``scripts/build_lexicon.py``'s ``write_lexicon``;
 killing the build left an empty or truncated dictionary 2 times in 3 when it wrote in place), checkpoints
-(``atomic_save``: the seal tool, training, exports) and the training timeline. The child writes two versions
+(``atomic_save``: the seal tool, training, exports), the training timeline and the fusion LM's token-id cache
+(``nmt.training.lm_training.save_ids``; the next run loads it as it stands). The child writes two versions
 in turn; it is killed 0.05 s after its second write opened its temporary file (a write takes longer).
 """
 
@@ -27,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.mark.parametrize("kind", aw.KINDS)
 def test_a_writer_killed_mid_write_leaves_a_whole_file(kind: str, tmp_path: Path) -> None:
-    target = tmp_path / {"dictionary": "x.lexicon.tsv.xz", "checkpoint": "x.pt", "timeline": "x.timeline.npz"}[kind]
+    target = tmp_path / {"dictionary": "x.lexicon.tsv.xz", "checkpoint": "x.pt", "timeline": "x.timeline.npz",
+                     "lm-ids": "lm-ids-0123456789abcdef.pt"}[kind]
     aw.write(kind, target, aw.payload(kind, 0))  # the old file
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     child = subprocess.Popen([sys.executable, "-m", "tests.atomic_writers", kind, str(target)], cwd=ROOT, env=env,

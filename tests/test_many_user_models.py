@@ -72,3 +72,30 @@ def test_a_second_stepper_view_reads_none_of_them(many: tuple[Path, Counter[str]
     at.run()  # the same session again: a rerun, as any click makes
     AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()  # and a new visitor's first view
     assert sum(reads.values()) == 0
+
+
+def test_the_pickers_label_200_models_from_one_index(many: tuple[Path, Counter[str]],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A picker's labels (its format_func) come from one index of the groups: each name's label reads one file's
+    direction at most, not all 200 groups per option (200 × 200 look-ups a picker before)."""
+    from ui import models
+
+    d, _ = many
+    yours = [models.ModelGroup(f"m{i:03d}-en-fr", models.CheckpointInfo(
+        d / f"m{i:03d}-en-fr-rnnsearch.pt", f"m{i:03d}-en-fr", "rnnsearch", 0.0, True), None) for i in range(N)]
+    shipped = models.ModelGroup("m30k-en-fr", models.CheckpointInfo(
+        d / "m000-en-fr-rnnsearch.pt", "m30k-en-fr", "rnnsearch", 0.0, False), None)  # a file of the right pair
+    groups = [shipped, *yours]
+    asked: list[str] = []  # whose direction a label reads (each file's own record: not read here, all en→fr)
+    monkeypatch.setattr(models, "direction", lambda c: (asked.append(c.path.name) if c else None) or "en→fr")
+    walked = Counter[str]()
+    owner = models.ModelGroup.yours.fget
+    monkeypatch.setattr(models.ModelGroup, "yours", property(lambda g: walked.update(["g"]) or owner(g)))
+    label = user_models.labeller(groups)
+    assert label("m007-en-fr") == "Your models › m007-en-fr"
+    assert label("m199-en-fr-rnnsearch.pt") == "Your models › m199-en-fr-rnnsearch.pt"
+    assert label("m30k-en-fr") == "m30k-en-fr"  # the checkpoint folder's: bare
+    assert label("no-such-model") == "no-such-model"
+    assert asked == ["m007-en-fr-rnnsearch.pt", "m199-en-fr-rnnsearch.pt", "m000-en-fr-rnnsearch.pt"]
+    assert walked["g"] <= 2 * len(groups)  # four labels: the groups walked twice in all (an index per label: 1,608)
+    assert user_models.label("m007-en-fr", groups) == "Your models › m007-en-fr"

@@ -25,8 +25,10 @@ def _pt_files(directory: Path) -> tuple[list[Path], list[Path], list[Path]]:
     except (OSError, RuntimeError):
         return [], [], []
     inside = [p for p in found if corpora.inside(p, root)]
-    loops = [p for p in found if p not in inside and corpora.is_loop(p)]
-    return inside, [p for p in found if p not in inside and p not in loops], loops
+    kept = set(inside)  # sets: 200 files in lists were 200 × 200 path comparisons a listing (issue 52)
+    loops = [p for p in found if p not in kept and corpora.is_loop(p)]
+    gone = kept | set(loops)
+    return inside, [p for p in found if p not in gone], loops
 
 
 def listed(directory: Path) -> list[tuple[Path, float]]:

@@ -291,6 +291,7 @@ BUDGETS = {  # bytes each named store may hold; a name not listed gets DEFAULT_B
     "explanation": 16 * MIB,  # per-step attributions
     "explanation_jobs": 16 * MIB,  # surgeries, copy-edit decodings and the debate tests
     "recomputed_scores": 4 * MIB,  # Length vs quality's Recompute results
+    "paired-kept": 16 * MIB,  # the paired page's translations per chunk (~100 bytes a sentence: 20,000 × 2 is 4 MB)
     "splits": 48 * MIB,  # corpus files read (up to 20,000 pairs each)
     "stepper": 16 * MIB,  # the stepper's beam searches and whole-translation summaries
 }

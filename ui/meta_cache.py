@@ -54,11 +54,15 @@ def _entry(path: str) -> _Entry:
     return entry
 
 
-def read_meta(path: str, mtime: float) -> dict[str, Any]:
+def read_meta(path: str, mtime: float, keys: tuple[str, ...] | None = None) -> dict[str, Any]:
     """A checkpoint's ``meta`` dict (plus ``config`` and ``langs``) without reading its weights (memory-mapped),
     a copy; ``{UNREADABLE: why}`` for a file that is not a usable checkpoint. ``mtime`` (the listing's) is
-    not the key: the file is stat'ed anew."""
-    return copy.deepcopy(_entry(path).meta)
+    not the key: the file is stat'ed anew. ``keys``: only those entries (and ``UNREADABLE``) are copied, for
+    the callers that read a few of a large meta on every listing of every file."""
+    meta = _entry(path).meta
+    if keys is not None:
+        meta = {k: v for k, v in meta.items() if k in keys or k == UNREADABLE}
+    return copy.deepcopy(meta)
 
 
 def vocabulary_digest(path: str) -> str | None:

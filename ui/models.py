@@ -254,15 +254,22 @@ def source_label(ckpt: CheckpointInfo | None) -> str:
     return f"Source sentence ({LANGUAGE_NAMES.get(src, src)})" if src else "Source sentence"
 
 
+_CONFIG_KEYS = ("config", "args")  # what the two below read of a meta (copying all of it cost 200 files ~0.3 s a view)
+
+
+def _trained_context(meta: dict[str, Any]) -> str:
+    return str(meta.get("config", {}).get("context") or meta.get("args", {}).get("context") or "attention")
+
+
 def trained_context(path: str, mtime: float) -> str:
     """The context mode a checkpoint was trained with ("attention" when unknown)."""
-    meta = read_meta(path, mtime)
-    return str(meta.get("config", {}).get("context") or meta.get("args", {}).get("context") or "attention")
+    return _trained_context(read_meta(path, mtime, _CONFIG_KEYS))
 
 
 def _config(path: str, mtime: float) -> dict[str, Any]:
     """A checkpoint's config with its trained context filled in (older files kept it in ``args``)."""
-    return {**read_meta(path, mtime).get("config", {}), "context": trained_context(path, mtime)}
+    meta = read_meta(path, mtime, _CONFIG_KEYS)
+    return {**meta.get("config", {}), "context": _trained_context(meta)}
 
 
 def capabilities(ckpt: CheckpointInfo) -> Capabilities:

@@ -113,7 +113,7 @@ def checkpoint_picker(key: str, label: str = "Model", container: Any = None) -> 
     index = names.index(default.name) if default is not None and default.name in names else 0
     box = container if container is not None else st.sidebar
     name = box.selectbox(label, names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
-                         format_func=lambda n: user_models.label(n, groups),
+                         format_func=user_models.labeller(groups),
                          help="Checkpoint files in the checkpoint folder (RNNsearch and RNNencdec), then "
                               f"“{user_models.LABEL}”, the folder of your own models.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
@@ -142,7 +142,7 @@ def group_picker(key: str, container: Any = None) -> models.ModelGroup | None:
     index = names.index(default.name) if default is not None else 0
     box = container if container is not None else st.sidebar
     name = box.selectbox("Model pair", names, index=index, key=key, bind=BIND, on_change=hand_picked(key),
-                         format_func=lambda n: user_models.label(n, groups),
+                         format_func=user_models.labeller(groups),
                          help="An RNNsearch and an RNNencdec paired by name: "
                               f"<name>-rnnsearch.pt / <name>-rnnencdec.pt; then “{user_models.LABEL}”.")
     chosen = by_name.get(name or names[index], by_name[names[index]])
@@ -212,12 +212,11 @@ def _decode_chunk(job: Job, sources: tuple[str, ...], refs: tuple[str, ...] | No
 
 
 def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, label: str | None = None,
-           chunk: int = CHUNK, heavy_job: bool = False, keep: Callable[[DecodeTrace], Any] | None = None) -> list[Any]:
+           chunk: int = CHUNK, heavy_job: bool = False) -> list[DecodeTrace]:
     """Traces of ``sources`` (and ``refs`` for forced decoding), chunk by chunk (each cached) with a
     progress bar: a second call with the same inputs returns at once. ``heavy_job`` (a button's corpus
     work): each chunk runs in one of the server's heavy-job slots, queued with a message while all are taken.
-    ``keep`` turns each trace into what is kept of it as the chunks stream by (e.g. its translation), so a
-    whole split holds no trace per sentence (only the byte-bounded chunk cache does)."""
+    (A whole split's run that keeps only translations streams through :mod:`ui.paired_run` instead.)"""
     sources, refs_t = list(sources), None if refs is None else list(refs)
     if not sources:
         return []
@@ -232,7 +231,7 @@ def decode(job: Job, sources: Sequence[str], refs: Sequence[str] | None = None, 
                 job, part, None if refs_t is None else tuple(refs_t[k : k + chunk]),
                 on_wait=None if bar is None else lambda at=at: bar.progress(at, text=f"{label}: {WAITING}"),
                 say=None if bar is None or not heavy_job else lambda text, at=at: bar.progress(at, text=text))
-            out.extend(traces if keep is None else map(keep, traces))
+            out.extend(traces)
             if bar is not None:
                 done = min(len(sources), k + chunk)
                 bar.progress(done / len(sources), text=f"{label} ({done}/{len(sources)})")
@@ -348,14 +347,16 @@ def show_chart(chart: Any, key: str | None = None, fit: bool = False, size: int 
     st.altair_chart(readable(chart, size), width="stretch" if fit else "content", key=key, **tall)
 
 
-def run_button(label: str, key: str, token: str, help: str | None = None) -> bool:
+def run_button(label: str, key: str, token: str, help: str | None = None,
+               on_click: Callable[[], None] | None = None) -> bool:
     """A button that starts a corpus-wide computation (never triggered by a URL).
 
     True when pressed now, and on later reruns of this session while ``token`` (what would be
-    computed, e.g. checkpoint and split) stays the same, so the result stays on screen.
+    computed, e.g. checkpoint and split) stays the same, so the result stays on screen. ``on_click``
+    runs before the rerun a press starts (e.g. a stopped run's mark cleared).
     """
     done_key = f"_{key}_done"
-    if st.button(label, key=key, help=help, type="primary", icon=":material/play_arrow:"):
+    if st.button(label, key=key, help=help, type="primary", icon=":material/play_arrow:", on_click=on_click):
         st.session_state[done_key] = token
         return True
     return st.session_state.get(done_key) == token

@@ -27,6 +27,7 @@ import torch
 
 from nmt.models import checkpoint, quantize
 from nmt.models.lm import GRULanguageModel, LMConfig, lm_loss
+from nmt.text import atomic
 from nmt.text.data import corpus_file, files_sha256, pad_ids, read_lines
 from nmt.text.tokenize import Tokenizer
 from nmt.text.vocab import BOS_ID, PAD_ID, Vocab
@@ -49,12 +50,23 @@ def encoded(path: Path, vocab: Vocab, lang: str, cache_dir: Path, max_len: int) 
     key = hashlib.sha256(f"{files_sha256([path])}|{vocab_digest(vocab.itos)}|{lang}|{max_len}".encode()).hexdigest()
     cache = cache_dir / f"lm-ids-{key[:16]}.pt"
     if cache.exists():
-        return torch.load(cache, weights_only=True)
+        return load_ids(cache)
     tok = Tokenizer(lang)
     ids = [vocab.encode(t) for t in (tok.tokenize(line) for line in read_lines(path)) if 0 < len(t) <= max_len]
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    torch.save(ids, cache)
+    save_ids(ids, cache)
     return ids
+
+
+def save_ids(ids: list[list[int]], cache: Path) -> None:
+    """Write the token-id cache atomically (:mod:`nmt.text.atomic`): the next run reads it as it stands, so a
+    kill mid-write must leave no half of one (a truncated cache made every later run fail to load it)."""
+    with atomic.atomic_path(cache) as tmp:
+        torch.save(ids, tmp)
+
+
+def load_ids(cache: Path) -> list[list[int]]:
+    """The token ids :func:`save_ids` wrote."""
+    return torch.load(cache, weights_only=True)
 
 
 def shortlist(seqs: list[list[int]]) -> torch.Tensor:

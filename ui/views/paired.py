@@ -146,3 +146,61 @@ def size_problem(n: int, label: str, minimum: int = MIN_SENTENCES) -> str | None
         return None
     return (f"{label} has {n} usable sentence pair{'s' if n != 1 else ''}; a paired test needs at least "
             f"{minimum}. Pick a larger split.")
+
+
+# ----------------------------------------------------------------------------------------------
+# The whole-split run: its chunks, its estimated time and what a stopped run says
+# ----------------------------------------------------------------------------------------------
+
+MEASURE_LINES = 8  # the split's first lines, translated to measure the cost before a long run starts
+CHUNK_LINES = 16  # lines translated per chunk after those (one stop point and one progress step each)
+
+
+def chunk_bounds(n: int, first: int = MEASURE_LINES, size: int = CHUNK_LINES) -> list[tuple[int, int]]:
+    """The run's chunks of ``n`` lines as ``(start, end)``: the measured first ``first`` lines, then
+    ``size`` at a time (so the measurement's translations are the run's first chunk, not done twice)."""
+    bounds = [(0, min(first, n))] if n > 0 else []
+    bounds += [(k, min(k + size, n)) for k in range(first, n, size)]
+    return bounds
+
+
+def duration_text(seconds: float) -> str:
+    """A duration in plain words, rounded as an estimate is: ``under 10 s``, ``about 40 s``, ``about 3 min``,
+    ``about 1 h 50 min``."""
+    if seconds < 10:
+        return "under 10 s"
+    if seconds < 90:
+        return f"about {round(seconds / 10) * 10} s"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"about {minutes} min"
+    hours, rest = divmod(minutes, 60)
+    return f"about {hours} h" + (f" {rest} min" if rest else "")
+
+
+def estimated_seconds(words: int, measured: Sequence[tuple[int, float]]) -> float:
+    """Seconds to translate ``words`` source words with every model, from each model's measured
+    ``(source words, seconds)`` on the split's first lines (cost grows with the words, not the lines)."""
+    return sum(words * seconds / max(1, done) for done, seconds in measured)
+
+
+def estimate_text(sentences: int, words: int, measured: Sequence[tuple[int, float]]) -> str:
+    """What the page says before a long run starts: its estimated time and what it is made of."""
+    per = " and ".join(f"{1000 * s / max(1, w):.1f} ms" for w, s in measured)
+    return (f"Estimated time: {duration_text(estimated_seconds(words, measured))} for {sentences:,} sentences "
+            f"({words:,} source words) × {len(measured)} models, measured on this server now: {per} a source word "
+            f"on the first {MEASURE_LINES} lines. **Stop** keeps what is done; Run again continues from there.")
+
+
+def time_left(words_done: int, seconds: float, words_left: int) -> float | None:
+    """Seconds left at the rate of this run so far (``None`` before anything was computed)."""
+    return None if words_done <= 0 or seconds <= 0 else words_left * seconds / words_done
+
+
+def stopped_text(done: int, total: int, minimum: int = MIN_SENTENCES) -> str:
+    """What a stopped run says: how far it got, and that Run continues (what is done is kept)."""
+    if done < minimum:
+        return (f"Stopped after {done:,} of {total:,} sentences: a paired test needs at least {minimum}. "
+                "Press Run to continue; the sentences done are kept.")
+    return (f"Stopped after {done:,} of {total:,} sentences: the comparison below covers those {done:,}. "
+            "Press Run to continue from there; the sentences done are kept.")
