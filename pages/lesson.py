@@ -24,6 +24,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from nmt.decoding.trace import DecodeTrace
     from nmt.explanation.paper_figures import FIG3A_SENTENCE
     from nmt.text.data import pad_ids
+    from ui import lesson_check_panel as K
     from ui import lesson_page as P
     from ui import lesson_room as R
     from ui import models, paper_panel, vote_panel
@@ -61,15 +62,16 @@ def current_stop() -> int:
     return room.position.stop if room is not None else L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
 
 
-def nav_bar(k: int, stop: Stop) -> None:
-    """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next."""
+def nav_bar(k: int, stop: Stop, checking: bool = False) -> None:
+    """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next (through the
+    concept check's questions while it runs, ``checking``)."""
     with st.container(horizontal=True, vertical_alignment="center", key="ls_top"):
         st.title(stop.title, anchor=False)
         st.space("stretch")
         st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=R.move, args=(-1,),
-                  disabled=k == 0)
+                  disabled=k == 0 and not checking)
         st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=R.move,
-                  args=(1,), disabled=k == len(STOPS) - 1, type="primary")
+                  args=(1,), disabled=k == len(STOPS) - 1 and not checking, type="primary")
         shown = bool(st.session_state.get(f"ls_rev_{stop.key}"))
         st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=R.reveal,
                   icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
@@ -229,10 +231,12 @@ def view_intro(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> N
 
 
 def view_wrapup(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """The three ideas and what attention is not."""
+    """The three ideas, what attention is not, and what the class learned (the concept check)."""
     with right:
         st.markdown("\n".join(f"{n}. {md(idea)}" for n, idea in enumerate(IDEAS, 1)))
         st.warning(md(NOT_ATTENTION), icon=":material/lightbulb:")
+    if (room := R.room()) is not None:
+        K.results(room, right)
 
 
 VIEWS = {"intro": view_intro, "wrapup": view_wrapup,
@@ -329,6 +333,24 @@ def sidebar(k: int, room: vote_panel.Room) -> None:
                        icon=":material/co_present:")
 
 
+def body(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, level: str) -> None:
+    """The stop itself: narration and question on the left, its view on the right, the phones' panel."""
+    left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
+    with left:
+        if stop.sentence:
+            st.markdown(f"*{md(stop.sentence)}*")
+        if stop.predict is not None and not st.session_state.get(f"ls_rev_{stop.key}"):
+            st.caption("Guess first: the explanation appears with the model's row (B).")  # it names the answer
+        else:
+            st.markdown(md(stop.narration[level]))
+    VIEWS[stop.key](stop, group, left, right)
+    with left, st.container(border=True):
+        st.markdown(f"**Question for the class.** {md(stop.question)}")
+    with left:
+        K.start_button(room, stop.key)
+    phones(room, stop, group, left, right)
+
+
 def main() -> None:
     """Build the page."""
     room = R.start()
@@ -346,21 +368,14 @@ def main() -> None:
     group = P.model_pair(stop.group)
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
-    nav_bar(k, stop)
+    checking = K.running(room, stop.key)
+    nav_bar(k, stop, checking is not None)
     if st.query_params.get(VIEW_KEY) == "presenter":
         presenter(stop)
-    left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
-    with left:
-        if stop.sentence:
-            st.markdown(f"*{md(stop.sentence)}*")
-        if stop.predict is not None and not st.session_state.get(f"ls_rev_{stop.key}"):
-            st.caption("Guess first: the explanation appears with the model's row (B).")  # it names the answer
-        else:
-            st.markdown(md(stop.narration[level]))
-    VIEWS[stop.key](stop, group, left, right)
-    with left, st.container(border=True):
-        st.markdown(f"**Question for the class.** {md(stop.question)}")
-    phones(room, stop, group, left, right)
+    if checking is not None:
+        K.panel(room, checking, voting(), st.query_params.get(VIEW_KEY) == "presenter")
+    else:
+        body(room, stop, group, level)
     sidebar(k, room)
     vote_panel.follow(room, room.version)
 
