@@ -76,6 +76,10 @@ def nav_bar(k: int, stop: Stop, checking: bool = False) -> None:
         st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=R.reveal,
                   icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
                   disabled=stop.predict is None)
+        if (link := P.stepper_link(stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))) is not None:
+            st.link_button("Stepper", link, key="ls_stepper", icon=":material/open_in_new:",
+                           help="Open this stop's sentence in the stepper, in presentation mode, in a new tab: "
+                                "try a word of your own; close that tab to come back to the lesson here.")
         st.markdown(f"**{k + 1} / {len(STOPS)}**", help=P.KEYS_NOTE)
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=R.move, args=(-1,))

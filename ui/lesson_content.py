@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ui.presets import long_sentence
+
 LEVELS: dict[str, str] = {
     "school": "For a high schooler",
     "undergrad": "For an undergraduate",
@@ -52,6 +54,7 @@ class Stop:
     predict: int | None = None  # target step i whose α row stays hidden until the class guesses
     expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)  # (step, target word, argmax source)
     group: str = GROUP  # the checkpoint group whose RNNsearch decodes the sentence (ui.models group name)
+    stepper: tuple[str, str] | None = None  # (sentence, group) the stepper opens on, for a stop without a sentence
 
 
 STOPS: tuple[Stop, ...] = (
@@ -179,6 +182,7 @@ STOPS: tuple[Stop, ...] = (
         },
         question="By how many BLEU points does the gap between RNNsearch-50 and RNNencdec-50 grow from "
                  "short to long sentences? Why would a fixed vector hurt long sentences most?",
+        stepper=(long_sentence(GROUP), GROUP),
     ),
     Stop(
         key="unknown", title="9. Unknown words", sentence=TOASTER, predict=5, group=EVERYDAY,
@@ -214,6 +218,7 @@ STOPS: tuple[Stop, ...] = (
         },
         question="At stop 9 the model looked at “toaster” when it wrote <unk>. Does that prove α explains "
                  "the word it wrote? How would you test it?",
+        stepper=(TOASTER, EVERYDAY),
     ),
 )
 

@@ -117,6 +117,21 @@ def as_read(ckpt: models.CheckpointInfo, trace: DecodeTrace, stop: Stop, reveale
     return U.shown(trace, models.load(ckpt).tgt_tok.detokenize, hold)
 
 
+def stepper_link(stop: Stop, revealed: bool) -> str | None:
+    """The stepper opened on a stop: its sentence (or, without one, the sentence it names) with the model it
+    was shown on, at the row to predict (the words before it; with it once ``revealed``) or the whole
+    translation; None when that model is missing."""
+    text, name = (stop.sentence, stop.group) if stop.sentence else (stop.stepper or (None, GROUP))
+    group = model_pair(name, warn=False)
+    if not text or group is None or group.search is None:
+        return None
+    if stop.predict is not None:
+        step = stop.predict + int(revealed)
+    else:
+        step = len(trace_of(group.search, text).steps)  # the whole translation, its end included
+    return L.stepper_link(text, group.name, step)
+
+
 # ----------------------------------------------------------------------------------------------
 # Handout and answer key
 # ----------------------------------------------------------------------------------------------

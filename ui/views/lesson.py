@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import altair as alt
 import numpy as np
@@ -20,6 +21,7 @@ import pandas as pd
 from nmt.decoding.trace import DecodeTrace
 from nmt.models.kinds import colour_of_name
 from ui.lesson_content import DEFAULT_LEVEL, LEVELS
+from ui.views import stepper_state as vs
 from ui.views.common import label_expr, source_labels
 from ui.views.heatmaps import alpha_frame
 from ui.views.length import length_rows
@@ -83,6 +85,17 @@ def verdict_text(v: Verdict) -> str:
     if v.matched:
         return f"{model} Your guess “{v.guess_word}” is right."
     return f"{model} Your guess “{v.guess_word}” got α = {v.guess_alpha:.2f}."
+
+
+STEPPER_PAGE = "./"
+"""The stepper's address relative to the Lesson's (``/lesson``): the app's first page, at the server's root."""
+
+
+def stepper_link(text: str, group: str, step: int) -> str:
+    """The stepper opened on a stop's sentence: its model group, ``step`` words written, presentation mode,
+    in the stepper's own URL keys (:func:`ui.views.stepper_state.view_to_query`), relative to the Lesson."""
+    view = vs.View(text=text, model=group, step=max(0, step), present=True)
+    return STEPPER_PAGE + "?" + urlencode(vs.view_to_query(view), doseq=True)
 
 
 def cell_size(n_src: int, width: int = 560) -> int:
