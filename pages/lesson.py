@@ -114,6 +114,8 @@ def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tup
         v = L.verdict(trace, step, guess)  # α's argmax is the energies' (the softmax keeps their order)
         text = L.energy_verdict_text(trace, step, guess) if stop.key == "energies" else L.verdict_text(v)
         (left.success if v.matched else left.info)(md(text))
+        if stop.then is not None and stop.then < len(trace.steps):  # the rest of the story (stop 7: « rouge »)
+            left.markdown(md(L.then_text(trace, stop.then)))
     return step, guess, revealed
 
 
@@ -154,7 +156,7 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
     with right:
         # its column's width, even at 150 % zoom; the legend beside the rows, so the numbers fit 720 px
         chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="right", fit=True, **colours(),
-                                     quantity="energy" if stop.key == "energies" else "alpha")
+                                     quantity="energy" if stop.key == "energies" else "alpha", through=stop.then)
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
         if revealed and stop.key in ("softmax", "context"):  # the energies stop shows its numbers in the cells

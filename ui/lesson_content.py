@@ -55,6 +55,7 @@ class Stop:
     expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)  # (step, target word, argmax source)
     group: str = GROUP  # the checkpoint group whose RNNsearch decodes the sentence (ui.models group name)
     stepper: tuple[str, str] | None = None  # (sentence, group) the stepper opens on, for a stop without a sentence
+    then: int | None = None  # a later row drawn with the revealed one, its argmax marked too (stop 7's « rouge »)
 
 
 STOPS: tuple[Stop, ...] = (
@@ -163,7 +164,7 @@ STOPS: tuple[Stop, ...] = (
                    "adjective–noun inversion (and again for « maison blanche »). Compare with phrase-based "
                    "systems, where reordering needs its own model.",
         },
-        question="After « Une », which English word does the model read to write the next word?",
+        question="After « Une », which English word does the model read to write the next word?", then=2,
         expect=((1, "voiture", "car"), (2, "rouge", "red"), (8, "maison", "house"), (9, "blanche", "white")),
     ),
     Stop(

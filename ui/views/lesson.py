@@ -98,6 +98,12 @@ def stepper_link(text: str, group: str, step: int) -> str:
     return STEPPER_PAGE + "?" + urlencode(vs.view_to_query(view), doseq=True)
 
 
+def then_text(trace: DecodeTrace, step: int) -> str:
+    """One sentence on a row drawn after the revealed one (plain text): where the model looks for it."""
+    v = verdict(trace, step, None)
+    return f"Then, for “{v.target}”, it looks at “{v.argmax_word}” (α = {v.argmax_alpha:.2f})."
+
+
 def cell_size(n_src: int, width: int = 560) -> int:
     """Pixel width of a heatmap column so ``n_src`` columns fit in about ``width`` (24 to 40 px)."""
     return max(24, min(40, width // max(n_src, 1)))
@@ -152,7 +158,8 @@ def describe(trace: DecodeTrace, last: int, hidden: bool, quantity: str = "alpha
 
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
                        cell: int | None = None, legend: str = "right", fit: bool = False,
-                       quantity: str = "alpha", palette: str = "blues", log: bool = False) -> alt.LayerChart | None:
+                       quantity: str = "alpha", palette: str = "blues", log: bool = False,
+                       through: int | None = None) -> alt.LayerChart | None:
     """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
     ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
 
@@ -160,14 +167,17 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     the container's width (cells of ``cell`` px otherwise). ``quantity="energy"`` draws the energies
     e_ij the trace recorded before the softmax instead of α, each cell with its number; ``palette`` and
     ``log`` colour α (:func:`_colour`). The chart carries its rows in words (:func:`describe`) for a
-    screen reader. ``None`` for a fixed context."""
+    screen reader. ``through``: once revealed, the rows after ``step`` up to ``through`` are drawn too, each
+    with its argmax crossed (stop 7: « voiture » jumps ahead to “car”, « rouge » comes back to “red”).
+    ``None`` for a fixed context."""
     if not trace.has_alignment:
         return None
     last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
+    end = min(max(through, last), len(trace.steps) - 1) if revealed and step is not None and through else last
     cell = cell or cell_size(len(trace.src_tokens))
-    src, tgt = source_labels(trace), [s.token for s in trace.steps[: last + 1]]
+    src, tgt = source_labels(trace), [s.token for s in trace.steps[: end + 1]]
     values = row_values(trace, quantity)
-    shown = [*values[:last], values[last] if revealed or step is None else None]
+    shown = [*values[:last], values[last] if revealed or step is None else None, *values[last + 1: end + 1]]
     cells = alpha_frame(src, tgt, shown)
     x = alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
               axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False,
@@ -185,19 +195,22 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
         layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold").encode(
             x=x, y=y, text="q:N"))
     elif step is not None:
-        layers.extend(_marks(trace, last, guess, x, y, cell))
+        layers.extend(_marks(trace, last, guess, x, y, cell, end))
     if quantity == "energy" and len(cells):  # the numbers themselves (energies have no fixed scale), over the marks
         layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK).encode(
             x=x, y=y, text=alt.Text("alpha:Q", format=".1f")))
     return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
                                          height=alt.Step(max(18, min(cell, 30))),
-                                         description=describe(trace, last, step is not None and not revealed, quantity))
+                                         description=describe(trace, end, step is not None and not revealed, quantity))
 
 
-def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int) -> list[alt.Chart]:
-    """The revealed row's marks: the model's argmax crossed in orange, the class's guess framed in red."""
+def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int,
+           end: int | None = None) -> list[alt.Chart]:
+    """The revealed row's marks: the model's argmax crossed in orange (and on each row after it up to
+    ``end``), the class's guess framed in red."""
     v = verdict(trace, last, guess)
-    marks = [{"i": last, "j": v.argmax, "what": "model's argmax"}]
+    marks = [{"i": i, "j": verdict(trace, i, None).argmax, "what": "model's argmax"}
+             for i in range(last, max(last, end or last) + 1)]
     out = [alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
                                                      size=cell * 6).encode(x=x, y=y)]
     if v.guess is not None:
