@@ -119,8 +119,8 @@ STOPS: tuple[Stop, ...] = (
                    "with the translation model; U_a h_j can be precomputed once per sentence. Energies are "
                    "unnormalised: only their differences matter.",
         },
-        question="Which English word gets the highest energy when the model is about to write « neige »? "
-                 "Click it, then reveal.",
+        question="Which English word gets the highest energy when the model is about to write « neige », and "
+                 "why that one?",
         expect=((5, "neige", "snow"),),
     ),
     Stop(

@@ -74,12 +74,13 @@ def results(name: str) -> dict[str, Any]:
     return read_results(name, path.stat().st_mtime) if path.is_file() else {}
 
 
-def fig2_charts() -> list[tuple[Any, str]]:
-    """Each Fig. 2 chart that has results, with its gaps in words (RNNsearch minus RNNencdec)."""
+def fig2_charts(height: int = 230) -> list[tuple[Any, str]]:
+    """Each Fig. 2 chart that has results (plots ``height`` px tall), with its gaps in words (RNNsearch
+    minus RNNencdec)."""
     out = []
     for name, test, title, better, worse in FIG2:
         frame = L.fig2_frame(results(name), test)
-        chart = L.fig2_chart(frame, title)
+        chart = L.fig2_chart(frame, title, height=height)
         if chart is not None:
             gaps = L.bleu_gaps(frame, better, worse)
             out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
@@ -143,15 +144,15 @@ def stop_figure(stop: Stop, group: models.ModelGroup, annotations: Annotations) 
     for the wrap-up."""
     assert group.search is not None
     if stop.key == "length":
-        charts = [c for c, _ in fig2_charts()]
+        charts = [c for c, _ in fig2_charts(height=150)]
         return alt.hconcat(*charts).resolve_scale(color="independent") if charts else None
     if stop.sentence is None:
         return None
     if stop.key == "annotations":
         h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=30)
+        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=26)
     t = trace_of(group.search, stop.sentence)
-    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False, cell=34 if stop.key == "energies" else 24,
+    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False, cell=30 if stop.key == "energies" else 22,
                                  quantity="energy" if stop.key == "energies" else "alpha")
     if stop.key == "bottleneck" and group.encdec is not None:  # beside the RNNencdec's one summary
         fixed = fixed_context_chart(trace_of(group.encdec, stop.sentence), title="RNNencdec: one fixed c",

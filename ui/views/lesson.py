@@ -341,7 +341,7 @@ def model_colours(names: Sequence[str]) -> list[str]:
     return [colour_of_name(n) for n in names]
 
 
-def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Chart | None:
+def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300, height: int = 230) -> alt.Chart | None:
     """Fig. 2 on our data: BLEU against source length bucket, one line per model."""
     if frame.empty:
         return None
@@ -355,7 +355,7 @@ def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Ch
         color=alt.Color("model:N", title=None, scale=alt.Scale(domain=names, range=model_colours(names)),
                         legend=alt.Legend(orient="top", direction="vertical")),
         tooltip=["model:N", "bucket:N", alt.Tooltip("bleu:Q", format=".1f"), alt.Tooltip("n:Q", title="sentences")],
-    ).properties(width=width, height=230, title=title, description=fig2_description(frame, title))
+    ).properties(width=width, height=height, title=title, description=fig2_description(frame, title))
 
 
 def fig2_description(frame: pd.DataFrame, title: str) -> str:
