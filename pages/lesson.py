@@ -14,6 +14,7 @@ from __future__ import annotations
 from ui import shell
 
 with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a failing import shows the boundary
+    from time import monotonic as now
     from typing import Any
 
     import numpy as np
@@ -30,7 +31,7 @@ with shell.page("Lesson", sidebar="collapsed"):  # setup and navigation first: a
     from ui import models, paper_panel, vote_panel
     from ui import widgets as W
     from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
-    from ui.lesson_teacher import TEACHER
+    from ui.lesson_teacher import TEACHER, pace, plan_words
     from ui.presets import EUROPARL
     from ui.views import lesson as L
     from ui.views.common import FONT_MAIN, md, readable
@@ -251,9 +252,9 @@ VIEWS = {"intro": view_intro, "wrapup": view_wrapup,
          "length": view_length}
 
 
-def presenter(stop: Stop) -> None:
+def presenter(stop: Stop, room: vote_panel.Room) -> None:
     """The teacher's panel (presenter view only): the answer, what to say, the model's own numbers, the
-    next stop, and the answer key."""
+    minutes planned and elapsed, the next stop, and the answer key."""
     t = TEACHER.get(stop.key)
     with st.container(border=True, key="ls_teacher"):
         st.markdown("**Presenter view**: the answers show only here, not in the projected tab "
@@ -264,6 +265,8 @@ def presenter(stop: Stop) -> None:
                 st.markdown(f"**The model.** {md(line)}")
             st.markdown(f"**Say:** {md(t.say)}")
         k = STOPS.index(stop)
+        clock = pace([s.key for s in STOPS], k, now() - room.started)
+        st.markdown(f"**Plan.** {md(plan_words(stop.key))}. {md(clock)}")
         if k + 1 < len(STOPS):
             st.caption(f"Next: {md(STOPS[k + 1].title)}")
         st.download_button("Answer key (HTML)", P.answer_key, file_name="lesson-answer-key.html", mime="text/html",
@@ -377,7 +380,7 @@ def main() -> None:
     checking = K.running(room, stop.key)
     nav_bar(k, stop, checking is not None)
     if st.query_params.get(VIEW_KEY) == "presenter":
-        presenter(stop)
+        presenter(stop, room)
     if checking is not None:
         K.panel(room, checking, voting(), st.query_params.get(VIEW_KEY) == "presenter")
     else:

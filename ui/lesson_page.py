@@ -17,7 +17,7 @@ from nmt.decoding.trace import DecodeTrace
 from ui import models
 from ui import widgets as W
 from ui.lesson_content import FIG2, GROUP, IDEAS, STOPS, Stop
-from ui.lesson_teacher import TEACHER
+from ui.lesson_teacher import TEACHER, plan_words
 from ui.views import lesson as L
 from ui.views import unknown as U
 from ui.views.common import FONT_MAIN, chart_svg, md, readable
@@ -203,4 +203,4 @@ def answer_key() -> str:
     lines = {s.key: line for s in STOPS if (line := model_line(s)) is not None}
     if gaps := [g for _, g in fig2_charts()]:
         lines["length"] = " · ".join(gaps)
-    return answer_key_html(STOPS, TEACHER, lines)
+    return answer_key_html(STOPS, TEACHER, lines, plan={s.key: plan_words(s.key) for s in STOPS})

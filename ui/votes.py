@@ -79,6 +79,7 @@ class Room:
     key: str
     max_phones: int = MAX_PHONES
     touched: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.monotonic)  # when the lesson began (the presenter's clock)
     version: int = 0  # changes whenever the position does, so a teacher's tab knows to redraw
     _position: Position = field(default_factory=Position)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

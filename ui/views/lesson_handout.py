@@ -147,15 +147,17 @@ def handout_html(stops: Sequence[Stop], figures: Mapping[str, str | None], notes
 
 
 def answer_key_html(stops: Sequence[Stop], answers: Mapping[str, Answer], model: Mapping[str, str] | None = None,
-                    title: str = TITLE + ": answer key") -> str:
-    """The teacher's answer key: each stop's question, its answer, what to say, and ``model`` (the
-    model's own numbers for the stop, from its decode trace) where given."""
-    model = model or {}
+                    title: str = TITLE + ": answer key", plan: Mapping[str, str] | None = None) -> str:
+    """The teacher's answer key: each stop's minutes and vote (``plan``), question, answer, what to say, and
+    ``model`` (the model's own numbers for the stop, from its decode trace) where given."""
+    model, plan = model or {}, plan or {}
     rows = []
     for s in stops:
         a = answers.get(s.key)
-        parts = [f'<section class="stop"><h2>{esc(s.title)}</h2>',
-                 f"<p><strong>Question.</strong> {esc(s.question)}</p>"]
+        parts = [f'<section class="stop"><h2>{esc(s.title)}</h2>']
+        if s.key in plan:
+            parts.append(f"<p><strong>Plan.</strong> {esc(plan[s.key])}</p>")
+        parts.append(f"<p><strong>Question.</strong> {esc(s.question)}</p>")
         if a is not None:
             parts.append(f"<p><strong>Answer.</strong> {esc(a.answer)}</p>")
         if s.key in model:
