@@ -64,3 +64,19 @@ def test_stop_7_revealed_marks_voiture_and_rouge() -> None:
     assert sorted(chart_marks(at)) == [(1, 2), (2, 1)]  # « voiture » → “car” (j = 2), « rouge » → “red” (j = 1)
     text = " ".join(plain(m.value) for m in at.markdown)
     assert "Then, for “rouge”, it looks at “red” (α = " in text
+
+
+def test_a_screen_reader_hears_words_not_internal_fields() -> None:
+    """Each cell's label in the SVG names its row's and column's words and its weight; the axes, which would
+    read their positions 0, 1, 2, stay silent; no label reads "j: 0; i: 0; alpha: …"."""
+    import re
+
+    from ui.views.common import chart_svg, readable
+
+    t = make_trace(ROWS[:3], tokens=["a", "b", "c"])
+    labels = re.findall(r'aria-label="([^"]*)"', chart_svg(readable(L.lesson_alpha_chart(t, 1, True, 0, through=2))))
+    assert "« a » and “s0”: α = 0.70" in labels and "« c » and “s1”: α = 0.85" in labels
+    assert "« c » reads “s1” most (the model's choice)" in labels and "your guess for « b »: “s0”" in labels
+    assert not [x for x in labels if re.search(r"\b[ij]: \d|alpha: |axis for a discrete scale", x)], labels
+    hidden = re.findall(r'aria-label="([^"]*)"', chart_svg(readable(L.lesson_alpha_chart(t, 1, False))))
+    assert "« b » and “s1”: hidden, to predict" in hidden and "?" not in hidden

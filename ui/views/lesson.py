@@ -153,7 +153,9 @@ def describe(trace: DecodeTrace, last: int, hidden: bool, quantity: str = "alpha
         j = max(range(len(row)), key=row.__getitem__)
         parts.append(f"« {s.token} » reads “{trace.src_tokens[j]}” ({name} = {row[j]:.2f})")
     kind = "Attention weights α" if quantity == "alpha" else "Energies e_ij"
-    return f"{kind} of “{trace.source}”, one row per French word written: " + "; ".join(parts) + "."
+    columns = ", ".join(f"“{w}”" for w in source_labels(trace))
+    return (f"{kind} of “{trace.source}”; columns, the English words: {columns}; one row per French word "
+            "written: " + "; ".join(parts) + ".")
 
 
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
@@ -179,25 +181,30 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     values = row_values(trace, quantity)
     shown = [*values[:last], values[last] if revealed or step is None else None, *values[last + 1: end + 1]]
     cells = alpha_frame(src, tgt, shown)
+    name = "α_ij" if quantity == "alpha" else "e_ij"
+    cells["says"] = [f"« {t} » and “{w}”: {name[0]} = {a:.2f}" for t, w, a in  # a cell in words, for a screen reader
+                     zip(cells["target"], cells["source"], cells["alpha"], strict=True)]
     x = alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
               axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False,
-                            labelFlush=False))
+                            labelFlush=False, aria=False))  # its words are in each cell's and the chart's text
     y = alt.Y("i:O", title=None, scale=alt.Scale(domain=list(range(len(tgt)))),
-              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False))  # no label off its row
-    name = "α_ij" if quantity == "alpha" else "e_ij"
+              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False,  # no label off its row
+                            aria=False))  # a screen reader would read its positions 0, 1, 2 … not its words
     tips = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
             alt.Tooltip("alpha:Q", title=name, format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(
-        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt), palette, log))]
+        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt), palette, log),
+        description="says:N")]
     if step is not None and not revealed:
-        hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src)})
-        layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y))
-        layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold").encode(
+        hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src),
+                               "says": [f"« {tgt[last]} » and “{w}”: hidden, to predict" for w in src]})
+        layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y, description="says:N"))
+        layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold", aria=False).encode(
             x=x, y=y, text="q:N"))
     elif step is not None:
         layers.extend(_marks(trace, last, guess, x, y, cell, end))
     if quantity == "energy" and len(cells):  # the numbers themselves (energies have no fixed scale), over the marks
-        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK).encode(
+        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK, aria=False).encode(
             x=x, y=y, text=alt.Text("alpha:Q", format=".1f")))
     return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
                                          height=alt.Step(max(18, min(cell, 30))),
@@ -209,13 +216,16 @@ def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y,
     """The revealed row's marks: the model's argmax crossed in orange (and on each row after it up to
     ``end``), the class's guess framed in red."""
     v = verdict(trace, last, guess)
-    marks = [{"i": i, "j": verdict(trace, i, None).argmax, "what": "model's argmax"}
+    marks = [{"i": i, "j": (w := verdict(trace, i, None)).argmax, "what": "model's argmax",
+              "says": f"« {w.target} » reads “{w.argmax_word}” most (the model's choice)"}
              for i in range(last, max(last, end or last) + 1)]
     out = [alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
-                                                     size=cell * 6).encode(x=x, y=y)]
+                                                     size=cell * 6).encode(x=x, y=y, description="says:N")]
     if v.guess is not None:
-        frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
-        out.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
+        frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess",
+                               "says": f"your guess for « {v.target} »: “{v.guess_word}”"}])
+        out.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(
+            x=x, y=y, description="says:N"))
     return out
 
 
