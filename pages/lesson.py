@@ -121,17 +121,23 @@ def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tup
 
 
 def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int) -> None:
-    """The revealed row's numbers: energies, the softmax worked through, or c_i as a weighted sum."""
+    """The revealed row's numbers: energies, the softmax worked through, or c_i as a weighted sum (at the
+    school level the mix in shares, no vectors; the norms at the PhD level only)."""
     assert stop.sentence is not None and group.search is not None
+    level = L.level_of(st.query_params.get(LEVEL_KEY))
     if stop.key in ("energies", "softmax"):
         df = L.energy_table(trace, step)
         df = df[["source word", "e_ij"]] if stop.key == "energies" else df
     else:
-        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
         alpha = trace.steps[step].alpha or []
+        if level == "school":
+            st.markdown(md(L.mix_text(trace.steps[step].token, trace.src_tokens, alpha)))
+            return
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
         df = L.context_table(trace.src_tokens, alpha, h)
-        st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
-                   f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
+        if level == "phd":
+            st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
+                       f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
     table = L.wide(df)
     st.dataframe(table, hide_index=True, row_height=30,
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:]})

@@ -80,3 +80,23 @@ def test_a_screen_reader_hears_words_not_internal_fields() -> None:
     assert not [x for x in labels if re.search(r"\b[ij]: \d|alpha: |axis for a discrete scale", x)], labels
     hidden = re.findall(r'aria-label="([^"]*)"', chart_svg(readable(L.lesson_alpha_chart(t, 1, False))))
     assert "« b » and “s1”: hidden, to predict" in hidden and "?" not in hidden
+
+
+def test_the_mix_in_school_words() -> None:
+    assert L.mix_text("chiens", ["Two", "dogs", "are", "</s>"], [0.02, 0.95, 0.01, 0.02]) == (
+        "The mix for « chiens »: 95 % of the note of “dogs”, 2 % of the note of “Two”, 2 % of the note of “</s>”, "
+        "and the rest from the other words.")
+
+
+@shipped
+@pytest.mark.parametrize(("level", "table", "norm"), [("school", False, False), ("undergrad", True, False),
+                                                      ("phd", True, True)])
+def test_stop_6_speaks_at_its_level(level: str, table: bool, norm: bool) -> None:
+    """At the school level the revealed mix is shares of “dogs”, no vectors and no ‖c_i‖; the norms only for a PhD."""
+    at = AppTest.from_file(str(ROOT / "pages" / "lesson.py"), default_timeout=120)
+    at.query_params.update({"ls_stop": "6", "ls_level": level})
+    at.run()
+    at.button(key="ls_reveal").click().run()
+    text = " ".join(plain(m.value) for m in [*at.markdown, *at.caption])
+    assert ("‖c_i‖" in text) == norm and (len(at.dataframe) > 0) == table
+    assert ("of the note of “dogs”" in text) == (level == "school")

@@ -290,6 +290,14 @@ def context_table(words: Sequence[str], alpha: Sequence[float], annotations: Any
     return pd.DataFrame(rows)
 
 
+def mix_text(target: str, words: Sequence[str], alpha: Sequence[float], top: int = 3) -> str:
+    """The context in school words: the recipe of the mix for ``target``, its ``top`` largest shares in
+    percent (plain text)."""
+    order = sorted(range(len(alpha)), key=lambda j: -alpha[j])[:top]
+    shares = ", ".join(f"{100 * alpha[j]:.0f} % of the note of “{words[j]}”" for j in order)
+    return f"The mix for « {target} »: {shares}, and the rest from the other words."
+
+
 def context_norm(alpha: Sequence[float], annotations: Any) -> float:
     """‖Σ_j α_ij h_j‖ over every dimension (to compare with the decoder's recorded ‖c_i‖)."""
     a = np.asarray(alpha, dtype=np.float64)
