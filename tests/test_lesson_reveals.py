@@ -100,3 +100,16 @@ def test_stop_6_speaks_at_its_level(level: str, table: bool, norm: bool) -> None
     text = " ".join(plain(m.value) for m in [*at.markdown, *at.caption])
     assert ("‖c_i‖" in text) == norm and (len(at.dataframe) > 0) == table
     assert ("of the note of “dogs”" in text) == (level == "school")
+
+
+def test_the_annotations_grid_reads_as_words() -> None:
+    import re
+
+    import numpy as np
+
+    from ui.views.common import chart_svg, readable
+
+    h = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])  # cos(h0, h1) = 0.6, cos(h0, h2) = 0, cos(h1, h2) = 0.8
+    labels = re.findall(r'aria-label="([^"]*)"', chart_svg(readable(L.similarity_chart(["Two", "dogs", "run"], h))))
+    assert "“Two” and “dogs”: cosine 0.60" in labels and "“dogs” and “run”: cosine 0.80" in labels
+    assert not [x for x in labels if re.search(r"\b[jk]: \d|cos: |axis for a discrete scale", x)], labels

@@ -315,17 +315,18 @@ def cosine_matrix(annotations: Any) -> np.ndarray:
 def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> alt.LayerChart:
     """The annotations' cosine similarities as a labelled heatmap (source words on both axes)."""
     sim = cosine_matrix(annotations)
-    rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2)}
+    rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2),
+             "says": f"“{words[j]}” and “{words[k]}”: cosine {sim[j, k]:.2f}"}  # a cell in words, for a screen reader
             for j in range(len(words)) for k in range(len(words))]
     df = pd.DataFrame(rows)
     x = alt.X("k:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(words),
-                                               labelOverlap=False))
-    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False))
+                                               labelOverlap=False, aria=False))  # positions, not words: silent
+    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False, aria=False))
     base = alt.Chart(df).encode(x=x, y=y)
     rect = base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
                                                    legend=alt.Legend(title="cos(h_j, h_k)")),
-                                   tooltip=["a:N", "b:N", "cos:Q"])
-    text = base.mark_text(fontSize=14).encode(
+                                   tooltip=["a:N", "b:N", "cos:Q"], description="says:N")
+    text = base.mark_text(fontSize=14, aria=False).encode(
         text=alt.Text("cos:Q", format=".1f"),
         color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
     near = []
