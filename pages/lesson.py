@@ -15,6 +15,7 @@ from ui import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
+from time import monotonic as now
 from typing import Any
 
 import numpy as np
@@ -25,12 +26,13 @@ from nmt.decoding.search import prepare_source
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.paper_figures import FIG3A_SENTENCE
 from nmt.text.data import pad_ids
+from ui import lesson_check_panel as K
 from ui import lesson_page as P
 from ui import lesson_room as R
 from ui import models, paper_panel, vote_panel
 from ui import widgets as W
 from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
-from ui.lesson_teacher import TEACHER
+from ui.lesson_teacher import TEACHER, pace, plan_words
 from ui.presets import EUROPARL
 from ui.views import lesson as L
 from ui.views.common import FONT_MAIN, md, readable
@@ -62,19 +64,24 @@ def current_stop() -> int:
     return room.position.stop if room is not None else L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
 
 
-def nav_bar(k: int, stop: Stop) -> None:
-    """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next."""
+def nav_bar(k: int, stop: Stop, checking: bool = False) -> None:
+    """Back, position, next and reveal; PageUp/PageDown are hidden twins of back and next (through the
+    concept check's questions while it runs, ``checking``)."""
     with st.container(horizontal=True, vertical_alignment="center", key="ls_top"):
         st.title(stop.title, anchor=False)
         st.space("stretch")
         st.button("Back", key="ls_back", icon=":material/arrow_back:", shortcut="Left", on_click=R.move, args=(-1,),
-                  disabled=k == 0)
+                  disabled=k == 0 and not checking)
         st.button("Next", key="ls_next", icon=":material/arrow_forward:", shortcut="Right", on_click=R.move,
-                  args=(1,), disabled=k == len(STOPS) - 1, type="primary")
+                  args=(1,), disabled=k == len(STOPS) - 1 and not checking, type="primary")
         shown = bool(st.session_state.get(f"ls_rev_{stop.key}"))
         st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=R.reveal,
                   icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
                   disabled=stop.predict is None)
+        if (link := P.stepper_link(stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))) is not None:
+            st.link_button("Stepper", link, key="ls_stepper", icon=":material/open_in_new:",
+                           help="Open this stop's sentence in the stepper, in presentation mode, in a new tab: "
+                                "try a word of your own; close that tab to come back to the lesson here.")
         st.markdown(f"**{k + 1} / {len(STOPS)}**", help=P.KEYS_NOTE)
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=R.move, args=(-1,))
@@ -109,21 +116,29 @@ def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tup
         v = L.verdict(trace, step, guess)  # α's argmax is the energies' (the softmax keeps their order)
         text = L.energy_verdict_text(trace, step, guess) if stop.key == "energies" else L.verdict_text(v)
         (left.success if v.matched else left.info)(md(text))
+        if stop.then is not None and stop.then < len(trace.steps):  # the rest of the story (stop 7: « rouge »)
+            left.markdown(md(L.then_text(trace, stop.then)))
     return step, guess, revealed
 
 
 def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int) -> None:
-    """The revealed row's numbers: energies, the softmax worked through, or c_i as a weighted sum."""
+    """The revealed row's numbers: energies, the softmax worked through, or c_i as a weighted sum (at the
+    school level the mix in shares, no vectors; the norms at the PhD level only)."""
     assert stop.sentence is not None and group.search is not None
+    level = L.level_of(st.query_params.get(LEVEL_KEY))
     if stop.key in ("energies", "softmax"):
         df = L.energy_table(trace, step)
         df = df[["source word", "e_ij"]] if stop.key == "energies" else df
     else:
-        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
         alpha = trace.steps[step].alpha or []
+        if level == "school":
+            st.markdown(md(L.mix_text(trace.steps[step].token, trace.src_tokens, alpha)))
+            return
+        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
         df = L.context_table(trace.src_tokens, alpha, h)
-        st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
-                   f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
+        if level == "phd":
+            st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
+                       f"the decoder's own ‖c_i‖: {trace.steps[step].context_norm:.4f}.")
     table = L.wide(df)
     st.dataframe(table, hide_index=True, row_height=30,
                  column_config={c: st.column_config.NumberColumn(format="%.2f") for c in table.columns[1:]})
@@ -149,7 +164,7 @@ def view_predict(stop: Stop, group: models.ModelGroup, left: Any, right: Any) ->
     with right:
         # its column's width, even at 150 % zoom; the legend beside the rows, so the numbers fit 720 px
         chart = L.lesson_alpha_chart(t, step, revealed, guess, legend="right", fit=True, **colours(),
-                                     quantity="energy" if stop.key == "energies" else "alpha")
+                                     quantity="energy" if stop.key == "energies" else "alpha", through=stop.then)
         if chart is not None:
             W.show_chart(chart, size=FONT_MAIN, fit=True)
         if revealed and stop.key in ("softmax", "context"):  # the energies stop shows its numbers in the cells
@@ -230,10 +245,12 @@ def view_intro(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> N
 
 
 def view_wrapup(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """The three ideas and what attention is not."""
+    """The three ideas, what attention is not, and what the class learned (the concept check)."""
     with right:
         st.markdown("\n".join(f"{n}. {md(idea)}" for n, idea in enumerate(IDEAS, 1)))
         st.warning(md(NOT_ATTENTION), icon=":material/lightbulb:")
+    if (room := R.room()) is not None:
+        K.results(room, right)
 
 
 VIEWS = {"intro": view_intro, "wrapup": view_wrapup,
@@ -242,9 +259,9 @@ VIEWS = {"intro": view_intro, "wrapup": view_wrapup,
          "length": view_length}
 
 
-def presenter(stop: Stop) -> None:
+def presenter(stop: Stop, room: vote_panel.Room) -> None:
     """The teacher's panel (presenter view only): the answer, what to say, the model's own numbers, the
-    next stop, and the answer key."""
+    minutes planned and elapsed, the next stop, and the answer key."""
     t = TEACHER.get(stop.key)
     with st.container(border=True, key="ls_teacher"):
         st.markdown("**Presenter view**: the answers show only here, not in the projected tab "
@@ -255,6 +272,8 @@ def presenter(stop: Stop) -> None:
                 st.markdown(f"**The model.** {md(line)}")
             st.markdown(f"**Say:** {md(t.say)}")
         k = STOPS.index(stop)
+        clock = pace([s.key for s in STOPS], k, now() - room.started)
+        st.markdown(f"**Plan.** {md(plan_words(stop.key))}. {md(clock)}")
         if k + 1 < len(STOPS):
             st.caption(f"Next: {md(STOPS[k + 1].title)}")
         st.download_button("Answer key (HTML)", P.answer_key, file_name="lesson-answer-key.html", mime="text/html",
@@ -330,6 +349,24 @@ def sidebar(k: int, room: vote_panel.Room) -> None:
                        icon=":material/co_present:")
 
 
+def body(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, level: str) -> None:
+    """The stop itself: narration and question on the left, its view on the right, the phones' panel."""
+    left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
+    with left:
+        if stop.sentence:
+            st.markdown(f"*{md(stop.sentence)}*")
+        if stop.predict is not None and not st.session_state.get(f"ls_rev_{stop.key}"):
+            st.caption("Guess first: the explanation appears with the model's row (B).")  # it names the answer
+        else:
+            st.markdown(md(stop.narration[level]))
+    VIEWS[stop.key](stop, group, left, right)
+    with left, st.container(border=True):
+        st.markdown(f"**Question for the class.** {md(stop.question)}")
+    with left:
+        K.start_button(room, stop.key)
+    phones(room, stop, group, left, right)
+
+
 def main() -> None:
     """Build the page."""
     room = R.start()
@@ -347,21 +384,14 @@ def main() -> None:
     group = P.model_pair(stop.group)
     if group is None or group.search is None or W.load_lm(group.search) is None:
         return
-    nav_bar(k, stop)
+    checking = K.running(room, stop.key)
+    nav_bar(k, stop, checking is not None)
     if st.query_params.get(VIEW_KEY) == "presenter":
-        presenter(stop)
-    left, right = st.columns([1, 2] if stop.key == "bottleneck" else [2, 3], gap="medium")
-    with left:
-        if stop.sentence:
-            st.markdown(f"*{md(stop.sentence)}*")
-        if stop.predict is not None and not st.session_state.get(f"ls_rev_{stop.key}"):
-            st.caption("Guess first: the explanation appears with the model's row (B).")  # it names the answer
-        else:
-            st.markdown(md(stop.narration[level]))
-    VIEWS[stop.key](stop, group, left, right)
-    with left, st.container(border=True):
-        st.markdown(f"**Question for the class.** {md(stop.question)}")
-    phones(room, stop, group, left, right)
+        presenter(stop, room)
+    if checking is not None:
+        K.panel(room, checking, voting(), st.query_params.get(VIEW_KEY) == "presenter")
+    else:
+        body(room, stop, group, level)
     sidebar(k, room)
     vote_panel.follow(room, room.version)
 

@@ -119,6 +119,9 @@ def test_why_this_word_explains_a_step_with_a_small_completeness_gap() -> None:
     click(at, "why_run")
     said = " ".join(plain(m.value) for m in at.markdown) + " ".join(plain(c.value) for c in at.caption)
     assert f"« {step.token} » over « {alt.value} »" in said
+    (first,) = [plain(m.value) for m in at.markdown if "The model prefers" in m.value]  # plain words first …
+    assert "nats" not in first and first.startswith("**The model prefers")
+    assert "with an all-zero source" in said  # … and the part no source word carries, with the numbers
     gap = float(re.search(r"completeness gap ([0-9.]+) nats", said).group(1))
     assert gap < 0.05
     words = at.dataframe[0].value

@@ -1,11 +1,13 @@
 """The Lesson page in Chromium against the worker's server on the shipped checkpoints, driven as a presenter's
 clicker would: → / PageDown move to the next stop and the URL follows, ← / PageUp go back, B (and ".") after a
 click on a source word reveals the hidden α row with the guess marked, and after a click on a guess, the level
-switch or a toggle the arrows still move between stops; the handout prints on at most three A4 pages.
+switch or a toggle the arrows still move between stops; the handout prints on at most three A4 pages, its
+smallest chart label at 8 pt or more in Chromium's PDF.
 Screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from pathlib import Path
@@ -14,6 +16,7 @@ import pytest
 
 from tests.browser_waits import quiet, settle
 from tests.chromium import ARTIFACTS, new_page, sync_api
+from tests.pdf_sizes import text_sizes
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "checkpoints"
@@ -22,6 +25,23 @@ WAIT = 180_000  # ms: a shared, loaded machine; the first decode of a stop loads
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 if not (CHECKPOINTS / "m30k-en-fr-rnnsearch.pt").exists():
     pytest.skip("the lesson needs the shipped Multi30k pair", allow_module_level=True)
+
+
+# an SVG 400 px wide with 12 px text, shown 200 px wide: its text prints at 12 × 0.5 × 0.75 = 4.5 pt
+_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="400" height="40"><text x="5" y="30" '
+        'font-family="sans-serif" font-size="12px">tiny</text></svg>')
+CALIBRATION = ('<!DOCTYPE html><html><body style="margin:0"><img style="width:200px" src="data:image/svg+xml;base64,'
+               + base64.b64encode(_SVG.encode()).decode() + '"></body></html>')
+
+
+def printed_pdf(page: object, document: str) -> bytes:
+    """``document`` (HTML) printed to an A4 PDF by Chromium in a page of its own."""
+    printed = page.context.browser.new_page()
+    try:
+        printed.set_content(document)
+        return printed.pdf(format="A4", print_background=True)
+    finally:
+        printed.close()
 
 
 def at_stop(page: object, n: int, title: str) -> None:
@@ -119,7 +139,8 @@ def dot_reveals_and_the_level_switch_gives_the_keys_back(page: object, app_url: 
 def test_handout_prints_on_three_a4_pages_without_answers_and_the_key_apart(shipped_app_url: str,
                                                                             browser: object) -> None:
     """The handout: every stop, every figure but the wrap-up's, no narration and no answer, and printed
-    to PDF by Chromium on at most 3 A4 pages; the answer key comes from the presenter view."""
+    to PDF by Chromium on at most 3 A4 pages with no text under 8 pt (the measure checked on a page of
+    known size); the answer key comes from the presenter view."""
     from ui.lesson_content import STOPS
     from ui.lesson_teacher import TEACHER
 
@@ -134,7 +155,7 @@ def test_handout_prints_on_three_a4_pages_without_answers_and_the_key_apart(ship
         path = ARTIFACTS / "lesson-handout.html"
         download.value.save_as(str(path))
         text = path.read_text(encoding="utf-8")
-        assert text.count('<section class="stop">') == len(STOPS) == 10
+        assert len(re.findall(r'<section class="stop[^"]*">', text)) == len(STOPS) == 10
         assert text.count('src="data:image/svg+xml;base64,') == len(STOPS) - 1  # the wrap-up has no figure
         assert not [s.key for s in STOPS for t in s.narration.values() if html.escape(t) in text]
         assert not [k for k, t in TEACHER.items() if html.escape(t.answer) in text]
@@ -146,6 +167,10 @@ def test_handout_prints_on_three_a4_pages_without_answers_and_the_key_apart(ship
         printed.close()
         pages = len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
         assert 1 <= pages <= 3, pages
+        smallest = min(text_sizes(pdf))  # every chart label, as printed: ≥ 8 pt
+        assert smallest[0] >= 8.0, smallest
+        calibration = printed_pdf(page, CALIBRATION)  # the measure itself: 12 px text shrunk to half, 4.5 pt
+        assert [round(pt, 2) for pt, text, _ in text_sizes(calibration) if text == "tiny"] == [4.5]
 
         page.goto(f"{shipped_app_url}/lesson?ls_stop=7&ls_view=presenter")
         at_stop(page, 7, "Reordering")

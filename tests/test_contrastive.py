@@ -82,14 +82,48 @@ def _contrast(ig: list[float], delta: float = 2.0) -> Contrast:
 
 
 def test_the_verdict_names_words_only_when_they_carry_the_contrast() -> None:
+    # Σ IG = 2.2 of a 2.0-nat contrast: −0.20 nats are there with the all-zero source
     assert verdict(_contrast([0.1, 1.5, 0.6, 0.0])) == (
-        "« rouge » over « bleu » by 2.00 nats, mostly because of “red” (+1.50) and “car” (+0.60); "
-        "75% of the readout's difference came through c_i.")
-    assert verdict(_contrast([0.3, 0.2, 0.4, 0.1])) == (
-        "« rouge » over « bleu » by 2.00 nats: no single source word carries it (the scores are spread).")
+        "« rouge » over « bleu » by 2.00 nats, mostly because of “red” (+1.50) and “car” (+0.60); -0.20 of the "
+        "2.00 nats are there with an all-zero source (no source word carries them); 75% of the readout's "
+        "difference came through c_i.")
+    assert verdict(_contrast([0.3, 0.2, 0.4, 0.1])) == (  # Σ IG = 1.0: the other 1.0 is the baseline's
+        "« rouge » over « bleu » by 2.00 nats: no single source word carries it (the scores are spread); +1.00 of "
+        "the 2.00 nats are there with an all-zero source (no source word carries them).")
     forced = _contrast([0.1, -1.5, 0.2, 0.0], delta=-2.0)  # a forced word the model found less likely
     assert verdict(forced) == ("The model preferred « bleu » to the forced « rouge » by 2.00 nats, mostly because "
-                               "of “red” (-1.50); 75% of the readout's difference came through c_i.")
+                               "of “red” (-1.50); +0.80 of the 2.00 nats are there with an all-zero source (no "
+                               "source word carries them); 75% of the readout's difference came through c_i.")
+
+
+def test_a_contrast_within_the_completeness_gap_names_no_word() -> None:
+    """A 0.0067-nat near tie whose IG scores sum to 0.04 (0.0333 nats at the all-zero source, 0.01 missed by
+    IG): no source word is the reason, however large one word's score."""
+    from nmt.explanation.contrastive import baseline_part, within_gap
+
+    tie = _contrast([0.02, -0.01, 0.03, 0.0], delta=0.0067)
+    assert baseline_part(tie) == pytest.approx(0.0067 - 0.04) and within_gap(tie)
+    assert verdict(tie) == ("« rouge » over « bleu » by 0.01 nats: no source word is the reason; -0.03 nats of it "
+                            "are there with an all-zero source (which no source word carries) and integrated "
+                            "gradients miss 0.010.")
+    assert not within_gap(_contrast([0.1, 1.5, 0.6, 0.0]))
+
+
+def test_the_plain_verdict_is_one_sentence_without_numbers() -> None:
+    from nmt.explanation.contrastive import plain_verdict
+
+    assert plain_verdict(_contrast([0.1, 1.5, 0.6, 0.0])) == (
+        "The model prefers « rouge » to « bleu » mostly because of the English words “red” and “car”.")
+    assert plain_verdict(_contrast([0.5, 0.4, 0.45, 0.45])) == (  # Σ 1.8, none over 0.5 nats
+        "The model prefers « rouge » to « bleu », and no single English word makes the difference: many words "
+        "push a little.")
+    # « orange » over « oranges »: 4.03 of 5.61 nats already there with an all-zero source (issue 51)
+    orange = _contrast([1.2, 0.3, 0.08, 0.0], delta=5.61)
+    assert orange.delta - sum(orange.ig) == pytest.approx(4.03)
+    assert plain_verdict(orange) == ("The model prefers « rouge » to « bleu » mostly for a reason that is not any "
+                                     "English word: it leans that way even when it is given no English sentence at "
+                                     "all.")
+    assert plain_verdict(_contrast([0.02, -0.01, 0.03, 0.0], delta=0.0067)).endswith("no English sentence at all.")
 
 
 def test_the_views_tables_in_source_order_and_percent() -> None:

@@ -152,8 +152,8 @@ def test_answers_show_in_the_presenter_view_only(n: int) -> None:
 def test_each_heatmap_carries_its_rows_in_words_for_a_screen_reader() -> None:
     t = energetic()  # α rows: s0 0.7 · s1 0.8 · </s> 0.6
     hidden = L.lesson_alpha_chart(t, 1, revealed=False).to_dict()["description"]
-    assert hidden == ("Attention weights α of “s0 s1”, one row per French word written: « a » reads “s0” "
-                      "(α = 0.70); « b »: hidden, to predict.")
+    assert hidden == ("Attention weights α of “s0 s1”; columns, the English words: “s0”, “s1”, “</s>”; one row "
+                      "per French word written: « a » reads “s0” (α = 0.70); « b »: hidden, to predict.")
     shown = L.lesson_alpha_chart(t, 2, revealed=True, quantity="energy").to_dict()["description"]
     assert shown.startswith("Energies e_ij of") and "« c » reads “</s>” (energy e = 2.50)." in shown
 

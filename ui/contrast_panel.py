@@ -14,7 +14,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from nmt.explanation.contrastive import Contrast, contrast, verdict
+from nmt.explanation.contrastive import Contrast, contrast, plain_verdict, verdict
 from nmt.models.checkpoint import LoadedModel
 from nmt.text.vocab import SPECIALS
 from ui import heavy
@@ -80,11 +80,23 @@ def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, context:
 
 
 def show(c: Contrast) -> None:
-    """The verdict, the source words' scores beside α, the readout's shares and the downloads."""
-    if cv.converged(c):
-        st.markdown(f"**{md(verdict(c))}**")
-    else:  # scores that do not add up to the difference: no verdict drawn from them
+    """The verdict in plain words, and one click away its numbers: the source words' scores beside α, the
+    part no source word carries, the readout's shares; the downloads."""
+    if not cv.converged(c):  # scores that do not add up to the difference: no verdict drawn from them
         st.warning(md(cv.not_converged_note(c)))
+    else:
+        st.markdown(f"**{md(plain_verdict(c))}**")
+    with st.expander("The numbers", expanded=False):
+        numbers(c)
+    stem = W.safe_stem(f"why-{c.chosen}-not-{c.alternative}")
+    W.downloads([W.Download("CSV", cv.csv_of(c), f"{stem}.csv", "text/csv"),
+                 W.Download("JSON", cv.json_of(c), f"{stem}.json", "application/json")], key=f"why_dl_{c.step}")
+
+
+def numbers(c: Contrast) -> None:
+    """The verdict with its numbers, the summary line, the source words' table and the readout's shares."""
+    if cv.converged(c):
+        st.markdown(md(verdict(c)))
     st.caption(md(cv.summary_line(c)) + ". Positive scores push toward « " + md(c.chosen) + " », negative toward « "
                + md(c.alternative) + " »; α is where the step looked, which need not be what decided.")
     st.dataframe(cv.source_frame(c), hide_index=True, width="stretch", column_config={
@@ -96,6 +108,3 @@ def show(c: Contrast) -> None:
     st.dataframe(cv.shares_frame(c), hide_index=True, width="stretch", column_config={
         "logit difference": st.column_config.NumberColumn(format="%+.3f"),
         "share %": st.column_config.ProgressColumn(format="%.0f%%", min_value=0.0, max_value=100.0)})
-    stem = W.safe_stem(f"why-{c.chosen}-not-{c.alternative}")
-    W.downloads([W.Download("CSV", cv.csv_of(c), f"{stem}.csv", "text/csv"),
-                 W.Download("JSON", cv.json_of(c), f"{stem}.json", "application/json")], key=f"why_dl_{c.step}")

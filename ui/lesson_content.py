@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ui.presets import long_sentence
+
 LEVELS: dict[str, str] = {
     "school": "For a high schooler",
     "undergrad": "For an undergraduate",
@@ -52,6 +54,8 @@ class Stop:
     predict: int | None = None  # target step i whose α row stays hidden until the class guesses
     expect: tuple[tuple[int, str, str], ...] = field(default_factory=tuple)  # (step, target word, argmax source)
     group: str = GROUP  # the checkpoint group whose RNNsearch decodes the sentence (ui.models group name)
+    stepper: tuple[str, str] | None = None  # (sentence, group) the stepper opens on, for a stop without a sentence
+    then: int | None = None  # a later row drawn with the revealed one, its argmax marked too (stop 7's « rouge »)
 
 
 STOPS: tuple[Stop, ...] = (
@@ -115,8 +119,8 @@ STOPS: tuple[Stop, ...] = (
                    "with the translation model; U_a h_j can be precomputed once per sentence. Energies are "
                    "unnormalised: only their differences matter.",
         },
-        question="Which English word gets the highest energy when the model is about to write « neige »? "
-                 "Click it, then reveal.",
+        question="Which English word gets the highest energy when the model is about to write « neige », and "
+                 "why that one?",
         expect=((5, "neige", "snow"),),
     ),
     Stop(
@@ -160,7 +164,7 @@ STOPS: tuple[Stop, ...] = (
                    "adjective–noun inversion (and again for « maison blanche »). Compare with phrase-based "
                    "systems, where reordering needs its own model.",
         },
-        question="After « Une », which English word does the model read to write the next word?",
+        question="After « Une », which English word does the model read to write the next word?", then=2,
         expect=((1, "voiture", "car"), (2, "rouge", "red"), (8, "maison", "house"), (9, "blanche", "white")),
     ),
     Stop(
@@ -179,6 +183,7 @@ STOPS: tuple[Stop, ...] = (
         },
         question="By how many BLEU points does the gap between RNNsearch-50 and RNNencdec-50 grow from "
                  "short to long sentences? Why would a fixed vector hurt long sentences most?",
+        stepper=(long_sentence(GROUP), GROUP),
     ),
     Stop(
         key="unknown", title="9. Unknown words", sentence=TOASTER, predict=5, group=EVERYDAY,
@@ -214,6 +219,7 @@ STOPS: tuple[Stop, ...] = (
         },
         question="At stop 9 the model looked at “toaster” when it wrote <unk>. Does that prove α explains "
                  "the word it wrote? How would you test it?",
+        stepper=(TOASTER, EVERYDAY),
     ),
 )
 

@@ -17,7 +17,7 @@ from nmt.decoding.trace import DecodeTrace
 from ui import models
 from ui import widgets as W
 from ui.lesson_content import FIG2, GROUP, IDEAS, STOPS, Stop
-from ui.lesson_teacher import TEACHER
+from ui.lesson_teacher import TEACHER, plan_words
 from ui.views import lesson as L
 from ui.views import unknown as U
 from ui.views.common import FONT_MAIN, chart_svg, md, readable
@@ -74,12 +74,13 @@ def results(name: str) -> dict[str, Any]:
     return read_results(name, path.stat().st_mtime) if path.is_file() else {}
 
 
-def fig2_charts() -> list[tuple[Any, str]]:
-    """Each Fig. 2 chart that has results, with its gaps in words (RNNsearch minus RNNencdec)."""
+def fig2_charts(height: int = 230) -> list[tuple[Any, str]]:
+    """Each Fig. 2 chart that has results (plots ``height`` px tall), with its gaps in words (RNNsearch
+    minus RNNencdec)."""
     out = []
     for name, test, title, better, worse in FIG2:
         frame = L.fig2_frame(results(name), test)
-        chart = L.fig2_chart(frame, title)
+        chart = L.fig2_chart(frame, title, height=height)
         if chart is not None:
             gaps = L.bleu_gaps(frame, better, worse)
             out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
@@ -117,6 +118,21 @@ def as_read(ckpt: models.CheckpointInfo, trace: DecodeTrace, stop: Stop, reveale
     return U.shown(trace, models.load(ckpt).tgt_tok.detokenize, hold)
 
 
+def stepper_link(stop: Stop, revealed: bool) -> str | None:
+    """The stepper opened on a stop: its sentence (or, without one, the sentence it names) with the model it
+    was shown on, at the row to predict (the words before it; with it once ``revealed``) or the whole
+    translation; None when that model is missing."""
+    text, name = (stop.sentence, stop.group) if stop.sentence else (stop.stepper or (None, GROUP))
+    group = model_pair(name, warn=False)
+    if not text or group is None or group.search is None:
+        return None
+    if stop.predict is not None:
+        step = stop.predict + int(revealed)
+    else:
+        step = len(trace_of(group.search, text).steps)  # the whole translation, its end included
+    return L.stepper_link(text, group.name, step)
+
+
 # ----------------------------------------------------------------------------------------------
 # Handout and answer key
 # ----------------------------------------------------------------------------------------------
@@ -128,15 +144,15 @@ def stop_figure(stop: Stop, group: models.ModelGroup, annotations: Annotations) 
     for the wrap-up."""
     assert group.search is not None
     if stop.key == "length":
-        charts = [c for c, _ in fig2_charts()]
+        charts = [c for c, _ in fig2_charts(height=150)]
         return alt.hconcat(*charts).resolve_scale(color="independent") if charts else None
     if stop.sentence is None:
         return None
     if stop.key == "annotations":
         h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=30)
+        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=26)
     t = trace_of(group.search, stop.sentence)
-    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False, cell=34 if stop.key == "energies" else 24,
+    chart = L.lesson_alpha_chart(t, stop.predict, revealed=False, cell=30 if stop.key == "energies" else 22,
                                  quantity="energy" if stop.key == "energies" else "alpha")
     if stop.key == "bottleneck" and group.encdec is not None:  # beside the RNNencdec's one summary
         fixed = fixed_context_chart(trace_of(group.encdec, stop.sentence), title="RNNencdec: one fixed c",
@@ -187,4 +203,4 @@ def answer_key() -> str:
     lines = {s.key: line for s in STOPS if (line := model_line(s)) is not None}
     if gaps := [g for _, g in fig2_charts()]:
         lines["length"] = " · ".join(gaps)
-    return answer_key_html(STOPS, TEACHER, lines)
+    return answer_key_html(STOPS, TEACHER, lines, plan={s.key: plan_words(s.key) for s in STOPS})

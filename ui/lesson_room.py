@@ -12,6 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import vote_panel
+from ui.lesson_check import CHECK
 from ui.lesson_content import LEVELS, STOPS
 from ui.views import lesson as L
 from ui.votes import Room
@@ -59,9 +60,18 @@ def sync(r: Room) -> None:
 
 
 def move(delta: int) -> None:
-    """Move ``delta`` stops (clamped to the lesson), for every tab of the room."""
-    if (r := room()) is not None:
-        r.move(stop=min(len(STOPS) - 1, max(0, r.position.stop + delta)))
+    """Move ``delta`` stops (clamped to the lesson), for every tab of the room; while the concept check
+    runs, ``delta`` questions instead, and past its first or last question back to the stop."""
+    if (r := room()) is None:
+        return
+    p = r.position
+    if p.check:
+        item = p.item + delta
+        r.move(**({"item": item} if 0 <= item < len(CHECK) else {"check": "", "item": 0}))
+        if not 0 <= item < len(CHECK):
+            r.close()
+        return
+    r.move(stop=min(len(STOPS) - 1, max(0, p.stop + delta)))
 
 
 def set_level() -> None:

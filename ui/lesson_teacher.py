@@ -58,3 +58,46 @@ TEACHER: dict[str, Teacher] = {
         say="Three ideas: the bottleneck, attention as a soft search, alignment learnt for free; and a warning."),
 }
 """Each stop's answer and what to say, by stop key (every stop of :data:`ui.lesson_content.STOPS`)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A stop's minutes in a 45-minute lesson, and whether the class votes on it (a phone vote with its
+    discussion and re-vote takes about 4 of them)."""
+
+    minutes: int
+    vote: str = ""  # what the class votes on here, "" for none
+
+
+PLAN: dict[str, Plan] = {
+    "intro": Plan(7, "the concept check before the lesson (4 questions)"),
+    "bottleneck": Plan(4),
+    "annotations": Plan(3),
+    "energies": Plan(5, "the highest energy"),
+    "softmax": Plan(4),
+    "context": Plan(3),
+    "reorder": Plan(5, "the word « voiture » reads"),
+    "length": Plan(4),
+    "unknown": Plan(4, "the word <unk> reads"),
+    "wrapup": Plan(6, "the concept check after the lesson (4 questions)"),
+}
+"""Each stop's minutes (45 in all) and what to vote on: the two sittings of the concept check and three
+predictions; the other stops' questions go to a show of hands."""
+LESSON_MINUTES = 45
+
+
+def plan_words(key: str) -> str:
+    """A stop's plan in words: "5 min · vote: the highest energy" (plain text)."""
+    p = PLAN[key]
+    return f"{p.minutes} min · " + (f"vote: {p.vote}" if p.vote else "no vote (hands up)")
+
+
+def pace(keys: list[str], k: int, elapsed_s: float) -> str:
+    """The time against the plan at stop ``k`` (0-based in ``keys``, the stops in order): the minutes
+    elapsed, the minutes planned by the end of this stop, and how far ahead or behind (plain text)."""
+    planned = sum(PLAN[key].minutes for key in keys[: k + 1])
+    minutes, seconds = divmod(int(max(0.0, elapsed_s)), 60)
+    gap = planned - (elapsed_s / 60)
+    where = "on time" if abs(gap) < 1 else f"{abs(gap):.0f} min {'ahead' if gap > 0 else 'behind'}"
+    return (f"Elapsed {minutes}:{seconds:02d} of {LESSON_MINUTES} min; the plan reaches the end of this stop at "
+            f"{planned} min ({where}).")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 MAX_PHONES = 200
@@ -60,12 +60,15 @@ class Ballot:
 
 @dataclass
 class Position:
-    """Where the lesson is, shared by the teacher's tabs: 0-based stop, level, revealed stops, voting."""
+    """Where the lesson is, shared by the teacher's tabs: 0-based stop, level, revealed stops, voting, and
+    the concept check's sitting (``"pre"``, ``"post"``; ``""`` when it is not running) and question."""
 
     stop: int = 0
     level: str = "school"
     revealed: frozenset[str] = frozenset()
     voting: bool = False
+    check: str = ""
+    item: int = 0
 
 
 @dataclass
@@ -76,12 +79,14 @@ class Room:
     key: str
     max_phones: int = MAX_PHONES
     touched: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=time.monotonic)  # when the lesson began (the presenter's clock)
     version: int = 0  # changes whenever the position does, so a teacher's tab knows to redraw
     _position: Position = field(default_factory=Position)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _ballots: dict[str, Ballot] = field(default_factory=dict)
     _open: str | None = None  # the stop whose ballot takes votes now
     _serial: int = 0
+    _hands: dict[str, tuple[int, int]] = field(default_factory=dict)  # ballot key → (right, answered) by hand
 
     # -- the teacher's side ---------------------------------------------------------------------
 
@@ -90,12 +95,13 @@ class Room:
         """The lesson's shared position."""
         return self._position
 
-    def move(self, stop: int | None = None, level: str | None = None, voting: bool | None = None) -> None:
+    def move(self, stop: int | None = None, level: str | None = None, voting: bool | None = None,
+             check: str | None = None, item: int | None = None) -> None:
         """Change the shared position (``None``: leave that part as it is)."""
         with self._lock:
             p = self._position
-            new = Position(p.stop if stop is None else stop, p.level if level is None else level,
-                           p.revealed, p.voting if voting is None else voting)
+            given = {"stop": stop, "level": level, "voting": voting, "check": check, "item": item}
+            new = replace(p, **{k: v for k, v in given.items() if v is not None})
             if new != p:
                 self._position, self.version = new, self.version + 1
 
@@ -105,7 +111,7 @@ class Room:
             p = self._position
             revealed = p.revealed | {stop} if shown else p.revealed - {stop}
             if revealed != p.revealed:
-                self._position = Position(p.stop, p.level, frozenset(revealed), p.voting)
+                self._position = replace(p, revealed=frozenset(revealed))
                 self.version += 1
             if shown and stop in self._ballots:
                 self._ballots[stop].closed = True
@@ -146,6 +152,16 @@ class Room:
     def ballot(self, stop: str) -> Ballot | None:
         """``stop``'s ballot (its question, votes and state), or None before it was asked."""
         return self._ballots.get(stop)
+
+    def count_hands(self, key: str, right: int, answered: int) -> None:
+        """The teacher's count of hands for a question asked without phones (right ≤ answered, both ≥ 0)."""
+        answered = max(0, min(int(answered), self.max_phones))
+        with self._lock:
+            self._hands[key] = (max(0, min(int(right), answered)), answered)
+
+    def hands(self, key: str) -> tuple[int, int] | None:
+        """The hands counted for a question (right, answered), or None."""
+        return self._hands.get(key)
 
     # -- the phones' side -----------------------------------------------------------------------
 

@@ -103,20 +103,62 @@ def readout_shares(model: Any, run: Any, step: int, chosen: int, alternative: in
             abs(float(delta.sum())))
 
 
-def verdict(c: Contrast, top: int = 2) -> str:
-    """One line in plain words: the words that pushed most toward the preferred word (the written one, or
-    the alternative where a forced word was less likely), or only the ranking when no word stands out
-    (none with an IG score over a quarter of the contrast)."""
+def baseline_part(c: Contrast) -> float:
+    """The part of the contrast already there with the all-zero (baseline) source: F(X') = F(X) − Σ_j IG_j
+    (to within the completeness gap). No source word carries it: integrated gradients share out only
+    F(X) − F(X')."""
+    return c.delta - float(sum(c.ig[: len(c.src_tokens)]))
+
+
+def _strong(c: Contrast, top: int) -> tuple[float, list[int], np.ndarray]:
+    """The preferred direction (+1: the written word), the source words that pushed most toward it (an IG
+    score over a quarter of the contrast, at most ``top``), and the scores in that direction."""
     sign = 1.0 if c.delta >= 0 else -1.0
-    win, lose = (c.chosen, c.alternative) if sign > 0 else (c.alternative, c.chosen)
     scores = sign * np.asarray(c.ig[: len(c.src_tokens)])
     order = [int(j) for j in np.argsort(-scores, kind="stable")]
-    strong = [j for j in order[:top] if scores[j] > 0.25 * max(abs(c.delta), 1e-9)]
+    return sign, [j for j in order[:top] if scores[j] > 0.25 * max(abs(c.delta), 1e-9)], scores
+
+
+def within_gap(c: Contrast) -> bool:
+    """Whether the contrast is no larger than what no source word carries (the baseline's part and IG's
+    own completeness gap): then no source word is the reason."""
+    return abs(c.delta) <= abs(baseline_part(c)) + c.ig_gap
+
+
+def verdict(c: Contrast, top: int = 2) -> str:
+    """One line with the numbers: the words that pushed most toward the preferred word (the written one, or
+    the alternative where a forced word was less likely), the part no source word carries (the contrast
+    with an all-zero source), or only the ranking when no word stands out (none with an IG score over a
+    quarter of the contrast); no word is named when the contrast is within that part (:func:`within_gap`)."""
+    sign, strong, scores = _strong(c, top)
+    win, lose = (c.chosen, c.alternative) if sign > 0 else (c.alternative, c.chosen)
     head = f"« {win} » over « {lose} » by {abs(c.delta):.2f} nats"
     if sign < 0:
         head = f"The model preferred « {win} » to the forced « {lose} » by {abs(c.delta):.2f} nats"
+    base = sign * baseline_part(c)
+    if within_gap(c):
+        return (f"{head}: no source word is the reason; {base:+.2f} nats of it are there with an all-zero source "
+                f"(which no source word carries) and integrated gradients miss {c.ig_gap:.3f}.")
+    tail = (f"; {base:+.2f} of the {abs(c.delta):.2f} nats are there with an all-zero source (no source word "
+            "carries them)")
     if not strong:
-        return head + ": no single source word carries it (the scores are spread)."
+        return head + ": no single source word carries it (the scores are spread)" + tail + "."
     words = " and ".join(f"“{c.src_tokens[j]}” ({sign * scores[j]:+.2f})" for j in strong)
     through = c.shares.get("context", 0.0) / max(sum(abs(v) for v in c.shares.values()), 1e-9)
-    return f"{head}, mostly because of {words}; {abs(through):.0%} of the readout's difference came through c_i."
+    return f"{head}, mostly because of {words}{tail}; {abs(through):.0%} of the readout's difference came through c_i."
+
+
+def plain_verdict(c: Contrast) -> str:
+    """The verdict in one sentence a student can repeat (no nats, no symbols): the English word(s) that
+    made the difference, or that the English words are not the reason."""
+    sign, strong, _ = _strong(c, 2)
+    win, lose = (c.chosen, c.alternative) if sign > 0 else (c.alternative, c.chosen)
+    choice = f"The model prefers « {win} » to « {lose} »"
+    base = sign * baseline_part(c)
+    if within_gap(c) or base >= 0.5 * abs(c.delta):
+        return (f"{choice} mostly for a reason that is not any English word: it leans that way even when it is "
+                "given no English sentence at all.")
+    if not strong:
+        return f"{choice}, and no single English word makes the difference: many words push a little."
+    words = " and ".join(f"“{c.src_tokens[j]}”" for j in strong)
+    return f"{choice} mostly because of the English word{'s' if len(strong) > 1 else ''} {words}."

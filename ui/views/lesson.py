@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import altair as alt
 import numpy as np
@@ -20,6 +21,7 @@ import pandas as pd
 from nmt.decoding.trace import DecodeTrace
 from nmt.models.kinds import colour_of_name
 from ui.lesson_content import DEFAULT_LEVEL, LEVELS
+from ui.views import stepper_state as vs
 from ui.views.common import label_expr, source_labels
 from ui.views.heatmaps import alpha_frame
 from ui.views.length import length_rows
@@ -85,6 +87,23 @@ def verdict_text(v: Verdict) -> str:
     return f"{model} Your guess “{v.guess_word}” got α = {v.guess_alpha:.2f}."
 
 
+STEPPER_PAGE = "./"
+"""The stepper's address relative to the Lesson's (``/lesson``): the app's first page, at the server's root."""
+
+
+def stepper_link(text: str, group: str, step: int) -> str:
+    """The stepper opened on a stop's sentence: its model group, ``step`` words written, presentation mode,
+    in the stepper's own URL keys (:func:`ui.views.stepper_state.view_to_query`), relative to the Lesson."""
+    view = vs.View(text=text, model=group, step=max(0, step), present=True)
+    return STEPPER_PAGE + "?" + urlencode(vs.view_to_query(view), doseq=True)
+
+
+def then_text(trace: DecodeTrace, step: int) -> str:
+    """One sentence on a row drawn after the revealed one (plain text): where the model looks for it."""
+    v = verdict(trace, step, None)
+    return f"Then, for “{v.target}”, it looks at “{v.argmax_word}” (α = {v.argmax_alpha:.2f})."
+
+
 def cell_size(n_src: int, width: int = 560) -> int:
     """Pixel width of a heatmap column so ``n_src`` columns fit in about ``width`` (24 to 40 px)."""
     return max(24, min(40, width // max(n_src, 1)))
@@ -134,12 +153,15 @@ def describe(trace: DecodeTrace, last: int, hidden: bool, quantity: str = "alpha
         j = max(range(len(row)), key=row.__getitem__)
         parts.append(f"« {s.token} » reads “{trace.src_tokens[j]}” ({name} = {row[j]:.2f})")
     kind = "Attention weights α" if quantity == "alpha" else "Energies e_ij"
-    return f"{kind} of “{trace.source}”, one row per French word written: " + "; ".join(parts) + "."
+    columns = ", ".join(f"“{w}”" for w in source_labels(trace))
+    return (f"{kind} of “{trace.source}”; columns, the English words: {columns}; one row per French word "
+            "written: " + "; ".join(parts) + ".")
 
 
 def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, guess: int | None = None,
                        cell: int | None = None, legend: str = "right", fit: bool = False,
-                       quantity: str = "alpha", palette: str = "blues", log: bool = False) -> alt.LayerChart | None:
+                       quantity: str = "alpha", palette: str = "blues", log: bool = False,
+                       through: int | None = None) -> alt.LayerChart | None:
     """The α heatmap up to ``step``: rows before it, and row ``step`` hidden ("?") or, once
     ``revealed``, drawn with the guess framed in red and the argmax crossed in orange.
 
@@ -147,49 +169,63 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
     the container's width (cells of ``cell`` px otherwise). ``quantity="energy"`` draws the energies
     e_ij the trace recorded before the softmax instead of α, each cell with its number; ``palette`` and
     ``log`` colour α (:func:`_colour`). The chart carries its rows in words (:func:`describe`) for a
-    screen reader. ``None`` for a fixed context."""
+    screen reader. ``through``: once revealed, the rows after ``step`` up to ``through`` are drawn too, each
+    with its argmax crossed (stop 7: « voiture » jumps ahead to “car”, « rouge » comes back to “red”).
+    ``None`` for a fixed context."""
     if not trace.has_alignment:
         return None
     last = len(trace.steps) - 1 if step is None else min(step, len(trace.steps) - 1)
+    end = min(max(through, last), len(trace.steps) - 1) if revealed and step is not None and through else last
     cell = cell or cell_size(len(trace.src_tokens))
-    src, tgt = source_labels(trace), [s.token for s in trace.steps[: last + 1]]
+    src, tgt = source_labels(trace), [s.token for s in trace.steps[: end + 1]]
     values = row_values(trace, quantity)
-    shown = [*values[:last], values[last] if revealed or step is None else None]
+    shown = [*values[:last], values[last] if revealed or step is None else None, *values[last + 1: end + 1]]
     cells = alpha_frame(src, tgt, shown)
+    name = "α_ij" if quantity == "alpha" else "e_ij"
+    cells["says"] = [f"« {t} » and “{w}”: {name[0]} = {a:.2f}" for t, w, a in  # a cell in words, for a screen reader
+                     zip(cells["target"], cells["source"], cells["alpha"], strict=True)]
     x = alt.X("j:O", title=None, scale=alt.Scale(domain=list(range(len(src)))),
               axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(src), labelOverlap=False,
-                            labelFlush=False))
+                            labelFlush=False, aria=False))  # its words are in each cell's and the chart's text
     y = alt.Y("i:O", title=None, scale=alt.Scale(domain=list(range(len(tgt)))),
-              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False))  # no label off its row
-    name = "α_ij" if quantity == "alpha" else "e_ij"
+              axis=alt.Axis(labelExpr=label_expr(tgt), labelOverlap=False, labelFlush=False,  # no label off its row
+                            aria=False))  # a screen reader would read its positions 0, 1, 2 … not its words
     tips = [alt.Tooltip("target:N", title="target word"), alt.Tooltip("source:N", title="source word"),
             alt.Tooltip("alpha:Q", title=name, format=".3f")]
     layers: list[alt.Chart] = [alt.Chart(cells).mark_rect().encode(
-        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt), palette, log))]
+        x=x, y=y, tooltip=tips, color=_colour(quantity, cells, legend, len(tgt), palette, log),
+        description="says:N")]
     if step is not None and not revealed:
-        hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src)})
-        layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y))
-        layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold").encode(
+        hidden = pd.DataFrame({"i": [last] * len(src), "j": list(range(len(src))), "q": ["?"] * len(src),
+                               "says": [f"« {tgt[last]} » and “{w}”: hidden, to predict" for w in src]})
+        layers.append(alt.Chart(hidden).mark_rect(color=HIDDEN).encode(x=x, y=y, description="says:N"))
+        layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold", aria=False).encode(
             x=x, y=y, text="q:N"))
     elif step is not None:
-        layers.extend(_marks(trace, last, guess, x, y, cell))
+        layers.extend(_marks(trace, last, guess, x, y, cell, end))
     if quantity == "energy" and len(cells):  # the numbers themselves (energies have no fixed scale), over the marks
-        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK).encode(
+        layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK, aria=False).encode(
             x=x, y=y, text=alt.Text("alpha:Q", format=".1f")))
     return alt.layer(*layers).properties(width="container" if fit else alt.Step(cell),
                                          height=alt.Step(max(18, min(cell, 30))),
-                                         description=describe(trace, last, step is not None and not revealed, quantity))
+                                         description=describe(trace, end, step is not None and not revealed, quantity))
 
 
-def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int) -> list[alt.Chart]:
-    """The revealed row's marks: the model's argmax crossed in orange, the class's guess framed in red."""
+def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int,
+           end: int | None = None) -> list[alt.Chart]:
+    """The revealed row's marks: the model's argmax crossed in orange (and on each row after it up to
+    ``end``), the class's guess framed in red."""
     v = verdict(trace, last, guess)
-    marks = [{"i": last, "j": v.argmax, "what": "model's argmax"}]
+    marks = [{"i": i, "j": (w := verdict(trace, i, None)).argmax, "what": "model's argmax",
+              "says": f"« {w.target} » reads “{w.argmax_word}” most (the model's choice)"}
+             for i in range(last, max(last, end or last) + 1)]
     out = [alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
-                                                     size=cell * 6).encode(x=x, y=y)]
+                                                     size=cell * 6).encode(x=x, y=y, description="says:N")]
     if v.guess is not None:
-        frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess"}])
-        out.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(x=x, y=y))
+        frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess",
+                               "says": f"your guess for « {v.target} »: “{v.guess_word}”"}])
+        out.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(
+            x=x, y=y, description="says:N"))
     return out
 
 
@@ -254,6 +290,14 @@ def context_table(words: Sequence[str], alpha: Sequence[float], annotations: Any
     return pd.DataFrame(rows)
 
 
+def mix_text(target: str, words: Sequence[str], alpha: Sequence[float], top: int = 3) -> str:
+    """The context in school words: the recipe of the mix for ``target``, its ``top`` largest shares in
+    percent (plain text)."""
+    order = sorted(range(len(alpha)), key=lambda j: -alpha[j])[:top]
+    shares = ", ".join(f"{100 * alpha[j]:.0f} % of the note of “{words[j]}”" for j in order)
+    return f"The mix for « {target} »: {shares}, and the rest from the other words."
+
+
 def context_norm(alpha: Sequence[float], annotations: Any) -> float:
     """‖Σ_j α_ij h_j‖ over every dimension (to compare with the decoder's recorded ‖c_i‖)."""
     a = np.asarray(alpha, dtype=np.float64)
@@ -271,17 +315,18 @@ def cosine_matrix(annotations: Any) -> np.ndarray:
 def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> alt.LayerChart:
     """The annotations' cosine similarities as a labelled heatmap (source words on both axes)."""
     sim = cosine_matrix(annotations)
-    rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2)}
+    rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2),
+             "says": f"“{words[j]}” and “{words[k]}”: cosine {sim[j, k]:.2f}"}  # a cell in words, for a screen reader
             for j in range(len(words)) for k in range(len(words))]
     df = pd.DataFrame(rows)
     x = alt.X("k:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(words),
-                                               labelOverlap=False))
-    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False))
+                                               labelOverlap=False, aria=False))  # positions, not words: silent
+    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False, aria=False))
     base = alt.Chart(df).encode(x=x, y=y)
     rect = base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
                                                    legend=alt.Legend(title="cos(h_j, h_k)")),
-                                   tooltip=["a:N", "b:N", "cos:Q"])
-    text = base.mark_text(fontSize=14).encode(
+                                   tooltip=["a:N", "b:N", "cos:Q"], description="says:N")
+    text = base.mark_text(fontSize=14, aria=False).encode(
         text=alt.Text("cos:Q", format=".1f"),
         color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
     near = []
@@ -315,7 +360,7 @@ def model_colours(names: Sequence[str]) -> list[str]:
     return [colour_of_name(n) for n in names]
 
 
-def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Chart | None:
+def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300, height: int = 230) -> alt.Chart | None:
     """Fig. 2 on our data: BLEU against source length bucket, one line per model."""
     if frame.empty:
         return None
@@ -329,7 +374,7 @@ def fig2_chart(frame: pd.DataFrame, title: str = "", width: int = 300) -> alt.Ch
         color=alt.Color("model:N", title=None, scale=alt.Scale(domain=names, range=model_colours(names)),
                         legend=alt.Legend(orient="top", direction="vertical")),
         tooltip=["model:N", "bucket:N", alt.Tooltip("bleu:Q", format=".1f"), alt.Tooltip("n:Q", title="sentences")],
-    ).properties(width=width, height=230, title=title, description=fig2_description(frame, title))
+    ).properties(width=width, height=height, title=title, description=fig2_description(frame, title))
 
 
 def fig2_description(frame: pd.DataFrame, title: str) -> str:
