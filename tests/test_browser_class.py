@@ -97,7 +97,7 @@ def test_the_class_server_answers_its_names_only_and_a_phone_waits(server: int, 
     assert address == f"http://{NAME}:{port}/vote?room={room}"  # an address this server answers to
     # ≥ 28 px once the page's style applies (CI measured 12 px once, before it had): wait, failing if it never does
     sync_api.expect(code).to_have_css("font-size", re.compile(r"^(2[89]|[3-9]\d|\d{3,})(\.\d+)?px$"), timeout=WAIT)
-    assert projector.locator('[data-testid="stImage"] img').count() >= 1  # its QR code
+    sync_api.expect(projector.locator('[data-testid="stImage"] img').first).to_be_visible(timeout=WAIT)  # its QR
     projector.screenshot(path=str(ARTIFACTS / "class-projector-stop1.png"))
     ctx = chromium.new_context(**PHONE)
     phone = ctx.new_page()

@@ -170,7 +170,7 @@ def test_every_writer_seals() -> None:
     saved += [("train.py", ln.strip()) for ln in (ROOT / "train.py").read_text().splitlines() if "torch.save(" in ln]
     assert saved == [("nmt/models/checkpoint.py", "torch.save(seal.sealed(obj), tmp)  # a checkpoint of ours gets its "
                       "seal (nmt.models.seal); other dicts as given"),
-                     ("nmt/training/lm_training.py", "torch.save(ids, cache)")]
+                     ("nmt/training/lm_training.py", "torch.save(ids, tmp)")]  # written atomically (nmt.text.atomic)
 
 
 def test_atomic_save_seals_a_checkpoint_and_nothing_else(tmp_path: Path) -> None:
