@@ -6,7 +6,9 @@ files (one to three tests each, a minute or more apiece) last, and the run ended
 long browser file while the other sat idle. This plugin turns that sort off and orders the files by
 their seconds instead, longest first (the longest-processing-time rule of scheduling): each file's
 setup + call seconds as recorded in :data:`RECORD` on a clean-clone run, or, for a file not recorded
-yet, its number of tests times its tier's seconds per test (:data:`PER_TEST`). Tests keep their order
+yet, its number of tests times its tier's seconds per test (:data:`PER_TEST`). A file holding a ``solo`` test
+(tests/solo.py) goes last: a solo test waits for the other worker's running test to end, which early in the
+run is a minute-long browser test; at the end the other worker has nothing long left. Tests keep their order
 within a file; nothing is deselected.
 
 ``python -m tests.file_order JUNIT_XML`` rewrites :data:`RECORD` from a run's JUnit XML report
@@ -54,7 +56,13 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after deselection: the files as they will run
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     seconds = file_seconds(items, recorded())
-    items.sort(key=lambda item: -seconds[item.nodeid.split("::", 1)[0]])  # stable: a file's tests keep their order
+    solo = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("solo") is not None}
+
+    def rank(item: pytest.Item) -> tuple[bool, float]:
+        name = item.nodeid.split("::", 1)[0]
+        return name in solo, -seconds[name]
+
+    items.sort(key=rank)  # stable: a file's tests keep their order
 
 
 def from_junit(xml_path: Path) -> dict[str, float]:

@@ -186,6 +186,7 @@ def log(request):
 """,
     **{f"test_many{k}": "".join(f"def test_quick{i}():\n    pass\n\n" for i in range(6)) for k in range(4)},
     "test_web": "import pytest\n\n@pytest.mark.browser\ndef test_page():\n    pass\n",
+    "test_alone": "import pytest\n\n@pytest.mark.solo\n@pytest.mark.browser\ndef test_kill():\n    pass\n",
 }
 
 
@@ -193,16 +194,17 @@ def test_the_heaviest_file_starts_first_on_two_workers(pytester: pytest.Pytester
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """tests/file_order.py: a one-test browser file (30 s estimated) against four files of six unit tests
     (1.2 s each): it starts first on one of the two workers, where pytest-xdist's own order (files by
-    number of tests) would have started it last."""
+    number of tests) would have started it last; a file with a solo test, as heavy, starts last."""
     pytester.makepyfile(**ORDER_SUITE)
     log = pytester.path / "order.txt"
     monkeypatch.setenv("ORDER_LOG", str(log))
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     res = pytester.runpytest_subprocess("-p", "tests.file_order", "-n", "2", "--dist", "loadfile", "-m", "",
                                         "-W", "ignore::pytest.PytestUnknownMarkWarning")
-    res.assert_outcomes(passed=25)
+    res.assert_outcomes(passed=26)
     started = log.read_text().splitlines()
     assert "test_web.py::test_page" in started[:2], started
+    assert started.index("test_alone.py::test_kill") >= len(started) - 4, started  # among the last (its file was)
 
 
 def test_file_seconds_from_a_junit_report(tmp_path: Path) -> None:
