@@ -5,7 +5,8 @@ Luong et al. (2015) attend after the recurrent step, with a dot / general / conc
 score, over the whole sentence (global) or a window of 2D+1 words around a position p_t (local),
 and may feed the attentional vector back in (input feeding). This page puts the models side by
 side on one sentence: the translation, α (with the local window outlined), the log-probability of
-a reference and sentence BLEU. Controls are bound to URL query parameters (``cmp_*``).
+a reference and sentence BLEU. Controls are bound to URL query parameters (``cmp_*``; with
+``cmp_app_rules`` imported models decode by this app's search rules instead of their toolkit's).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import streamlit as st
 
 from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace
-from ui import models, user_models
+from ui import models, search_rules, user_models
 from ui import typed as T
 from ui import widgets as W
 from ui.presets import PRESETS
@@ -115,9 +116,8 @@ def main() -> None:
                             help="Attention models in the checkpoint folder, named by what they are "
                                  "(up to six side by side).")
     chosen = [c for c in chosen if c in found] or labels[:1]
-    for label in chosen:  # an imported model decodes by its toolkit's search rules (nmt.decoding.toolkit)
-        if note := models.search_note(found[label]):
-            st.caption(md(f"{label}: {note}"))
+    # an imported model decodes by its toolkit's search rules (nmt.decoding.toolkit) unless switched to this app's
+    search_rules.toggle_each({label: found[label] for label in chosen}, "cmp_app_rules", st)
     text = st.text_area(models.source_label(found[chosen[0]]), DEFAULT_TEXT, key="cmp_text", bind=BIND,
                         max_chars=MAX_SOURCE_CHARS, height=80,
                         on_change=T.on_typed("cmp_models", "cmp_text", [DEFAULT_TEXT], with_typed_pair(found)))

@@ -7,7 +7,8 @@ re-scores a chosen checkpoint on a held-out split of the configured data folders
 with a progress bar; results are shared by every session of the server) and adds its curve to the
 top chart and its row to Table 1.
 
-Every control is bound to a URL query parameter (``lq_*``); the button is not.
+Every control is bound to a URL query parameter (``lq_*``; ``lq_app_rules``: an imported model is scored by this
+app's search rules instead of its toolkit's); the button is not.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import streamlit as st
 from nmt.text.corpora import Split, by_label
 from nmt.text.data import read_parallel
 from nmt.tools.experiment import score_test_set
-from ui import heavy, models, user_models
+from ui import heavy, models, search_rules, user_models
 from ui import widgets as W
 from ui.views.common import csv_text, md
 from ui.views.length import (
@@ -44,18 +45,21 @@ from ui.views.length import (
 BIND = W.BIND
 LIMITS = (0, 500, 1000, 3003)  # sentences scored by Recompute (0 = the whole split)
 PREFERRED = ("multi30k/test_2016_flickr", "europarl-v7-fr-en/test2000q4")
+APP_RULES = "this app's search rules"  # an imported model's recomputed line when the switch chose this app's rules
 ss = st.session_state
 
 
-def recompute(ck: models.CheckpointInfo, split: Split, limit: int, beam: int, bar: Any) -> dict[str, Any]:
+def recompute(ck: models.CheckpointInfo, split: Split, limit: int, beam: int, bar: Any,
+              toolkit_rules: bool = True) -> dict[str, Any]:
     """Scores of one checkpoint on one split, computed once per server and settings (progress on ``bar``):
-    one run at a time (a second visitor waits for its result), in one of the server's heavy-job slots."""
-    key = (str(ck.path), ck.mtime, str(split.directory), split.name, limit, beam)
+    one run at a time (a second visitor waits for its result), in one of the server's heavy-job slots. An imported
+    model decodes by its toolkit's search rules unless ``toolkit_rules`` is False."""
+    key = (str(ck.path), ck.mtime, str(split.directory), split.name, limit, beam, toolkit_rules)
 
     def compute() -> dict[str, Any]:
         lm = models.load(ck)
         src, ref = read_parallel(split.directory, split.name, lm.src_tok.lang, lm.tgt_tok.lang, limit or None)
-        return score_test_set(lm, src, ref, beam=beam, n_bootstrap=200,
+        return score_test_set(lm, src, ref, beam=beam, n_bootstrap=200, toolkit_rules=toolkit_rules,
                               progress=lambda f: bar.progress(f, text=f"Translating {split.label}… {f:.0%}"))
 
     return heavy.memo(W.shared_store("recomputed_scores"), heavy.FLIGHT, key,
@@ -135,8 +139,8 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
     ck_name = c1.selectbox("Checkpoint", ck_names, index=start, key="lq_ckpt", bind=BIND,
                            format_func=user_models.labeller(groups))
     ck = ckpts.get(ck_name or "", next(iter(ckpts.values())))
-    if note := models.search_note(ck):  # an imported model is scored as its toolkit decodes
-        c1.caption(md(note))
+    search_rules.toggle(ck, "lq_app_rules", c1)  # an imported model: scored by its toolkit's rules, or this app's
+    toolkit = search_rules.toolkit_rules(ck)
     lm = W.load_lm(ck)
     if lm is None:
         return
@@ -156,7 +160,7 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
         return
     bar = st.progress(0.0, text="Loading…")
     try:
-        res = recompute(ck, split, int(limit or 0), int(beam or 1), bar)
+        res = recompute(ck, split, int(limit or 0), int(beam or 1), bar, toolkit)
     except (OSError, ValueError) as e:
         bar.empty()
         st.error(f"Could not score {md(ck.name)} on {md(split.label)}: {md(str(e))}")
@@ -164,16 +168,17 @@ def recompute_section(names: list[str], all_results: dict[str, Any], recomputed:
     bar.empty()
     tests = {t for n in names for t in length_rows(all_results[n])["test"]}
     test = results_test_name(split.label, split.name, tests)
-    model = f"{ck.path.stem} (recomputed)"
+    model = f"{ck.path.stem}{'' if toolkit else ', ' + APP_RULES} (recomputed)"  # only an imported model switches
     one = {"models": {model: {"tests": {test: res}}}}
     rows = length_rows(one)
-    recomputed[f"{ck.name}|{split.label}|{limit}|{beam}"] = {
+    recomputed[f"{ck.name}|{split.label}|{limit}|{beam}|{toolkit}"] = {
         "test": test, "rows": rows, "table1": table1_frame(one, test, origin="recomputed on this server")}
     ss["lq_test"], ss["lq_dec"] = test, rows["decoding"].iloc[0] if len(rows) else None  # show it at the top
     no_unk = res["no_unk"]
     no_unk_text = (f"no UNK {no_unk['score']:.2f} over {res['no_unk_sentences']} sentences" if no_unk
                    else "no sentence is free of unknown words, so there is no no-UNK score")
-    st.success(f"{md(ck.name)} on {md(split.label)}: BLEU {res['all']['score']:.2f} ± "
+    rules = "" if toolkit else f" ({APP_RULES})"
+    st.success(f"{md(ck.name)}{rules} on {md(split.label)}: BLEU {res['all']['score']:.2f} ± "
                f"{res['all'].get('ci95', 0):.2f} ({no_unk_text}). Its curve and its Table 1 row are above, "
                f"under the test set {md(test)}.")
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from nmt.models import checkpoint
 from nmt.tools.importers import joeynmt, onmt
@@ -99,13 +100,56 @@ def test_the_stepper_beam_is_joeynmts() -> None:
         assert (at.session_state["_beam"][1].translation == want) is same
 
 
-def test_the_comparison_page_says_whose_rules_decode_an_imported_model() -> None:
-    at = open_page("compare_attention.py", cmp_text="a")
+WOMAN = 7  # short.en's « woman »: JoeyNMT's greedy limit, int(1.5 × 2 ids) = 3, stops it at « une femme en »
+
+
+def _comparison(text: str, **url: str) -> tuple[AppTest, list[str]]:
+    """The comparison page opened on ``text`` (and ``url``) with the JoeyNMT model alone: the page and its captions."""
+    at = open_page("compare_attention.py", cmp_text=text, **url)
     box = at.multiselect(key="cmp_models")
     box.set_value([o for o in box.options if o.endswith("joey-en-fr.pt")]).run()
     assert not at.exception and not at.error
-    assert any("joey-en-fr.pt: Decodes as joeynmt 2.3 does: at most int(1.5 × source ids" in plain(c.value)
-               for c in at.caption)
+    return at, [plain(c.value) for c in at.caption]
+
+
+def test_the_comparison_page_decodes_by_the_toolkits_rules_and_switches() -> None:
+    """« woman » on the comparison page: the JoeyNMT model's translation is JoeyNMT's own greedy output (its length
+    limit); with the switch clicked, or ``cmp_app_rules=true`` in the URL, this app's limit lets it run on."""
+    text, want = _lines("short.en")[WOMAN], _lines("joeynmt/joeynmt.short.greedy")[WOMAN]
+    assert (text, want) == ("woman", "une femme en")
+    at, captions = _comparison(text)
+    assert at.dataframe[0].value["translation"].tolist() == [want] and not at.toggle(key="cmp_app_rules").value
+    assert any("joey-en-fr.pt: Decodes as joeynmt 2.3 does: at most int(1.5 × source ids" in c for c in captions)
+    assert at.toggle(key="cmp_app_rules").proto.query_param_key == "cmp_app_rules"  # Streamlit writes it to the URL
+    at.toggle(key="cmp_app_rules").set_value(True).run()  # the switch, clicked
+    app = at.dataframe[0].value["translation"].tolist()
+    assert app[0].startswith(want + " ")
+    assert any(plain(c.value).endswith("joey-en-fr.pt: Decodes by this app's search rules.") for c in at.caption)
+    at, captions = _comparison(text, cmp_app_rules="true")  # a shared link with the switch on
+    assert at.toggle(key="cmp_app_rules").value and at.dataframe[0].value["translation"].tolist() == app
+
+
+def test_the_length_page_scores_by_the_toolkits_rules_and_switches(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Recompute on a test set whose references are JoeyNMT's own greedy output of its 30 short sources: scored by
+    JoeyNMT's rules (the default) every line equals its reference, BLEU 100.00; with ``lq_app_rules=true`` in the
+    URL this app's longer translations score less, and the line says whose rules. The switch is bound to the URL."""
+    (tmp_path / "short").mkdir()
+    (tmp_path / "short" / "test.en").write_text("\n".join(_lines("short.en")[:30]) + "\n", encoding="utf-8")
+    (tmp_path / "short" / "test.fr").write_text("\n".join(_lines("joeynmt/joeynmt.short.greedy")[:30]) + "\n",
+                                                encoding="utf-8")
+    monkeypatch.setenv("RNNSEARCH_DATA", str(tmp_path))
+    for url, same in (({}, True), ({"lq_app_rules": "true"}, False)):
+        at = open_page("length_quality.py", lq_ckpt="joey-en-fr.pt", lq_rtest="short/test", **url)
+        assert at.toggle(key="lq_app_rules").value is not same
+        at.button(key="lq_go").click().run()
+        assert not at.exception and not at.error
+        done = plain(at.success[0].value)
+        assert done.startswith("joey-en-fr.pt on short/test: BLEU 100.00 " if same else
+                               "joey-en-fr.pt (this app's search rules) on short/test: BLEU "), done
+        assert ("BLEU 100.00" in done) is same
+    at = open_page("length_quality.py", lq_ckpt="joey-en-fr.pt", lq_rtest="short/test")
+    assert at.toggle(key="lq_app_rules").proto.query_param_key == "lq_app_rules"  # Streamlit writes it to the URL
 
 
 def test_the_paired_comparison_offers_the_switch_for_an_imported_model() -> None:

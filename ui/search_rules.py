@@ -3,12 +3,14 @@
 A model imported from JoeyNMT or OpenNMT-py carries its toolkit's search rules (:mod:`nmt.decoding.toolkit`);
 every page decodes it by them unless the reader switches to this app's rules. Under a model picker
 :func:`toggle` shows the one-line note saying which rules decode it and the switch (bound to the URL, so a
-shared link keeps it); :func:`toolkit_rules` is what the page's decoding jobs then ask
-(:func:`ui.widgets.job_for`). This app's own models show neither and have no toolkit rules to follow.
+shared link keeps it; :func:`toggle_each` the same for a picker of several models, one switch for all);
+:func:`toolkit_rules` is what the page's decoding jobs then ask (:func:`ui.widgets.job_for`).
+This app's own models show neither and have no toolkit rules to follow.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import streamlit as st
@@ -31,6 +33,18 @@ def rules(ckpt: models.CheckpointInfo) -> SearchRules | None:
         return None
 
 
+def _switch(key: str, box: Any) -> bool:
+    """The switch to this app's rules under a picker (``box``), bound to the URL as ``key``: True when on."""
+    return bool(box.toggle(SWITCH, key=key, bind="query-params",
+                           help="Decode this imported model by this app's length limit and beam instead of its "
+                                "toolkit's (python -m nmt translate --app-rules does the same)."))
+
+
+def _remember(ckpt: models.CheckpointInfo, app: bool) -> None:
+    """Record for this session's decoding jobs whether ``ckpt`` decodes by this app's rules (``app``)."""
+    st.session_state.setdefault(_CHOICES, {})[str(ckpt.path)] = app
+
+
 def toggle(ckpt: models.CheckpointInfo, key: str, box: Any) -> SearchRules | None:
     """Under a picker (``box``): for an imported model, the note saying which rules decode it and the switch to
     this app's rules (widget ``key``, in the URL). The rules the page decodes ``ckpt`` by: its toolkit's, or None
@@ -38,17 +52,35 @@ def toggle(ckpt: models.CheckpointInfo, key: str, box: Any) -> SearchRules | Non
     found = rules(ckpt)
     if found is None:
         return None
-    app = bool(box.toggle(SWITCH, key=key, bind="query-params",
-                          help="Decode this imported model by this app's length limit and beam instead of its "
-                               "toolkit's (python -m nmt translate --app-rules does the same)."))
+    app = _switch(key, box)
     box.caption(APP_NOTE if app else md(models.search_note(ckpt)))
-    st.session_state.setdefault(_CHOICES, {})[str(ckpt.path)] = app
+    _remember(ckpt, app)
     return None if app else found
+
+
+def toggle_each(chosen: Mapping[str, models.CheckpointInfo], key: str, box: Any) -> None:
+    """Under a picker of several models (``chosen``, by label): when any is imported, one switch to this app's
+    rules for all of them (widget ``key``, in the URL) and a note per imported model saying which rules decode it."""
+    imported = {label: c for label, c in chosen.items() if rules(c) is not None}
+    if not imported:
+        return
+    app = _switch(key, box)
+    for label, ckpt in imported.items():
+        box.caption(md(f"{label}: ") + (APP_NOTE if app else md(models.search_note(ckpt))))
+        _remember(ckpt, app)
 
 
 def toolkit_rules(ckpt: models.CheckpointInfo) -> bool:
     """Whether this session decodes ``ckpt`` by its toolkit's rules (True unless a picker's switch said not)."""
     return not st.session_state.get(_CHOICES, {}).get(str(ckpt.path), False)
+
+
+def note(ckpt: models.CheckpointInfo) -> str:
+    """For a page with no switch of its own (the lesson): the line saying which rules this session decodes
+    ``ckpt`` by (its toolkit's, or this app's after a switch on another page); "" for this app's own models."""
+    if rules(ckpt) is None:
+        return ""
+    return APP_NOTE if not toolkit_rules(ckpt) else md(models.search_note(ckpt))
 
 
 def ranked_as(rules: SearchRules) -> str:

@@ -140,11 +140,13 @@ def forced(
 def translate(
     lm: LoadedModel, sentences: Sequence[str], *, beam: int = 1, unk_replace: bool = False,
     context: str | None = None, batch_size: int = 64, length_norm: str = "length",
-    candidates: CandidateSpec | None = None,
+    candidates: CandidateSpec | None = None, toolkit_rules: bool = True,
 ) -> list[str]:
-    """Detokenised translations (greedy for ``beam`` 1); empty input lines give empty outputs."""
+    """Detokenised translations (greedy for ``beam`` 1); empty input lines give empty outputs. An imported model
+    decodes by its toolkit's search rules unless ``toolkit_rules`` is False (:func:`translate_traces`)."""
     traces = translate_traces(lm, sentences, beam=beam, unk_replace=unk_replace, context=context,
-                              batch_size=batch_size, length_norm=length_norm, candidates=candidates)
+                              batch_size=batch_size, length_norm=length_norm, candidates=candidates,
+                              toolkit_rules=toolkit_rules)
     return ["" if t is None else t.translation for t in traces]
 
 

@@ -62,11 +62,13 @@ def has_no_unk(lm: LoadedModel, src: str, ref: str) -> bool:
 def score_test_set(
     lm: LoadedModel, src: list[str], ref: list[str], *, beam: int = 1, n_bootstrap: int = 1000,
     bucket_width: int = 10, progress: Callable[[float], None] | None = None, chunk: int = 256,
+    toolkit_rules: bool = True,
 ) -> dict[str, Any]:
-    """Table 1 and Fig. 2 numbers of one model on one test set."""
+    """Table 1 and Fig. 2 numbers of one model on one test set (an imported model decoded by its toolkit's search
+    rules unless ``toolkit_rules`` is False)."""
     hyps: list[str] = []
     for k in range(0, len(src), chunk):
-        hyps += translate(lm, src[k : k + chunk], beam=beam)
+        hyps += translate(lm, src[k : k + chunk], beam=beam, toolkit_rules=toolkit_rules)
         if progress is not None:
             progress(min(1.0, (k + chunk) / max(len(src), 1)))
     src_len = [len(lm.src_tok.tokenize(s)) for s in src]
