@@ -152,6 +152,15 @@ def test_the_length_page_scores_by_the_toolkits_rules_and_switches(tmp_path: Pat
     assert at.toggle(key="lq_app_rules").proto.query_param_key == "lq_app_rules"  # Streamlit writes it to the URL
 
 
+def test_the_lesson_says_whose_rules_decode_an_imported_model() -> None:
+    """A checkpoint folder of imported models only: the lesson falls back to one of them and says it decodes by
+    its toolkit's rules."""
+    at = open_page("lesson.py")
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith(("joey-en-fr.pt: Decodes as joeynmt 2.3 does: at most int(1.5 × source ids",
+                             "onmt-en-fr.pt: Decodes as opennmt-py 3.5.1 does")) for c in captions), captions
+
+
 def test_the_paired_comparison_offers_the_switch_for_an_imported_model() -> None:
     at = open_page("paired_compare.py", pr_a="joey-en-fr.pt", pr_b="onmt-en-fr.pt", pr_b_app_rules="true")
     assert at.toggle(key="pr_a_app_rules").value is False and at.toggle(key="pr_b_app_rules").value is True

@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from nmt.decoding.trace import DecodeTrace
-from ui import models
+from ui import models, search_rules
 from ui import widgets as W
 from ui.lesson_content import FIG2, GROUP, IDEAS, STOPS, Stop
 from ui.lesson_teacher import TEACHER, plan_words
@@ -89,7 +89,8 @@ def fig2_charts(height: int = 230) -> list[tuple[Any, str]]:
 
 def model_pair(name: str = GROUP, warn: bool = True) -> models.ModelGroup | None:
     """The checkpoint group a stop was written for (the Multi30k pair; the everyday model for stop 9),
-    else the lesson's pair, else the default pair, with a warning (``warn``)."""
+    else the lesson's pair, else the default pair, with a warning (``warn``) and, for a model imported from another
+    toolkit, the note saying whose search rules decode it."""
     groups = models.scan(models.checkpoint_dir())
     group = next((g for g in groups if g.name == name and g.search is not None), None)
     if group is None and name != GROUP:
@@ -103,6 +104,9 @@ def model_pair(name: str = GROUP, warn: bool = True) -> models.ModelGroup | None
     if group.name != name and warn:
         st.warning(f"This stop was written for the {name} models, which are missing: showing {md(group.name)}; "
                    "the narration may not match what this model does.")
+    for ckpt in group.members if warn else ():  # an imported model: whose search rules decode it
+        if note := search_rules.note(ckpt):
+            st.caption(f"{md(ckpt.name)}: {note}")
     return group
 
 
