@@ -195,3 +195,14 @@ def test_stop_3_asks_for_the_word_most_like_dogs_and_reveals_it(level: str) -> N
             if level == "school" else "The annotation most like that of “dogs” is the annotation of “are”: cosine 0.")
     assert said.startswith(head) and ("Your guess “Two” has " + ("similarity" if level == "school" else "cosine")
                                       + " 0.") in said and said.endswith(", right next to it.")
+
+
+@shipped
+def test_the_answer_key_gives_stop_3_the_models_own_answer() -> None:
+    """The presenter view's and the answer key's line for stop 3: the model's most alike word, no guess."""
+    from ui import lesson_page as P
+
+    line = P.model_line(next(s for s in STOPS if s.key == "annotations"))
+    assert line is not None and line.startswith(
+        "The annotation most like that of “dogs” is the annotation of “are”: cosine 0.")
+    assert line.endswith(", right next to it.")
