@@ -2,7 +2,7 @@
 
 Predict, then reveal: at the stops with an α row to predict, the row stays hidden until the class
 picks the source word it expects and someone reveals it; the model's row then shows with the guess
-framed. A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
+framed (at the annotations stop, the row of cosines of the word asked about). A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
 previous one, B (a clicker's blank-screen key) to reveal. The URL holds the stop (``ls_stop``,
 1-based; anything else opens stop 1) and the level (``ls_level``). The sidebar offers a printable
 handout (HTML, print-styled).
