@@ -2,11 +2,11 @@
 
 Predict, then reveal: at the stops with an α row to predict, the row stays hidden until the class
 picks the source word it expects and someone reveals it; the model's row then shows with the guess
-framed (at the annotations stop, the row of cosines of the word asked about). A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
-previous one, B (a clicker's blank-screen key) to reveal. The URL holds the stop (``ls_stop``,
-1-based; anything else opens stop 1) and the level (``ls_level``). The sidebar offers a printable
-handout (HTML, print-styled).
-Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson`.
+framed (at the annotations stop, the row of cosines of the word asked about). A presentation clicker
+works: → or PageDown for the next stop, ← or PageUp for the previous one, B (a clicker's blank-screen
+key) to reveal. The URL holds the stop (``ls_stop``, 1-based; anything else opens stop 1) and the level
+(``ls_level``). The sidebar offers a printable handout (HTML, print-styled).
+Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson` (stop 3: :mod:`ui.views.lesson_similarity`).
 """
 
 from __future__ import annotations
@@ -205,14 +205,12 @@ def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any
     assert stop.sentence is not None and group.search is not None and stop.like is not None
     t = P.trace_of(group.search, stop.sentence)
     h = P.annotations_of(group.search, stop.sentence)
-    probe = stop.like[0]
-    left.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers; "
-                  f"the grid compares every pair. Which word's annotation is most like that of "
-                  f"**{md(t.src_tokens[probe])}**? Pick one on the right, then reveal (B).")
+    probe, level = stop.like[0], L.level_of(st.query_params.get(LEVEL_KEY))
+    left.markdown(md(S.ask_text(t.src_tokens, h.shape[1], probe, level)) + " Pick one on the right, then reveal (B).")
     guess, revealed = pick(t, stop, left, right)
     if revealed:
         v = S.likeness(t.src_tokens, h, probe, guess)
-        (left.success if v.matched else left.info)(md(S.likeness_text(v, L.level_of(st.query_params.get(LEVEL_KEY)))))
+        (left.success if v.matched else left.info)(md(S.likeness_text(v, level)))
     with right:
         W.show_chart(S.similarity_chart(t.src_tokens, h, probe=probe, revealed=revealed, guess=guess, digits=2),
                      size=FONT_MAIN)

@@ -152,6 +152,15 @@ def test_the_annotations_verdict_at_each_level() -> None:
         "No guess was made.")
 
 
+def test_the_question_over_the_grid_at_each_level() -> None:
+    assert S.ask_text(["a", "b", "</s>"], 4, 1, "school") == (
+        "Each of the 2 English words (and the end, </s>) has a note of 4 numbers; the grid shows how alike two "
+        "notes are (1: the same). Which note is most like the note of “b”?")
+    assert S.ask_text(["a", "b", "</s>"], 4, 0, "phd") == S.ask_text(["a", "b", "</s>"], 4, 0, "undergrad") == (
+        "Each of the 3 source positions has an annotation h_j of 4 numbers; the grid compares every pair "
+        "(cosine). Which word's annotation is most like that of “a”?")
+
+
 def test_the_asked_row_and_column_stay_hidden_until_the_reveal() -> None:
     hidden = S.similarity_chart(["a", "b", "c"], H, probe=1, revealed=False)
     frames = _frames(hidden)

@@ -93,6 +93,17 @@ def likeness_text(v: Likeness, level: str) -> str:
     return f"{head} Your guess “{w[g]}” has {name} {c[g]:.2f}, {_where(v, g)}."
 
 
+def ask_text(words: Sequence[str], dims: int, probe: int, level: str) -> str:
+    """The stop's question over the grid at a narration level (plain text): what the grid compares, and
+    which word's annotation the class is to find most like that of ``words[probe]``."""
+    if level == "school":
+        n = len(words) - int(bool(words) and words[-1] == "</s>")
+        return (f"Each of the {n} English words (and the end, </s>) has a note of {dims} numbers; the grid "
+                f"shows how alike two notes are (1: the same). Which note is most like the note of “{words[probe]}”?")
+    return (f"Each of the {len(words)} source positions has an annotation h_j of {dims} numbers; the grid compares "
+            f"every pair (cosine). Which word's annotation is most like that of “{words[probe]}”?")
+
+
 def _describe(words: Sequence[str], sim: np.ndarray, hidden: int | None, v: Likeness | None) -> str:
     """The grid in words, for a screen reader: each word's most alike other word (the hidden word's row and
     column left out, and said to be hidden), then the revealed answer and guess."""
