@@ -211,9 +211,11 @@ def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any
     if revealed:
         v = S.likeness(t.src_tokens, h, probe, guess)
         (left.success if v.matched else left.info)(md(S.likeness_text(v, level)))
-    with right:
-        W.show_chart(S.similarity_chart(t.src_tokens, h, probe=probe, revealed=revealed, guess=guess, digits=2),
-                     size=FONT_MAIN)
+    with right:  # rows of 24 px while phones vote: their histogram comes under the grid, within 720 px
+        W.show_chart(S.similarity_chart(t.src_tokens, h, probe=probe, revealed=revealed, guess=guess, digits=2,
+                                        row=24 if voting() else None), size=FONT_MAIN)
+        if revealed:
+            st.markdown(md(S.marks_note(t.src_tokens[probe], guess is not None)))
 
 
 def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:

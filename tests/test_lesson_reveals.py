@@ -161,12 +161,21 @@ def test_the_question_over_the_grid_at_each_level() -> None:
         "(cosine). Which word's annotation is most like that of “a”?")
 
 
+def test_the_frames_explained_under_the_grid() -> None:
+    assert S.marks_note("dogs", True) == ("Orange dashes: the word whose annotation is most like that of “dogs”. "
+                                          "Red: your guess.")
+    assert S.marks_note("dogs", False) == "Orange dashes: the word whose annotation is most like that of “dogs”."
+
+
 def test_the_asked_row_and_column_stay_hidden_until_the_reveal() -> None:
     hidden = S.similarity_chart(["a", "b", "c"], H, probe=1, revealed=False)
     frames = _frames(hidden)
     assert sorted(zip(frames[0]["j"], frames[0]["k"], strict=True)) == [(0, 0), (0, 2), (2, 0), (2, 2)]
-    assert sorted(zip(frames[2]["j"], frames[2]["k"], strict=True)) == [(0, 1), (1, 0), (1, 1), (1, 2), (2, 1)]
-    assert set(frames[3]["q"]) == {"?"}
+    assert sorted(zip(frames[1]["j"], frames[1]["k"], strict=True)) == [(0, 1), (1, 0), (1, 1), (1, 2), (2, 1)]
+    assert set(frames[2]["q"]) == {"?"}
+    assert frames[-1] is frames[0]  # the cosines written last, over the grey cells' and the marks' layers
+    assert hidden.to_dict()["height"] == {"step": 32} and S.similarity_chart(
+        ["a", "b"], H[:2], row=24).to_dict()["height"] == {"step": 24}  # rows of cell − 8 px, or as asked
     said = hidden.to_dict()["description"]
     assert said.endswith("“a” is most like “c” (0.0); “c” is most like “a” (0.0). "
                          "The row and column of “b”: hidden, to predict.")
@@ -199,6 +208,8 @@ def test_stop_3_asks_for_the_word_most_like_dogs_and_reveals_it(level: str) -> N
     rows = chart_rows(at, 0)
     assert [(r["j"], r["k"]) for r in rows if r.get("what") == "most alike"] == [(1, 2)]  # “dogs” → “are”
     assert [(r["j"], r["k"]) for r in rows if r.get("what") == "your guess"] == [(1, 0)]
+    assert "Orange dashes: the word whose annotation is most like that of “dogs”. Red: your guess." in [
+        plain(m.value) for m in at.markdown]
     (said,) = [plain(m.value) for m in at.info]
     head = ("The note most like the note of “dogs” is the note of “are”, right next to it: similarity 0."
             if level == "school" else "The annotation most like that of “dogs” is the annotation of “are”: cosine 0.")

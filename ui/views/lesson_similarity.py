@@ -1,7 +1,7 @@
 """The Lesson's annotations stop (stop 3), pure: how alike the annotations h_j of a sentence's words are
 (cosine similarity), which word's annotation is most like an asked word's (the class predicts it), the
 verdict at each narration level, and the grid of cosines with the asked word's row and column hidden
-("?") until the reveal, then its most alike word crossed and the guess framed, as on the α stops.
+("?") until the reveal, then its most alike word and the guess framed, as the α stops mark theirs.
 
 No Streamlit here; the annotations come from the model's encoder (the page computes them).
 """
@@ -18,6 +18,12 @@ import pandas as pd
 
 from ui.views.common import label_expr
 from ui.views.lesson import ARGMAX, GUESS, HIDDEN, INK
+
+
+def marks_note(word: str, guessed: bool) -> str:
+    """Under the revealed grid: what its frames mean (plain text), the red one only where there is a guess."""
+    return f"Orange dashes: the word whose annotation is most like that of “{word}”." + (
+        " Red: your guess." if guessed else "")
 
 
 def cosine_matrix(annotations: Any) -> np.ndarray:
@@ -125,10 +131,12 @@ def _describe(words: Sequence[str], sim: np.ndarray, hidden: int | None, v: Like
 
 
 def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40, probe: int | None = None,
-                     revealed: bool = True, guess: int | None = None, digits: int = 1) -> alt.LayerChart:
+                     revealed: bool = True, guess: int | None = None, digits: int = 1,
+                     row: int | None = None) -> alt.LayerChart:
     """The annotations' cosine similarities as a labelled heatmap (source words on both axes, each cell's
-    cosine written with ``digits`` decimals). With ``probe``, the stop's question: that word's row and column
-    grey "?" cells until ``revealed``, then its most alike word crossed in orange and ``guess`` framed in red."""
+    cosine written with ``digits`` decimals; columns ``cell`` px wide, rows ``row`` px high, ``cell`` − 8 unless
+    given). With ``probe``, the stop's question: that word's row and column
+    grey "?" cells until ``revealed``, then its most alike word framed in orange dashes and ``guess`` in red."""
     sim = cosine_matrix(np.asarray(annotations, dtype=np.float64)[: len(words)])
     n, hidden = len(words), probe if probe is not None and not revealed else None
     rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2),
@@ -144,10 +152,7 @@ def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40, pro
     layers: list[alt.Chart] = [
         base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
                                                 legend=alt.Legend(title="cos(h_j, h_k)")),
-                                tooltip=["a:N", "b:N", "cos:Q"], description="says:N"),
-        base.mark_text(fontSize=14, aria=False).encode(
-            text=alt.Text("cos:Q", format=f".{digits}f"),
-            color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))]
+                                tooltip=["a:N", "b:N", "cos:Q"], description="says:N")]
     v = None
     if hidden is not None:
         cells = pd.DataFrame([{"j": j, "k": k, "q": "?", "says": f"“{words[j]}” and “{words[k]}”: hidden, to predict"}
@@ -157,21 +162,27 @@ def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40, pro
             x=x, y=y, text="q:N"))
     elif probe is not None:
         v = likeness(words, annotations, probe, guess)
-        layers.extend(_marks(v, x, y, cell))
-    return alt.layer(*layers).properties(width=alt.Step(cell), height=alt.Step(cell - 8),
+        layers.extend(_marks(v, x, y))
+    layers.append(base.mark_text(fontSize=14, aria=False).encode(  # the numbers last: over the marks
+        text=alt.Text("cos:Q", format=f".{digits}f"),
+        color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK))))
+    return alt.layer(*layers).properties(width=alt.Step(cell), height=alt.Step(row or cell - 8),
                                          description=_describe(words, sim, hidden, v))
 
 
-def _marks(v: Likeness, x: alt.X, y: alt.Y, cell: int) -> list[alt.Chart]:
-    """The revealed row's marks: the most alike word crossed in orange, the class's guess framed in red."""
+def _marks(v: Likeness, x: alt.X, y: alt.Y) -> list[alt.Chart]:
+    """The revealed row's marks: the class's guess framed in red, and the most alike word framed in orange
+    dashes over it (a frame, not the α charts' cross, which would hide the cell's number; dashed, so a right
+    guess shows both)."""
     w = v.words
-    cross = pd.DataFrame([{"j": v.probe, "k": v.argmax, "what": "most alike",
-                           "says": f"“{w[v.probe]}” is most like “{w[v.argmax]}” (the model's answer)"}])
-    out = [alt.Chart(cross).mark_point(shape="cross", filled=True, color=ARGMAX, size=cell * 6).encode(
-        x=x, y=y, description="says:N")]
+    out = []
     if v.guess is not None:
         frame = pd.DataFrame([{"j": v.probe, "k": v.guess, "what": "your guess",
                                "says": f"your guess for “{w[v.probe]}”: “{w[v.guess]}”"}])
         out.append(alt.Chart(frame).mark_rect(fill=None, stroke=GUESS, strokeWidth=4).encode(
             x=x, y=y, description="says:N"))
+    best = pd.DataFrame([{"j": v.probe, "k": v.argmax, "what": "most alike",
+                          "says": f"“{w[v.probe]}” is most like “{w[v.argmax]}” (the model's answer)"}])
+    out.append(alt.Chart(best).mark_rect(fill=None, stroke=ARGMAX, strokeWidth=4, strokeDash=[6, 4]).encode(
+        x=x, y=y, description="says:N"))
     return out
