@@ -47,7 +47,7 @@ def opened(page: object, url: str) -> None:
 def revealed(page: object) -> None:
     """Press B and wait until the revealed row and its verdict are drawn."""
     page.keyboard.press("b")
-    page.get_by_text(re.compile("looks most at|highest energy is|most like that of")).wait_for(timeout=WAIT)
+    page.get_by_text(re.compile("looks most at|highest energy is|is the annotation of")).wait_for(timeout=WAIT)
     drawn(page, timeout=WAIT)
 
 
