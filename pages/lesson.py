@@ -2,11 +2,11 @@
 
 Predict, then reveal: at the stops with an α row to predict, the row stays hidden until the class
 picks the source word it expects and someone reveals it; the model's row then shows with the guess
-framed. A presentation clicker works: → or PageDown for the next stop, ← or PageUp for the
-previous one, B (a clicker's blank-screen key) to reveal. The URL holds the stop (``ls_stop``,
-1-based; anything else opens stop 1) and the level (``ls_level``). The sidebar offers a printable
-handout (HTML, print-styled).
-Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson`.
+framed (at the annotations stop, the row of cosines of the word asked about). A presentation clicker
+works: → or PageDown for the next stop, ← or PageUp for the previous one, B (a clicker's blank-screen
+key) to reveal. The URL holds the stop (``ls_stop``, 1-based; anything else opens stop 1) and the level
+(``ls_level``). The sidebar offers a printable handout (HTML, print-styled).
+Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson` (stop 3: :mod:`ui.views.lesson_similarity`).
 """
 
 from __future__ import annotations
@@ -18,14 +18,10 @@ shell.framed()  # a page Streamlit started on its own (a fresh server's first re
 from time import monotonic as now
 from typing import Any
 
-import numpy as np
 import streamlit as st
-import torch
 
-from nmt.decoding.search import prepare_source
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.paper_figures import FIG3A_SENTENCE
-from nmt.text.data import pad_ids
 from ui import lesson_check_panel as K
 from ui import lesson_page as P
 from ui import lesson_room as R
@@ -35,21 +31,11 @@ from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
 from ui.lesson_teacher import TEACHER, pace, plan_words
 from ui.presets import EUROPARL
 from ui.views import lesson as L
+from ui.views import lesson_similarity as S
 from ui.views.common import FONT_MAIN, md, readable
 from ui.views.heatmaps import fixed_context_chart
 
 STOP_KEY, LEVEL_KEY, VIEW_KEY, VOTE_KEY = R.STOP_KEY, R.LEVEL_KEY, R.VIEW_KEY, R.VOTE_KEY
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def annotations(path: str, mtime: float, text: str) -> np.ndarray:
-    """The encoder's annotations h_j (source words + ``</s>`` × 2n) of one sentence."""
-    lm = models.load_model(path, mtime)
-    src = prepare_source(lm, text)
-    ids, lengths = pad_ids([src.ids])
-    with torch.no_grad():
-        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0]
-    return h.float().cpu().numpy()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -77,7 +63,7 @@ def nav_bar(k: int, stop: Stop, checking: bool = False) -> None:
         shown = bool(st.session_state.get(f"ls_rev_{stop.key}"))
         st.button("Hide row" if shown else "Reveal", key="ls_reveal", shortcut="B", on_click=R.reveal,
                   icon=":material/visibility_off:" if shown else ":material/visibility:", args=(stop.key,),
-                  disabled=stop.predict is None)
+                  disabled=not stop.asks)
         if (link := P.stepper_link(stop, bool(st.session_state.get(f"ls_rev_{stop.key}")))) is not None:
             st.link_button("Stepper", link, key="ls_stepper", icon=":material/open_in_new:",
                            help="Open this stop's sentence in the stepper, in presentation mode, in a new tab: "
@@ -97,21 +83,27 @@ def nav_bar(k: int, stop: Stop, checking: bool = False) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
+def pick(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tuple[int | None, bool]:
+    """The guess pills (right, above the chart) over the stop's choices, and whether the answer is revealed;
+    once revealed without a pill, the phones' most voted word (its line on the left). Returns (guess, revealed)."""
+    words, choices = trace.src_tokens, P.options(stop, trace)
+    guess = right.pills("Your guess", choices, format_func=lambda j: words[j], key=f"ls_guess_{stop.key}")
+    revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
+    if revealed and guess is None and voting() and (room := R.room()) is not None:
+        if (phones := vote_panel.class_guess(room.ballot(stop.key))) is not None:  # the class's own guess
+            guess = choices[phones[0]]
+            left.markdown(md(phones[1]))
+    return guess, revealed
+
+
 def guess_controls(trace: DecodeTrace, stop: Stop, left: Any, right: Any) -> tuple[int, int | None, bool]:
     """The question for the row (left), the guess pills (right, above the heatmap) and, once
     revealed, the verdict (left); returns (step, guess, revealed)."""
     step = min(stop.predict or 0, len(trace.steps) - 1)
-    words = trace.src_tokens
     ask = "gets the highest energy" if stop.key == "energies" else "will it read"
     left.markdown(f"Next target word: **{md(trace.steps[step].token)}**. Which source word {ask}? "
                   "Pick one on the right, then reveal (B).")
-    guess = right.pills("Your guess", list(range(len(words))), format_func=lambda j: words[j],
-                        key=f"ls_guess_{stop.key}")
-    revealed = bool(st.session_state.get(f"ls_rev_{stop.key}"))
-    if revealed and guess is None and voting() and (room := R.room()) is not None:
-        if (phones := vote_panel.class_guess(room.ballot(stop.key))) is not None:  # the class's own guess
-            guess = phones[0]
-            left.markdown(md(phones[1]))
+    guess, revealed = pick(trace, stop, left, right)
     if revealed:
         v = L.verdict(trace, step, guess)  # α's argmax is the energies' (the softmax keeps their order)
         text = L.energy_verdict_text(trace, step, guess) if stop.key == "energies" else L.verdict_text(v)
@@ -134,7 +126,7 @@ def numbers(stop: Stop, group: models.ModelGroup, trace: DecodeTrace, step: int)
         if level == "school":
             st.markdown(md(L.mix_text(trace.steps[step].token, trace.src_tokens, alpha)))
             return
-        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
+        h = P.annotations_of(group.search, stop.sentence)
         df = L.context_table(trace.src_tokens, alpha, h)
         if level == "phd":
             st.caption(f"‖c_i‖ over all {h.shape[1]} dimensions: {L.context_norm(alpha, h):.4f} from α and h_j; "
@@ -208,14 +200,22 @@ def view_bottleneck(stop: Stop, group: models.ModelGroup, left: Any, right: Any)
 
 
 def view_annotations(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
-    """The cosine similarity of the annotations h_j."""
-    assert stop.sentence is not None and group.search is not None
+    """The cosine similarity of the annotations h_j, the asked word's row and column hidden until the class
+    has guessed which word's annotation is most like its own, then its verdict at the chosen level."""
+    assert stop.sentence is not None and group.search is not None and stop.like is not None
     t = P.trace_of(group.search, stop.sentence)
-    h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-    left.markdown(f"Each of the {len(t.src_tokens)} source positions has an annotation h_j of {h.shape[1]} numbers; "
-                  "the grid compares every pair.")
-    with right:
-        W.show_chart(L.similarity_chart(t.src_tokens, h), size=FONT_MAIN)
+    h = P.annotations_of(group.search, stop.sentence)
+    probe, level = stop.like[0], L.level_of(st.query_params.get(LEVEL_KEY))
+    left.markdown(md(S.ask_text(t.src_tokens, h.shape[1], probe, level)) + " Pick one on the right, then reveal (B).")
+    guess, revealed = pick(t, stop, left, right)
+    if revealed:
+        v = S.likeness(t.src_tokens, h, probe, guess)
+        (left.success if v.matched else left.info)(md(S.likeness_text(v, level)))
+    with right:  # rows of 24 px while phones vote: their histogram comes under the grid, within 720 px
+        W.show_chart(S.similarity_chart(t.src_tokens, h, probe=probe, revealed=revealed, guess=guess, digits=2,
+                                        row=24 if voting() else None), size=FONT_MAIN)
+        if revealed:
+            st.markdown(md(S.marks_note(t.src_tokens[probe], guess is not None)))
 
 
 def view_length(stop: Stop, group: models.ModelGroup, left: Any, right: Any) -> None:
@@ -319,17 +319,14 @@ def phones(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, left: An
     if not voting():
         room.close()
         return
-    asked = stop.predict is not None and stop.sentence and group.search is not None
-    if asked:
-        t = P.trace_of(group.search, stop.sentence)
-        target = t.steps[min(stop.predict, len(t.steps) - 1)].token
-        question = (stop.key, f"Which English word will « {target} » read?", list(t.src_tokens))
+    question = P.question(stop, group)
+    if question is not None:
         room.open(*question)
     else:
         room.close()
     with left:
         vote_panel.join_strip(room)
-    if asked:
+    if question is not None:
         with right:  # below the chart, where a histogram has room before the reveal
             vote_panel.projector(room, *question)
 
@@ -337,7 +334,7 @@ def phones(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, left: An
 def sidebar(k: int, room: vote_panel.Room) -> None:
     """The handout, the colours, the phones' switch and the presenter view's link."""
     with st.sidebar:
-        st.download_button("Handout (HTML, print it)", lambda: P.handout(annotations), file_name="lesson-handout.html",
+        st.download_button("Handout (HTML, print it)", P.handout, file_name="lesson-handout.html",
                            mime="text/html", on_click="ignore", icon=":material/print:", key="ls_handout")
         st.radio("Colours of α", list(L.PALETTES), format_func=L.PALETTES.__getitem__, key="ls_palette_w",
                  index=list(L.PALETTES).index(colours()["palette"]), on_change=on_colours)
@@ -355,7 +352,7 @@ def body(room: vote_panel.Room, stop: Stop, group: models.ModelGroup, level: str
     with left:
         if stop.sentence:
             st.markdown(f"*{md(stop.sentence)}*")
-        if stop.predict is not None and not st.session_state.get(f"ls_rev_{stop.key}"):
+        if stop.asks and not st.session_state.get(f"ls_rev_{stop.key}"):
             st.caption("Guess first: the explanation appears with the model's row (B).")  # it names the answer
         else:
             st.markdown(md(stop.narration[level]))

@@ -1,9 +1,9 @@
 """Every stop of the Lesson on a 1280×720 projector, in Debian's Chromium on the shipped checkpoints:
 its key content (the heading and clicker buttons, the guess pills, every chart, the numbers' table, the
 verdict and the question for the class) lies inside the first 1280×720 screen, without scrolling, with
-the row revealed where a stop has one to predict; the selected guess and every text of a revealed stop read
-from the back row (≥ 14 px at ≥ 4.5:1). (The clicker's "." key and the level switch: tests/test_browser_lesson.py.)
-Screenshots: test-artifacts/lesson-fit-*.png."""
+the row revealed where a stop has one to predict (stop 3: the row of the word asked about); the selected
+guess and every text of a revealed stop read from the back row (≥ 14 px at ≥ 4.5:1). (The clicker's "." key
+and the level switch: tests/test_browser_lesson.py.) Screenshots: test-artifacts/lesson-fit-*.png."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def opened(page: object, url: str) -> None:
 def revealed(page: object) -> None:
     """Press B and wait until the revealed row and its verdict are drawn."""
     page.keyboard.press("b")
-    page.get_by_text(re.compile("looks most at|highest energy is")).wait_for(timeout=WAIT)
+    page.get_by_text(re.compile("looks most at|highest energy is|is the annotation of")).wait_for(timeout=WAIT)
     drawn(page, timeout=WAIT)
 
 
@@ -61,7 +61,7 @@ def test_each_stop_fits_one_projector_screen(shipped_app_url: str, browser: obje
 def stop_fits_one_projector_screen(page: object, shipped_app_url: str, n: int) -> None:
     stop = STOPS[n - 1]
     opened(page, f"{shipped_app_url}/lesson?ls_stop={n}")
-    if stop.predict is not None:
+    if stop.asks:
         revealed(page)
     boxes = stable(page, f"() => ({BOXES_JS})({KEY!r})")
     page.screenshot(path=str(ARTIFACTS / f"lesson-fit-{n}-{stop.key}.png"))

@@ -66,6 +66,25 @@ def test_the_verdict_counts_the_phones_votes() -> None:
     assert room.vote("late", q.serial, 1) == "closed"  # revealed: the histogram is final
 
 
+@shipped
+def test_the_phones_vote_on_the_word_most_like_dogs() -> None:
+    """Stop 3's phones choose among the other words (not “dogs” itself); their most voted word is the guess the
+    verdict judges, mapped back to its place in the sentence."""
+    projector = tab({"ls_stop": "3", "ls_vote": "true"})
+    room = vote_panel.rooms().get(projector.query_params["ls_room"])
+    assert room is not None
+    q = room.question()
+    assert q is not None and q.stop == "annotations"
+    assert q.prompt == "Whose annotation is most like that of “dogs”?"
+    assert q.choices == ("Two", "are", "running", "in", "the", "snow", ".", "</s>")
+    for k, choice in enumerate([1, 1, 0]):  # are, are, Two
+        assert room.vote(f"p{k}", q.serial, choice) == "counted"
+    projector.run().button(key="ls_reveal").click().run()
+    (verdict,) = [plain(m.value) for m in projector.success]
+    assert "is the annotation of “are”" in verdict and verdict.endswith("Your guess “are” is right.")
+    assert "The phones' vote (first vote): “are”, 2 of 3." in texts(projector)
+
+
 def test_a_phone_gets_no_lesson_and_no_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(vote_panel, "teacher_machine", lambda ip, host: False)
     at = tab({"ls_stop": "7", "ls_view": "presenter"})

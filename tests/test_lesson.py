@@ -21,6 +21,7 @@ from tests.page_app import app_at
 from tests.traces import make_trace
 from ui.lesson_content import DOGS, GROUP, LEVELS, STOPS, Stop
 from ui.views import lesson as L
+from ui.views import lesson_similarity as S
 from ui.views.lesson_handout import handout_html
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,6 +51,9 @@ def test_ten_stops_from_an_intro_to_a_wrap_up_each_narrated_at_every_level() -> 
         assert s.question.strip().endswith("?") or "reveal" in s.question, s.key
         if s.predict is not None:  # the row the class predicts is one the content vouches for
             assert s.predict in {i for i, _, _ in s.expect}, s.key
+        assert s.asks == (s.predict is not None or s.like is not None), s.key
+    annotations = next(s for s in STOPS if s.key == "annotations")  # stop 3 asks for the word most like "dogs"
+    assert annotations.like == (1, "dogs", "are") and annotations.predict is None and annotations.asks
 
 
 # ----------------------------------------------------------------------------------------------
@@ -137,7 +141,7 @@ def test_context_table_is_the_weighted_sum() -> None:
 
 
 def test_cosine_matrix() -> None:
-    sim = L.cosine_matrix([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0], [0.0, 0.0]])
+    sim = S.cosine_matrix([[1.0, 0.0], [1.0, 1.0], [0.0, 2.0], [0.0, 0.0]])
     assert sim[0, 1] == pytest.approx(1 / math.sqrt(2)) and sim[1, 2] == pytest.approx(1 / math.sqrt(2))
     assert sim[0, 2] == 0.0 and sim[2, 2] == pytest.approx(1.0) and sim[3, 3] == 0.0  # a zero vector: 0, not NaN
 
@@ -238,7 +242,8 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
     assert " chat " in greedy(search, [cat])[0].translation
     assert " chat " not in greedy(encdec, [cat])[0].translation  # the white cat became a white dog
 
-    # stop 2: "dogs" is more like its neighbour "are" than like "snow"; annotations are 2 × 512 numbers
+    # stop 3: "dogs" is more like its neighbour "are" than like "snow"; annotations are 2 × 512 numbers; "are" is
+    # the word whose annotation is most like that of "dogs" (the answer the class predicts)
     import torch
 
     from nmt.decoding.search import prepare_source
@@ -249,9 +254,11 @@ def test_the_narrated_alignments_hold_on_the_shipped_model() -> None:
     with torch.no_grad():
         h = search.model.encode(ids, lengths).annotations[0].float().numpy()
     words = [*src.tokens, "</s>"]
-    sim = L.cosine_matrix(h)
+    sim = S.cosine_matrix(h)
     dogs, are, snow = words.index("dogs"), words.index("are"), words.index("snow")
     assert h.shape[1] == 1024 and sim[dogs, are] > sim[dogs, snow] + 0.2
+    (j, word, alike), = [s.like for s in STOPS if s.like is not None]
+    assert words[j] == word == "dogs" and words[int(np.argmax(np.where(np.eye(len(words)), -2.0, sim)[j]))] == alike
 
 
 # ----------------------------------------------------------------------------------------------
@@ -321,19 +328,19 @@ def test_next_and_back_move_the_url() -> None:
 
 @shipped
 def test_level_changes_the_narration() -> None:
-    at = page("3")  # annotations: nothing to predict, so the narration shows at once
+    at = page("8")  # Fig. 2: nothing to predict, so the narration shows at once
     at.radio(key="ls_level").set_value("phd").run()
     texts = [plain(m.value) for m in at.markdown]
-    assert STOPS[2].narration["phd"] in texts and STOPS[2].narration["undergrad"] not in texts
+    assert STOPS[7].narration["phd"] in texts and STOPS[7].narration["undergrad"] not in texts
     assert at.query_params["ls_level"] == "phd"
 
 
 @shipped
 @pytest.mark.parametrize(("value", "level"), [("school", "school"), ("nonsense", "undergrad")])
 def test_level_from_the_url(value: str, level: str) -> None:
-    at = page("3", value)
+    at = page("8", value)
     assert not at.exception and at.radio(key="ls_level").value == level
-    assert STOPS[2].narration[level] in [plain(m.value) for m in at.markdown]
+    assert STOPS[7].narration[level] in [plain(m.value) for m in at.markdown]
 
 
 @shipped

@@ -15,6 +15,7 @@ from tests.page_app import app_at
 from tests.traces import make_trace
 from ui.lesson_content import EVERYDAY, STOPS, TOASTER
 from ui.views import lesson as L
+from ui.views import lesson_similarity as S
 from ui.views.length import FIG2_FILE, FIG2_TEST, opening_results, opening_test
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -176,17 +177,20 @@ def test_palette_and_log_scale_colour_alpha() -> None:
 
 def test_each_answer_names_the_word_the_model_reads() -> None:
     """The teacher's answer of a stop with a row to predict names the source word its content vouches for
-    (``expect``, which tests/test_lesson.py and this file check against the shipped models)."""
+    (``expect``, or ``like`` at the annotations stop, which tests/test_lesson.py and this file check against the
+    shipped models)."""
     from ui.lesson_teacher import TEACHER
 
     for s in STOPS:
         if s.predict is not None:
             (source,) = [src for i, _, src in s.expect if i == s.predict]
             assert TEACHER[s.key].answer.startswith(f"“{source}”"), s.key
+        if s.like is not None:  # the word whose annotation is most like the asked word's (stop 3: “are”)
+            assert TEACHER[s.key].answer.startswith(f"“{s.like[2]}”"), s.key
 
 
 def test_similarity_and_fig2_charts_are_described_in_words() -> None:
-    sim = L.similarity_chart(["a", "b", "c"], [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]).to_dict()["description"]
+    sim = S.similarity_chart(["a", "b", "c"], [[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]).to_dict()["description"]
     assert "“a” is most like “b” (1.0)" in sim and "“c” is most like “b” (0.1)" in sim  # cos(c, b) = 0.0995
     frame = pd.DataFrame({"model": ["m", "m"], "bucket": ["0–9", "10–19"], "lo": [0, 10], "n": [20, 20],
                           "bleu": [30.0, 24.5]})

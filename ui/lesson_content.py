@@ -3,7 +3,8 @@ narrated at three levels.
 
 No Streamlit and no model here. Each :class:`Stop` names the sentence it is shown on, the view
 that draws it (:mod:`ui.views.lesson`), the target step whose α row the class predicts (``None``
-where the stop has no prediction), its narration per level and its question for the class.
+where the stop has no prediction; stop 3 predicts a word's most alike annotation instead, ``like``), its
+narration per level and its question for the class.
 
 The sentences were checked on the shipped Multi30k pair (``m30k-en-fr-rnnsearch.pt`` /
 ``-rnnencdec.pt``, greedy decoding; stop 9 on the everyday model, ``europarl-tatoeba-en-fr-rnnsearch-30k.pt``);
@@ -56,6 +57,14 @@ class Stop:
     group: str = GROUP  # the checkpoint group whose RNNsearch decodes the sentence (ui.models group name)
     stepper: tuple[str, str] | None = None  # (sentence, group) the stepper opens on, for a stop without a sentence
     then: int | None = None  # a later row drawn with the revealed one, its argmax marked too (stop 7's « rouge »)
+    # (source position j, its word, the other word whose annotation is most like h_j): the class predicts the
+    # last, with the row and column of j hidden until the reveal (stop 3); tests/test_lesson.py checks the model
+    like: tuple[int, str, str] | None = None
+
+    @property
+    def asks(self) -> bool:
+        """Whether the class predicts something here (an α row, or the word most like ``like``'s), revealed by B."""
+        return self.predict is not None or self.like is not None
 
 
 STOPS: tuple[Stop, ...] = (
@@ -106,7 +115,8 @@ STOPS: tuple[Stop, ...] = (
                    "focus on x_j, since recurrent states favour recent inputs. The cosine similarities "
                    "decay with |j − k|: the annotations are contextual, but local.",
         },
-        question="Why does the annotation of “dogs” look more like that of “are” than like that of “snow”?",
+        question="Which word's annotation is most like that of “dogs”: a word next to it, or one far away? Why?",
+        like=(1, "dogs", "are"),
     ),
     Stop(
         key="energies", title="4. Energies: scoring each word", sentence=DOGS, predict=5,

@@ -6,26 +6,26 @@ and answer key (built from :mod:`ui.views.lesson_handout`). Used by ``pages/less
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import altair as alt
 import numpy as np
 import streamlit as st
+import torch
 
+from nmt.decoding.search import prepare_source
 from nmt.decoding.trace import DecodeTrace
+from nmt.text.data import pad_ids
 from ui import models, search_rules
 from ui import widgets as W
-from ui.lesson_content import FIG2, GROUP, IDEAS, STOPS, Stop
+from ui.lesson_content import DEFAULT_LEVEL, FIG2, GROUP, IDEAS, STOPS, Stop
 from ui.lesson_teacher import TEACHER, plan_words
 from ui.views import lesson as L
+from ui.views import lesson_similarity as S
 from ui.views import unknown as U
 from ui.views.common import FONT_MAIN, chart_svg, md, readable
 from ui.views.heatmaps import fixed_context_chart
 from ui.views.lesson_handout import answer_key_html, handout_html
-
-Annotations = Callable[[str, float, str], np.ndarray]
-"""The page's cached encoder call: (checkpoint path, mtime, sentence) → h_j."""
 
 # A guess (or the level) clicked with the mouse keeps the keyboard focus in its group, which takes ← and →
 # for itself (the level switch changes level, PageDown does nothing): the clicker's keys would then be lost.
@@ -57,6 +57,22 @@ PILL_CSS = ('<style>[data-testid="stButtonGroup"] button[aria-checked="true"], '
             '{background-color:#a51d24 !important; color:#ffffff !important; border-color:#a51d24 !important}</style>')
 KEYS_NOTE = ("Clicker: → or PageDown next · ← or PageUp back · B or . reveals (a clicker's blank-screen keys)"
              " · phones vote: V starts the vote again, S shows the votes")
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def annotations(path: str, mtime: float, text: str) -> np.ndarray:
+    """The encoder's annotations h_j (source words + ``</s>`` × 2n) of one sentence."""
+    lm = models.load_model(path, mtime)
+    src = prepare_source(lm, text)
+    ids, lengths = pad_ids([src.ids])
+    with torch.no_grad():
+        h = lm.model.encode(ids.to(lm.device), lengths.to(lm.device)).annotations[0]
+    return h.float().cpu().numpy()
+
+
+def annotations_of(ckpt: models.CheckpointInfo, text: str) -> np.ndarray:
+    """The annotations h_j of ``text`` under a checkpoint (cached for every visitor)."""
+    return annotations(str(ckpt.path), ckpt.mtime, text)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -122,6 +138,24 @@ def as_read(ckpt: models.CheckpointInfo, trace: DecodeTrace, stop: Stop, reveale
     return U.shown(trace, models.load(ckpt).tgt_tok.detokenize, hold)
 
 
+def options(stop: Stop, trace: DecodeTrace) -> list[int]:
+    """The source positions the class may guess: every one, but the asked word itself at the annotations stop."""
+    return [j for j in range(len(trace.src_tokens)) if stop.like is None or j != stop.like[0]]
+
+
+def question(stop: Stop, group: models.ModelGroup) -> tuple[str, str, list[str]] | None:
+    """A stop's question for the phones (its key, the prompt and the words to choose from, in the order of
+    :func:`options`), or None where the class predicts nothing."""
+    if not stop.asks or not stop.sentence or group.search is None:
+        return None
+    t = trace_of(group.search, stop.sentence)
+    if stop.like is not None:
+        prompt = f"Whose annotation is most like that of “{t.src_tokens[stop.like[0]]}”?"
+    else:
+        prompt = f"Which English word will « {t.steps[min(stop.predict or 0, len(t.steps) - 1)].token} » read?"
+    return stop.key, prompt, [t.src_tokens[j] for j in options(stop, t)]
+
+
 def stepper_link(stop: Stop, revealed: bool) -> str | None:
     """The stepper opened on a stop: its sentence (or, without one, the sentence it names) with the model it
     was shown on, at the row to predict (the words before it; with it once ``revealed``) or the whole
@@ -142,9 +176,10 @@ def stepper_link(stop: Stop, revealed: bool) -> str | None:
 # ----------------------------------------------------------------------------------------------
 
 
-def stop_figure(stop: Stop, group: models.ModelGroup, annotations: Annotations) -> Any:
+def stop_figure(stop: Stop, group: models.ModelGroup) -> Any:
     """The figure of a stop as printed: the rows so far with the row to predict hidden (energies at the
-    energies stop), the bottleneck's RNNencdec beside, the annotations' similarities or Fig. 2; None
+    energies stop), the bottleneck's RNNencdec beside, the annotations' similarities (the asked word's row
+    and column hidden) or Fig. 2; None
     for the wrap-up."""
     assert group.search is not None
     if stop.key == "length":
@@ -153,8 +188,9 @@ def stop_figure(stop: Stop, group: models.ModelGroup, annotations: Annotations) 
     if stop.sentence is None:
         return None
     if stop.key == "annotations":
-        h = annotations(str(group.search.path), group.search.mtime, stop.sentence)
-        return L.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=26)
+        h = annotations_of(group.search, stop.sentence)
+        return S.similarity_chart(trace_of(group.search, stop.sentence).src_tokens, h, cell=26,
+                                  probe=stop.like[0] if stop.like else None, revealed=False)
     t = trace_of(group.search, stop.sentence)
     chart = L.lesson_alpha_chart(t, stop.predict, revealed=False, cell=30 if stop.key == "energies" else 22,
                                  quantity="energy" if stop.key == "energies" else "alpha")
@@ -175,7 +211,7 @@ def stop_note(stop: Stop, group: models.ModelGroup) -> str | None:
     return note
 
 
-def handout(annotations: Annotations) -> str:
+def handout() -> str:
     """The handout's HTML: each stop's title, sentence, figure and question, no narration and no answer
     (figures rendered by vl-convert when the download is clicked)."""
     figures, notes = {}, {}
@@ -183,7 +219,7 @@ def handout(annotations: Annotations) -> str:
         group = model_pair(stop.group, warn=False)
         if group is None or group.search is None:
             continue
-        chart = stop_figure(stop, group, annotations)
+        chart = stop_figure(stop, group)
         figures[stop.key] = None if chart is None else chart_svg(readable(chart, FONT_MAIN))
         if (note := stop_note(stop, group)) is not None:
             notes[stop.key] = note
@@ -193,10 +229,13 @@ def handout(annotations: Annotations) -> str:
 def model_line(stop: Stop) -> str | None:
     """The model's own answer to a stop's row, from its decode trace (plain text), or None."""
     group = model_pair(stop.group, warn=False)
-    if stop.predict is None or not stop.sentence or group is None or group.search is None:
+    if not stop.asks or not stop.sentence or group is None or group.search is None:
         return None
     t = trace_of(group.search, stop.sentence)
-    step = min(stop.predict, len(t.steps) - 1)
+    if stop.like is not None:
+        v = S.likeness(t.src_tokens, annotations_of(group.search, stop.sentence), stop.like[0], None)
+        return S.likeness_text(v, DEFAULT_LEVEL).removesuffix(" No guess was made.")
+    step = min(stop.predict or 0, len(t.steps) - 1)
     if stop.key == "energies":
         return L.energy_verdict_text(t, step, None).removesuffix(" No guess was made.")
     return L.verdict_text(L.verdict(t, step, None)).removesuffix(" No guess was made.")

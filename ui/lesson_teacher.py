@@ -28,8 +28,9 @@ TEACHER: dict[str, Teacher] = {
         say="Same training data, same size: the only difference is one summary for all words versus a fresh "
             "one for every word."),
     "annotations": Teacher(
-        answer="Each annotation comes from RNNs reading the sentence in both directions, so it carries its "
-               "neighbours: “are” is next to “dogs”, “snow” is four words away.",
+        answer="“are”, right next to “dogs” (“Two”, on its other side, comes close): each annotation comes from "
+               "RNNs reading the sentence in both directions, so it carries its neighbours; “snow”, five words "
+               "away, is far less alike.",
         say="One vector per English word, coloured by its neighbours: these are what attention chooses among."),
     "energies": Teacher(
         answer="“snow”: it has the highest energy before « neige ». Energies are unbounded scores; only their "

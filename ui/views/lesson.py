@@ -3,8 +3,8 @@
 No Streamlit here. The α heatmap of a stop shows the rows decoded so far; the row the class
 predicts is drawn as grey "?" cells until it is revealed, and then shows the guessed cell framed
 in red and the model's argmax marked with a cross. The energies, softmax and context stops add the
-numbers of that row (e_ij, exp, α_ij; c_i = Σ_j α_ij h_j), the annotations stop the cosine
-similarity of the annotations h_j, and the long-sentence stop BLEU by source length (Fig. 2).
+numbers of that row (e_ij, exp, α_ij; c_i = Σ_j α_ij h_j), and the long-sentence stop BLEU by source
+length (Fig. 2). The annotations stop (cosines of the h_j) is :mod:`ui.views.lesson_similarity`.
 """
 
 from __future__ import annotations
@@ -302,41 +302,6 @@ def context_norm(alpha: Sequence[float], annotations: Any) -> float:
     """‖Σ_j α_ij h_j‖ over every dimension (to compare with the decoder's recorded ‖c_i‖)."""
     a = np.asarray(alpha, dtype=np.float64)
     return float(np.linalg.norm(a @ np.asarray(annotations, dtype=np.float64)[: len(a)]))
-
-
-def cosine_matrix(annotations: Any) -> np.ndarray:
-    """Cosine similarity of every pair of annotation vectors (rows of ``annotations``)."""
-    h = np.asarray(annotations, dtype=np.float64)
-    norms = np.linalg.norm(h, axis=1, keepdims=True)
-    n = h / np.where(norms == 0, 1.0, norms)
-    return n @ n.T
-
-
-def similarity_chart(words: Sequence[str], annotations: Any, cell: int = 40) -> alt.LayerChart:
-    """The annotations' cosine similarities as a labelled heatmap (source words on both axes)."""
-    sim = cosine_matrix(annotations)
-    rows = [{"j": j, "k": k, "a": words[j], "b": words[k], "cos": round(float(sim[j, k]), 2),
-             "says": f"“{words[j]}” and “{words[k]}”: cosine {sim[j, k]:.2f}"}  # a cell in words, for a screen reader
-            for j in range(len(words)) for k in range(len(words))]
-    df = pd.DataFrame(rows)
-    x = alt.X("k:O", title=None, axis=alt.Axis(orient="top", labelAngle=-40, labelExpr=label_expr(words),
-                                               labelOverlap=False, aria=False))  # positions, not words: silent
-    y = alt.Y("j:O", title=None, axis=alt.Axis(labelExpr=label_expr(words), labelOverlap=False, aria=False))
-    base = alt.Chart(df).encode(x=x, y=y)
-    rect = base.mark_rect().encode(color=alt.Color("cos:Q", scale=alt.Scale(scheme="blues", domain=[-0.2, 1]),
-                                                   legend=alt.Legend(title="cos(h_j, h_k)")),
-                                   tooltip=["a:N", "b:N", "cos:Q"], description="says:N")
-    text = base.mark_text(fontSize=14, aria=False).encode(
-        text=alt.Text("cos:Q", format=".1f"),
-        color=alt.condition("datum.cos > 0.6", alt.value("#ffffff"), alt.value(INK)))
-    near = []
-    for j, w in enumerate(words):  # each word's most similar other word, for a screen reader
-        others = [k for k in range(len(words)) if k != j]
-        if others:
-            k = max(others, key=lambda k: sim[j, k])
-            near.append(f"“{w}” is most like “{words[k]}” ({sim[j, k]:.1f})")
-    text_ = "Cosine similarity of the annotations h_j of every pair of source words: " + "; ".join(near) + "."
-    return alt.layer(rect, text).properties(width=alt.Step(cell), height=alt.Step(cell - 8), description=text_)
 
 
 def fig2_frame(results: Mapping[str, Any], test: str, decoding: str = "greedy",
