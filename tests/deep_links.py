@@ -49,7 +49,8 @@ LINKS: tuple[Link, ...] = (
          ("**Top-5 candidates at i = 1** · click one",)),
     # the lesson: each stop, the levels, the presenter's view, the palette, the class vote
     *(Link("/lesson", {"ls_stop": str(n)}, (title, f"**{n} / 10**")) for n, title in enumerate(STOPS, 1)),
-    Link("/lesson", {"ls_stop": "3", "ls_level": "phd"}, ("3 / 10", "h_j = [→h_j ; ←h_j] (here 2 × 512 dimensions)")),
+    Link("/lesson", {"ls_stop": "3", "ls_level": "phd"}, ("3 / 10", "an annotation h_j of 1024 numbers")),  # h_j's
+    # formula shows with the revealed row (stop 3 asks first since issue 51)
     Link("/lesson", {"ls_stop": "2", "ls_view": "presenter"},
          ("2. The bottleneck", "**Presenter view**", "**Answer.**")),
     Link("/lesson", {"ls_stop": "1", "ls_palette": "viridis", "ls_log": "true"}, ("1. How to read the pictures",)),
