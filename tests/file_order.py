@@ -40,11 +40,16 @@ def recorded() -> dict[str, float]:
         return {}
 
 
+def file_of(item: pytest.Item) -> str:
+    """The test file of ``item`` as its node id names it (``tests/test_x.py``)."""
+    return item.nodeid.split("::", 1)[0]
+
+
 def file_seconds(items: list[pytest.Item], record: dict[str, float]) -> dict[str, float]:
     """Each file's expected seconds: recorded, or estimated from its tests' tiers."""
     estimate: dict[str, float] = defaultdict(float)
     for item in items:
-        estimate[item.nodeid.split("::", 1)[0]] += PER_TEST.get(tier_of(item), PER_TEST["unit"])
+        estimate[file_of(item)] += PER_TEST.get(tier_of(item), PER_TEST["unit"])
     return {f: record.get(f, s) for f, s in estimate.items()}
 
 
@@ -56,10 +61,10 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after deselection: the files as they will run
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     seconds = file_seconds(items, recorded())
-    solo = {item.nodeid.split("::", 1)[0] for item in items if item.get_closest_marker("solo") is not None}
+    solo = {file_of(item) for item in items if item.get_closest_marker("solo") is not None}
 
     def rank(item: pytest.Item) -> tuple[bool, float]:
-        name = item.nodeid.split("::", 1)[0]
+        name = file_of(item)
         return name in solo, -seconds[name]
 
     items.sort(key=rank)  # stable: a file's tests keep their order
