@@ -19,8 +19,8 @@ from nmt.tools.importers import joeynmt, onmt
 from tests.conftest import plain
 from tests.page_app import open_page
 from tests.stepper_app import click, start
-from ui import models
-from ui import widgets as W
+from ui.common import models
+from ui.common import widgets as W
 
 FIX = Path(__file__).parent / "fixtures"
 # file in the checkpoint folder: (how it is made, its test lines, the toolkit's beam 5 and greedy outputs)

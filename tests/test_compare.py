@@ -16,12 +16,12 @@ from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.registry import describe_model
 from tests.conftest import TINY_DATA
 from tests.page_app import app_at
-from ui import models
-from ui import widgets as W
-from ui.views import stepper as sv
-from ui.views import stepper_charts as sc
-from ui.views import stepper_html as sh
-from ui.views.compare import compare_chart, local_note, summary_frame, window_frame
+from ui.common import models
+from ui.common import widgets as W
+from ui.figures import stepper as sv
+from ui.figures import stepper_charts as sc
+from ui.figures import stepper_html as sh
+from ui.figures.compare import compare_chart, local_note, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -164,14 +164,14 @@ def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkey
 
 
 def test_the_model_catalogue_imports_no_view_module() -> None:
-    """ui.models describes checkpoints from nmt.models.kinds, not from a page's view builders."""
-    code = "import sys, ui.models; print(sorted(m for m in sys.modules if m.startswith(('ui.views', 'pages'))))"
+    """ui.common.models describes checkpoints from nmt.models.kinds, not from a page's view builders."""
+    code = "import sys, ui.common.models; print(sorted(m for m in sys.modules if m.startswith(('ui.views', 'pages'))))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_summary_names_keep_the_file_only_where_two_models_share_a_name() -> None:
-    from ui.views.compare import row_name
+    from ui.figures.compare import row_name
 
     labels = ["RNNsearch (Bahdanau 2015) · europarl-en-fr-rnnsearch-50.pt", "RNNsearch (Bahdanau 2015) · m30k.pt",
               "Luong 2015, global, dot, input feeding · m30k-dot.pt"]

@@ -18,7 +18,7 @@ from nmt.models import checkpoint, seal
 from nmt.models.checkpoint import CheckpointError
 from tests import hostile_checkpoints as hc
 from tests.tool_run import run_nmt
-from ui import checkpoint_files
+from ui.common import checkpoint_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 36

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from tests.page_app import app_at
-from ui import checkpoint_files, models
+from ui.common import checkpoint_files, models
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIR = hc.PAIR

@@ -15,7 +15,7 @@ from nmt.text import corpora
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from tests.page_app import app_at
-from ui import checkpoint_files, models, user_models
+from ui.common import checkpoint_files, models, user_models
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIR = hc.PAIR

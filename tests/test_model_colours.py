@@ -15,13 +15,13 @@ import pytest
 
 from nmt.models.kinds import colour_of_name
 from nmt.models.registry import describe_model
-from ui import models
-from ui.views import lesson as L
-from ui.views.bottleneck import logp_chart, sweep_chart
-from ui.views.common import model_heading
-from ui.views.length import curve_figure, length_figure
-from ui.views.stepper_charts import drift_chart
-from ui.views.stepper_html import compare_html
+from ui.common import models
+from ui.figures.bottleneck import logp_chart, sweep_chart
+from ui.figures.common import model_heading
+from ui.figures.length import curve_figure, length_figure
+from ui.figures.stepper_charts import drift_chart
+from ui.figures.stepper_html import compare_html
+from ui.lesson import views as L
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH, ENCDEC = {"context": "attention"}, {"context": "fixed"}

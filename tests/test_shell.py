@@ -1,4 +1,4 @@
-"""The frame (``app.py``, :func:`ui.shell.frame`) lists every page once and runs each inside the error
+"""The frame (``app.py``, :func:`ui.common.shell.frame`) lists every page once and runs each inside the error
 boundary, its imports included: a package missing on the server shows a short message below the
 navigation, never Streamlit's own error box, and nothing of the page runs half set up."""
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 BROKEN = """
 import streamlit as st
-from ui import shell
+from ui.common import shell
 
 def broken() -> None:
     import rnnsearch_no_such_module  # noqa: F401
@@ -50,7 +50,7 @@ def fresh_project_modules() -> Iterator[None]:
     """Let the project's modules be imported anew inside the test, then put every module back."""
     saved = dict(sys.modules)
     for name in list(sys.modules):
-        if name.startswith(("nmt.", "ui.")) and name != "ui.shell":
+        if name.startswith(("nmt.", "ui.")) and name != "ui.common.shell":
             del sys.modules[name]
     try:
         yield

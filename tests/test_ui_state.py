@@ -9,9 +9,9 @@ import pytest
 
 from nmt.decoding.search import Stepper, forced, greedy
 from nmt.models import checkpoint
-from ui import models
-from ui.presets import BY_NAME, EUROPARL, FLIPPED_TO_FREE, FLIPPED_TO_FROZEN, PRESETS, long_sentence, watch_for
-from ui.views import stepper_state as vs
+from ui.common import models
+from ui.common.presets import BY_NAME, EUROPARL, FLIPPED_TO_FREE, FLIPPED_TO_FROZEN, PRESETS, long_sentence, watch_for
+from ui.figures import stepper_state as vs
 
 SENTENCE = "A man is riding a bike."
 
