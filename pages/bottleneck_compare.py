@@ -26,7 +26,7 @@ import streamlit as st
 
 from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace
-from ui.common import models, user_models
+from ui.common import models, twins, user_models
 from ui.common import typed as T
 from ui.common import widgets as W
 from ui.common.presets import long_sentence
@@ -66,10 +66,10 @@ class Column:
 
 def columns_for(group: models.ModelGroup, ablation: bool, groups: list[models.ModelGroup]) -> list[Column]:
     """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them,
-    each resolved once by :func:`ui.common.models.columns` (the stepper's toggle uses the same resolver). A pair
+    each resolved once by :func:`ui.common.twins.columns` (the stepper's toggle uses the same resolver). A pair
     without an RNNencdec of its own shows its frozen ablation and another pair's RNNencdec, headed with that
     pair's name, each described by its label (what it is, its data and vocabulary)."""
-    chosen = models.columns(group, ablation, groups)
+    chosen = twins.columns(group, ablation, groups)
     labelled = any(c.ckpt.group != group.name for c in chosen)  # a stand-in twin: say where each comes from
     return [Column(c.description.name + ("" if c.ckpt.group == group.name else f" ({c.ckpt.group})"), c.ckpt,
                    c.context, c.description.label if labelled else c.description.note, c.description.colour)

@@ -1,4 +1,4 @@
-"""Unit tests of the analysis pages' builders (ui.views): no browser, no Streamlit session."""
+"""Unit tests of the analysis pages' builders (ui/figures, the pages' views): no browser, no Streamlit session."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ import pytest
 
 from nmt.models.kinds import colour_of_name
 from nmt.models.registry import describe_model
-from ui.common import models
+from ui.common import checkpoint_files, models
 from ui.figures.bottleneck import logp_chart, sweep_chart
 from ui.figures.common import model_heading
 from ui.figures.length import curve_figure, length_figure
@@ -65,7 +65,8 @@ def test_descriptions_and_results_names_agree() -> None:
 
 
 def test_shipped_checkpoints_carry_their_colour() -> None:
-    found = {c.name: models.description(c).colour for g in models.scan(ROOT / "checkpoints") for c in g.members}
+    groups = checkpoint_files.scan(ROOT / "checkpoints")
+    found = {c.name: models.description(c).colour for g in groups for c in g.members}
     assert found == SHIPPED
 
 

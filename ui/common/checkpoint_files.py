@@ -10,9 +10,12 @@ ones never takes a page down.
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
+from nmt.models.registry import describe_model
 from nmt.text import corpora
+from ui.common import models
 from ui.common.meta_cache import UNREADABLE as UNREADABLE  # the key under which read_meta keeps why a file is unread
 
 
@@ -51,15 +54,13 @@ def problem(path: Path, mtime: float) -> str | None:
 
 @functools.lru_cache(maxsize=100_000)  # every page run lists the folder several times: each file is judged once
 def _problem(name: str, mtime: float) -> str | None:
-    from ui.common import models  # it builds on this module
-
     path = Path(name)
 
     reason = models.read_meta(str(path), mtime).get(UNREADABLE)
     if reason:
         return str(reason)
     try:  # everything the pickers and the catalogue draw from the file
-        info = models.CheckpointInfo(path, models._kind_of(path)[0], "rnnsearch", mtime)
+        info = models.CheckpointInfo(path, _kind_of(path)[0], "rnnsearch", mtime)
         models.describe(info)
         models.score_phrase(models.read_meta(str(path), mtime).get("scores"))
     except Exception as err:  # a sealed file written with odd values: left out, not a broken page
@@ -77,3 +78,39 @@ def notes(directory: Path, folder: str = "the checkpoint folder") -> list[str]:
         if reason:
             out.append(f"unreadable: {reason}")
     return out
+
+
+# <prefix>-rnnsearch[-<variant>].pt: the paper's RNNsearch-50 is europarl-en-fr-rnnsearch-50.pt
+_PAIR_NAME = re.compile(r"^(?P<prefix>.+)-(?P<kind>rnnsearch|rnnencdec)(?:-(?P<variant>[A-Za-z0-9]+))?$")
+
+
+def _kind_of(path: Path) -> tuple[str, str]:
+    """(group, kind) from a file name ``<prefix>-rnnsearch.pt`` / ``<prefix>-rnnencdec.pt``, or with a
+    variant, ``<prefix>-rnnsearch-50.pt`` / ``<prefix>-rnnencdec-50.pt`` (group ``<prefix>-50``)."""
+    m = _PAIR_NAME.match(path.stem)
+    if m is None:
+        return path.stem, "other"
+    group = m["prefix"] + (f"-{m['variant']}" if m["variant"] else "")
+    return group, m["kind"]
+
+
+def scan(directory: Path, yours: bool = False) -> list[models.ModelGroup]:
+    """The model groups in ``directory`` (sorted by name); an unreadable folder gives none. ``yours``:
+    the folder is the user's own models' (:mod:`ui.common.user_models`), and its checkpoints say so.
+
+    A file that follows neither naming pattern forms a group of its own; whether it fills the
+    attending or the fixed-context slot is read from its description (whether it has α). Every
+    file's ``kind`` is its description's (a Luong model is "luong", whichever slot it fills). Links
+    out of the folder and files that cannot be read are left out (:func:`problem`).
+    """
+    slots: dict[str, dict[str, models.CheckpointInfo]] = {}
+    for p, mtime in listed(directory):
+        if problem(p, mtime):
+            continue
+        group, slot = _kind_of(p)
+        described = describe_model(models.saved_config(str(p), mtime))
+        info = models.CheckpointInfo(p, group, described.kind, mtime, yours)
+        if slot == "other":
+            slot = "rnnsearch" if described.has_alpha else "rnnencdec"
+        slots.setdefault(group, {}).setdefault(slot, info)
+    return [models.ModelGroup(name, s.get("rnnsearch"), s.get("rnnencdec")) for name, s in sorted(slots.items())]

@@ -21,10 +21,8 @@ with 2 threads against 1.1 s (0.4 s of CPU) with 1.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +43,6 @@ from nmt.models.provenance import (
 from nmt.models.provenance import data_name as data_name
 from nmt.models.registry import capabilities_of, describe_model
 from nmt.text.tokenize import LANGUAGE_NAMES
-from ui.common import checkpoint_files
 from ui.common.meta_cache import read_meta as read_meta  # re-exported: every page asks ui.common.models
 from ui.common.typed_language import known_words
 
@@ -58,7 +55,7 @@ TYPED_GROUP = "europarl-tatoeba-en-fr-30k"
 # Issue 47 item 3: its French→English counterpart (same corpora read the other way); a typed sentence goes to the
 # one of these whose source vocabulary knows more of its words (French typed → fr→en), the first on a tie.
 TYPED_GROUPS = (TYPED_GROUP, "europarl-tatoeba-fr-en-30k")
-FIRST_DIRECTION = "en→fr"  # the app's first pair: pickers name the direction of every other (ui.common.user_models.label)
+FIRST_DIRECTION = "en→fr"  # the app's first pair: the pickers name every other's direction (user_models.label)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -133,42 +130,6 @@ class Choice:
         return " + ".join(c.name for c in self.members) if self.members else self.ckpt.name
 
 
-# <prefix>-rnnsearch[-<variant>].pt: the paper's RNNsearch-50 is europarl-en-fr-rnnsearch-50.pt
-_PAIR_NAME = re.compile(r"^(?P<prefix>.+)-(?P<kind>rnnsearch|rnnencdec)(?:-(?P<variant>[A-Za-z0-9]+))?$")
-
-
-def _kind_of(path: Path) -> tuple[str, str]:
-    """(group, kind) from a file name ``<prefix>-rnnsearch.pt`` / ``<prefix>-rnnencdec.pt``, or with a
-    variant, ``<prefix>-rnnsearch-50.pt`` / ``<prefix>-rnnencdec-50.pt`` (group ``<prefix>-50``)."""
-    m = _PAIR_NAME.match(path.stem)
-    if m is None:
-        return path.stem, "other"
-    group = m["prefix"] + (f"-{m['variant']}" if m["variant"] else "")
-    return group, m["kind"]
-
-
-def scan(directory: Path, yours: bool = False) -> list[ModelGroup]:
-    """The model groups in ``directory`` (sorted by name); an unreadable folder gives none. ``yours``:
-    the folder is the user's own models' (:mod:`ui.common.user_models`), and its checkpoints say so.
-
-    A file that follows neither naming pattern forms a group of its own; whether it fills the
-    attending or the fixed-context slot is read from its description (whether it has α). Every
-    file's ``kind`` is its description's (a Luong model is "luong", whichever slot it fills). Links
-    out of the folder and files that cannot be read are left out (:mod:`ui.common.checkpoint_files`).
-    """
-    slots: dict[str, dict[str, CheckpointInfo]] = {}
-    for p, mtime in checkpoint_files.listed(directory):
-        if checkpoint_files.problem(p, mtime):
-            continue
-        group, slot = _kind_of(p)
-        described = describe_model(_config(str(p), mtime))
-        info = CheckpointInfo(p, group, described.kind, mtime, yours)
-        if slot == "other":
-            slot = "rnnsearch" if described.has_alpha else "rnnencdec"
-        slots.setdefault(group, {}).setdefault(slot, info)
-    return [ModelGroup(name, s.get("rnnsearch"), s.get("rnnencdec")) for name, s in sorted(slots.items())]
-
-
 def default_group(groups: list[ModelGroup]) -> ModelGroup | None:
     """The group shown at first launch: the Multi30k one with an RNNsearch, else the first."""
     for g in groups:
@@ -219,24 +180,6 @@ def resolve(group: ModelGroup, freeze: bool, ablation: bool) -> Choice:
                f"Group “{group.name}” has no RNNsearch checkpoint to ablate; showing the RNNencdec.")
 
 
-def columns(group: ModelGroup, ablation: bool, groups: Sequence[ModelGroup] = ()) -> list[Choice]:
-    """The bottleneck page's columns: RNNsearch, RNNencdec and (if asked) the frozen ablation,
-    as far as the group has them, each resolved by :func:`resolve`; for a group without an RNNencdec
-    of its own, its frozen ablation and the stand-in twin from ``groups`` (:func:`ui.common.twins.stand_in`)."""
-    wanted = [(False, False), (True, False)] + ([(True, True)] if ablation else [])
-    out: list[Choice] = []
-    for freeze, abl in wanted:
-        c = resolve(group, freeze, abl)
-        if all((c.ckpt.path, c.context) != (o.ckpt.path, o.context) for o in out):
-            out.append(dataclasses.replace(c, notice=None))
-    from ui.common import twins  # it builds on this module
-
-    twin = twins.stand_in(group, groups)
-    if twin is None:
-        return out
-    return [twins.labelled(c) for c in out] + [twin]
-
-
 # ----------------------------------------------------------------------------------------------
 # Loading (cached per process)
 # ----------------------------------------------------------------------------------------------
@@ -268,7 +211,7 @@ def trained_context(path: str, mtime: float) -> str:
     return _trained_context(read_meta(path, mtime, _CONFIG_KEYS))
 
 
-def _config(path: str, mtime: float) -> dict[str, Any]:
+def saved_config(path: str, mtime: float) -> dict[str, Any]:
     """A checkpoint's config with its trained context filled in (older files kept it in ``args``)."""
     meta = read_meta(path, mtime, _CONFIG_KEYS)
     return {**meta.get("config", {}), "context": _trained_context(meta)}
@@ -276,7 +219,7 @@ def _config(path: str, mtime: float) -> dict[str, Any]:
 
 def capabilities(ckpt: CheckpointInfo) -> Capabilities:
     """What ``ckpt``'s model can do (:class:`nmt.models.contract.Capabilities`), from its config, weights unread."""
-    return capabilities_of(_config(str(ckpt.path), ckpt.mtime))
+    return capabilities_of(saved_config(str(ckpt.path), ckpt.mtime))
 
 
 def origin(ckpt: CheckpointInfo) -> str:
@@ -298,7 +241,7 @@ def search_note(ckpt: CheckpointInfo) -> str:
 
 def description(ckpt: CheckpointInfo, context: str | None = None) -> ModelDescription:
     """What ``ckpt`` is when decoded in ``context`` (default: as trained): kind, name, label, colour."""
-    return describe_model(_config(str(ckpt.path), ckpt.mtime), context, ckpt.path.stem)
+    return describe_model(saved_config(str(ckpt.path), ckpt.mtime), context, ckpt.path.stem)
 
 
 def configure_threads() -> int:

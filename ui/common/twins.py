@@ -78,3 +78,19 @@ def credit(group: ModelGroup) -> str | None:
     """The credit a pair's training data asks for wherever the model ships (Tatoeba's CC-BY), else None."""
     return TATOEBA_CREDIT if any("Tatoeba" in data_name(read_meta(str(c.path), c.mtime))
                                  for c in group.members) else None
+
+
+def columns(group: ModelGroup, ablation: bool, groups: Sequence[ModelGroup] = ()) -> list[Choice]:
+    """The bottleneck page's columns: RNNsearch, RNNencdec and (if asked) the frozen ablation,
+    as far as the group has them, each resolved by :func:`resolve`; for a group without an RNNencdec
+    of its own, its frozen ablation and the stand-in twin from ``groups`` (:func:`stand_in`)."""
+    wanted = [(False, False), (True, False)] + ([(True, True)] if ablation else [])
+    out: list[Choice] = []
+    for freeze, abl in wanted:
+        c = resolve(group, freeze, abl)
+        if all((c.ckpt.path, c.context) != (o.ckpt.path, o.context) for o in out):
+            out.append(dataclasses.replace(c, notice=None))
+    twin = stand_in(group, groups)
+    if twin is None:
+        return out
+    return [labelled(c) for c in out] + [twin]

@@ -4,7 +4,7 @@ The folder is named by the environment variable ``RNNSEARCH_USER_MODELS`` when t
 (``RNNSEARCH_USER_MODELS=my-models streamlit run app.py``); nothing a visitor sends (a URL, a text
 box) can name another. Its ``*.pt`` files are judged as the checkpoint folder's are
 (:mod:`ui.common.checkpoint_files`: links out of it refused, a file that is not an intact sealed checkpoint
-left out and named once, with why) and grouped as they are (:func:`ui.common.models.scan`). A group whose
+left out and named once, with why) and grouped as they are (:func:`ui.common.checkpoint_files.scan`). A group whose
 name a checkpoint-folder group already has is left out, and said so, rather than shadowing it.
 
 :func:`all_groups` is what every picker lists: the checkpoint folder's groups, then the user's.
@@ -42,12 +42,12 @@ def folder() -> Path | None:
 
 def _split() -> tuple[list[models.ModelGroup], list[models.ModelGroup], list[models.ModelGroup]]:
     """(the checkpoint folder's groups, the user's groups listed, the user's groups left out for their name)."""
-    shipped = models.scan(models.checkpoint_dir())
+    shipped = checkpoint_files.scan(models.checkpoint_dir())
     user = folder()
     if user is None:
         return shipped, [], []
     taken = {g.name for g in shipped}
-    yours = models.scan(user, yours=True)
+    yours = checkpoint_files.scan(user, yours=True)
     return shipped, [g for g in yours if g.name not in taken], [g for g in yours if g.name in taken]
 
 

@@ -55,7 +55,7 @@ class View:
     ens: bool = False  # decode with the ensemble of the checkpoints sharing the group's vocabularies
     cand: bool = False  # decode over the sentence's candidate list (Jean et al. 2015 §3.2)
     cand_k: int = 1000  # its K most frequent words (one of CANDIDATE_KS)
-    fusion: str = "none"  # language-model fusion (ui/stepper/fusion_panel.py, its own bound control): none | shallow | deep
+    fusion: str = "none"  # LM fusion (ui/stepper/fusion_panel.py, its own bound control): none | shallow | deep
     beta: float | None = None  # shallow fusion's β, when it was set
     words: bool = False  # a subword model's heatmap of words (α summed over each word's pieces), not pieces
     temp: float = 1.0  # sampling: temperature

@@ -40,7 +40,7 @@ CAR = "A red car is parked near a white house."
 CAT = "A black dog and a white cat are sleeping on a red couch."
 TOASTER = "Tom bought a new toaster."
 BOY = "A boy is eating an apple."
-EVERYDAY = "europarl-tatoeba-en-fr-30k"  # the everyday model's group (ui.common.models.TYPED_GROUP): stop 9's real <unk>
+EVERYDAY = "europarl-tatoeba-en-fr-30k"  # the everyday model's group (models.TYPED_GROUP): stop 9's real <unk>
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import torch
 from nmt.decoding.search import prepare_source
 from nmt.decoding.trace import DecodeTrace
 from nmt.text.data import pad_ids
-from ui.common import models, search_rules
+from ui.common import checkpoint_files, models, search_rules
 from ui.common import widgets as W
 from ui.figures import unknown as U
 from ui.figures.common import FONT_MAIN, chart_svg, md, readable
@@ -107,7 +107,7 @@ def model_pair(name: str = GROUP, warn: bool = True) -> models.ModelGroup | None
     """The checkpoint group a stop was written for (the Multi30k pair; the everyday model for stop 9),
     else the lesson's pair, else the default pair, with a warning (``warn``) and, for a model imported from another
     toolkit, the note saying whose search rules decode it."""
-    groups = models.scan(models.checkpoint_dir())
+    groups = checkpoint_files.scan(models.checkpoint_dir())
     group = next((g for g in groups if g.name == name and g.search is not None), None)
     if group is None and name != GROUP:
         group = next((g for g in groups if g.name == GROUP and g.search is not None), None)

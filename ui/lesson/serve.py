@@ -76,14 +76,14 @@ def healthy(port: int) -> bool:
 def warm() -> int:
     """Load every model the Lesson's stops and the stepper's first view open, and decode each stop's
     sentence once (the same caches the pages use); the number of traces made."""
-    from ui.common import models
+    from ui.common import checkpoint_files, models
     from ui.common import widgets as W
     from ui.lesson import page as P
     from ui.lesson.content import STOPS
 
     logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").setLevel(logging.ERROR)
     made = 0
-    groups = models.scan(models.checkpoint_dir())
+    groups = checkpoint_files.scan(models.checkpoint_dir())
     first = models.default_group(groups)
     if first is not None and first.search is not None:
         W.load_lm(first.search)
