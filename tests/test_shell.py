@@ -114,7 +114,7 @@ def test_a_page_file_leaves_setup_and_the_boundary_to_the_frame(page: str) -> No
 
 def test_guarded_function_shows_the_boundary() -> None:
     """What a fragment's own rerun runs (the guarded view alone) still ends in the boundary's message."""
-    script = ('import streamlit as st\nfrom ui import shell\n\ndef view(n: int) -> None:\n'
+    script = ('import streamlit as st\nfrom ui.common import shell\n\ndef view(n: int) -> None:\n'
               '    st.write(f"drawn {n}")\n    raise KeyError(n)\n\nshell.guarded("Frag", view)(3)\n'
               'st.write("after the fragment")\n')
     at = AppTest.from_string(script, default_timeout=30).run()
