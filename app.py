@@ -2,7 +2,7 @@
 
 Every page of the app is listed here once, in the menu's order: its file in ``pages/``, its title (the
 menu's words and the browser tab's), its icon, its address and how its sidebar opens.
-:func:`ui.shell.frame` hands the list to ``st.navigation``, draws the menu, configures the page and runs it
+:func:`ui.common.shell.frame` hands the list to ``st.navigation``, draws the menu, configures the page and runs it
 inside the error boundary. The stepper is the first page, at ``/``; every other page keeps the address of
 its file's name (``/lesson``, ``/alignment_browser`` …), so shared links open the same view.
 """
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import shell
+from ui.common import shell
 
 
 def stepper_sidebar() -> str:
     """The stepper's sidebar: collapsed in presentation mode (read from the URL before the session knows)."""
-    from ui import stepper_url
+    from ui.stepper import url as stepper_url
 
     return "collapsed" if stepper_url.presenting() else "auto"
 

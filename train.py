@@ -56,7 +56,7 @@ DEFAULTS: dict[str, Any] = {
     # softmax over each data partition's τ target words (nmt/training/sampled_softmax.py; 0 = full softmax)
     "truecase": "", "sampled_vocab": 0,
     # issue 23: a training timeline (nmt/training/timeline.py) in OUT/timeline.npz; presets: a group of the stepper's
-    # presets (configs/timeline_sentences.json, the sentences of ui/presets.py),
+    # presets (configs/timeline_sentences.json, the sentences of ui/common/presets.py),
     # "auto" (from the --out folder's name) or "none"; note: a line the "Watch it learn" page shows
     "timeline": False, "timeline_presets": "auto", "timeline_note": "",
     # issue 20: a new segment of a model's training (nmt/training/segments.py): start from this checkpoint's

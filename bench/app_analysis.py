@@ -53,7 +53,7 @@ def _clear() -> None:
     """Forget every result (cache_data, and the pages' shared store where there is one); keep the models."""
     import streamlit as st
 
-    from ui import heavy
+    from ui.common import heavy
 
     st.cache_data.clear()
     heavy.clear_all()  # the byte-bounded stores: decodings, per-sentence facts, attributions

@@ -9,12 +9,12 @@ scored: the alignment error rate (AER) of the argmax-α links over the whole set
 the opposite direction picked, of both directions' links joined (intersection, union, grow-diag-final).
 
 Controls are bound to URL query parameters (``al_*``); pasted or uploaded pairs are not (too big for
-a URL). The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
+a URL). The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.common.widgets`).
 """
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -29,9 +29,11 @@ from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.align import Links
 from nmt.text.tokenize import Tokenizer
-from ui import alignment_both_ways, heavy, models
-from ui import widgets as W
-from ui.views.alignment import (
+from ui.alignment import both_ways as alignment_both_ways
+from ui.alignment.views_uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
+from ui.common import heavy, models
+from ui.common import widgets as W
+from ui.figures.alignment import (
     browser_frame,
     coverage_line,
     domain_note,
@@ -44,11 +46,10 @@ from ui.views.alignment import (
     selected_row,
     table_row,
 )
-from ui.views.common import FONT, FONT_MAIN, csv_text, finite, md
-from ui.views.heatmaps import trace_chart
-from ui.views.length import load_results
-from ui.views.unknown import Shown, shown
-from ui.views.uploads import MAX_PASTE_CHARS, PairsError, parse_tsv_pairs, parse_two_files
+from ui.figures.common import FONT, FONT_MAIN, csv_text, finite, md
+from ui.figures.heatmaps import trace_chart
+from ui.figures.length import load_results
+from ui.figures.unknown import Shown, shown
 
 BIND = W.BIND
 PREFERRED = ("multi30k/test_2016_flickr", "multi30k/val", "alignment/hansards-naacl2003-en-fr/test")

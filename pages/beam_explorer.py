@@ -6,12 +6,12 @@ as a tree with the n-best highlighted, shows each n-best hypothesis' α, marks w
 and beam search part, and re-ranks the finished hypotheses under each length normalisation.
 
 Every control is bound to a URL query parameter (``bx_*``), so a copied URL reopens the same view.
-The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
+The page only reads traces from :mod:`nmt.decoding.search` (through :mod:`ui.common.widgets`).
 """
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -20,11 +20,7 @@ import streamlit as st
 from nmt.decoding.search import LENGTH_NORMS, InputError
 from nmt.decoding.toolkit import SearchRules
 from nmt.decoding.trace import DecodeTrace
-from ui import models, search_rules
-from ui import typed as T
-from ui import widgets as W
-from ui.views import subword_view
-from ui.views.beam import (
+from ui.beam.views import (
     DEFAULT_SENTENCE,
     Divergence,
     beam_all_frame,
@@ -39,8 +35,12 @@ from ui.views.beam import (
     rerank_frame,
     winners,
 )
-from ui.views.common import FONT_MAIN, MAX_SOURCE_CHARS, NORM_LABELS, csv_text, md
-from ui.views.unknown import Detokenize, Shown, nbest_trace, shown
+from ui.common import models, search_rules
+from ui.common import typed as T
+from ui.common import widgets as W
+from ui.figures import subword_view
+from ui.figures.common import FONT_MAIN, MAX_SOURCE_CHARS, NORM_LABELS, csv_text, md
+from ui.figures.unknown import Detokenize, Shown, nbest_trace, shown
 
 TABS = ["Search tree", "Beam per step", "N-best and α", "Length normalisation"]
 LAYOUTS = {"tree": "branches grouped, best child on top", "rank": "each step's hypotheses by rank"}
@@ -71,7 +71,7 @@ def controls(rules: SearchRules | None) -> tuple[int, str, float, int]:
 
 def translation(text: Shown) -> None:
     """A translation in dark text in a box (legible on a projector, unlike a grey quote), each replaced
-    ``<unk>`` marked (:mod:`ui.views.unknown`)."""
+    ``<unk>`` marked (:mod:`ui.figures.unknown`)."""
     with st.container(border=True):
         st.markdown(text.markdown or "(empty)")
 

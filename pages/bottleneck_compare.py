@@ -9,12 +9,12 @@ slider walks through corpus sentences of growing length, and a length sweep char
 source length for each model, showing where RNNencdec starts to drift.
 
 Controls are bound to URL query parameters (``bn_*``). The page only reads traces from
-:mod:`nmt.decoding.search` (through :mod:`ui.widgets`).
+:mod:`nmt.decoding.search` (through :mod:`ui.common.widgets`).
 """
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -26,11 +26,11 @@ import streamlit as st
 
 from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace
-from ui import models, user_models
-from ui import typed as T
-from ui import widgets as W
-from ui.presets import long_sentence
-from ui.views.bottleneck import (
+from ui.common import models, twins, user_models
+from ui.common import typed as T
+from ui.common import widgets as W
+from ui.common.presets import long_sentence
+from ui.figures.bottleneck import (
     comparison_row,
     lengths_of,
     logp_chart,
@@ -39,9 +39,9 @@ from ui.views.bottleneck import (
     sweep_frame,
     sweep_sample,
 )
-from ui.views.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
-from ui.views.heatmaps import trace_chart
-from ui.views.unknown import Shown, shown
+from ui.figures.common import FONT_MAIN, MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, finite, md
+from ui.figures.heatmaps import trace_chart
+from ui.figures.unknown import Shown, shown
 
 BIND = W.BIND
 FROM = ("typed", "corpus by length")
@@ -59,17 +59,17 @@ class Column:
 
     name: str
     ckpt: models.CheckpointInfo
-    context: str  # the effective mode, as ui.models.resolve decided it
+    context: str  # the effective mode, as ui.common.models.resolve decided it
     note: str
     colour: str  # the model's colour on every page (nmt.models.kinds.model_colour)
 
 
 def columns_for(group: models.ModelGroup, ablation: bool, groups: list[models.ModelGroup]) -> list[Column]:
     """RNNsearch, RNNencdec and (optionally) the frozen-context ablation, as far as the group has them,
-    each resolved once by :func:`ui.models.columns` (the stepper's toggle uses the same resolver). A pair
+    each resolved once by :func:`ui.common.twins.columns` (the stepper's toggle uses the same resolver). A pair
     without an RNNencdec of its own shows its frozen ablation and another pair's RNNencdec, headed with that
     pair's name, each described by its label (what it is, its data and vocabulary)."""
-    chosen = models.columns(group, ablation, groups)
+    chosen = twins.columns(group, ablation, groups)
     labelled = any(c.ckpt.group != group.name for c in chosen)  # a stand-in twin: say where each comes from
     return [Column(c.description.name + ("" if c.ckpt.group == group.name else f" ({c.ckpt.group})"), c.ckpt,
                    c.context, c.description.label if labelled else c.description.note, c.description.colour)

@@ -11,7 +11,7 @@ a reference and sentence BLEU. Controls are bound to URL query parameters (``cmp
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -24,14 +24,14 @@ import streamlit as st
 
 from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace
-from ui import models, search_rules, user_models
-from ui import typed as T
-from ui import widgets as W
-from ui.presets import PRESETS
-from ui.views.bottleneck import comparison_row
-from ui.views.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
-from ui.views.compare import compare_chart, local_note, row_name, summary_frame
-from ui.views.unknown import Shown, shown
+from ui.common import models, search_rules, user_models
+from ui.common import typed as T
+from ui.common import widgets as W
+from ui.common.presets import PRESETS
+from ui.figures.bottleneck import comparison_row
+from ui.figures.common import MAX_REFERENCE_CHARS, MAX_SOURCE_CHARS, csv_text, md, model_heading
+from ui.figures.compare import compare_chart, local_note, row_name, summary_frame
+from ui.figures.unknown import Shown, shown
 
 BIND = W.BIND
 DEFAULT_TEXT = PRESETS[0].text
@@ -69,7 +69,7 @@ def default_models(found: dict[str, models.CheckpointInfo]) -> list[str]:
 
 
 def with_typed_pair(found: dict[str, models.CheckpointInfo]) -> Callable[[models.ModelGroup, Any], list[str]]:
-    """The models' value for a sentence of one's own (:func:`ui.typed.on_typed`): the RNNsearch of the pair
+    """The models' value for a sentence of one's own (:func:`ui.common.typed.on_typed`): the RNNsearch of the pair
     trained for everyday sentences first, then the models chosen, at most :data:`MAX_COLUMNS`."""
     def value(pair: models.ModelGroup, current: Any) -> list[str]:
         first = [label for label, c in found.items() if pair.search is not None and c.path == pair.search.path]

@@ -7,14 +7,14 @@ gradient × input, integrated gradients, leave-one-out of the embedding and of t
 with their agreement (Kendall τ, top-1, JSD); the whole sentence as one matrix per method; an α edit
 at that step and what the model writes instead (:mod:`nmt.decoding.surgery`); and, on a button, the
 permutation and adversarial-α tests (:mod:`nmt.explanation.debate`); those two tabs are laid out by
-:mod:`ui.surgery_panel`. Controls are bound to URL query parameters (``ex_*``). Attributions are
+:mod:`ui.explanation.surgery_panel`. Controls are bound to URL query parameters (``ex_*``). Attributions are
 kept per step for every visitor (a shared store keyed by checkpoint file, its mtime, the sentence and
 the step); surgeries and tests are cached.
 """
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -30,16 +30,16 @@ from nmt.decoding.surgery import (
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.attribution import METHODS
 from nmt.models.checkpoint import LoadedModel
-from ui import contrast_panel, models
-from ui import explanation_jobs as jobs
-from ui import surgery_panel as SP
-from ui import typed as T
-from ui import widgets as W
-from ui.explanation_jobs import attributions
-from ui.views import explanation as V
-from ui.views import surgery as S
-from ui.views.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
-from ui.views.unknown import NOTE, replacements
+from ui.common import contrast_panel, models
+from ui.common import typed as T
+from ui.common import widgets as W
+from ui.explanation import jobs
+from ui.explanation import surgery_panel as SP
+from ui.explanation import views as V
+from ui.explanation import views_surgery as S
+from ui.explanation.jobs import attributions
+from ui.figures.common import MAX_REFERENCE_CHARS, csv_text, md, source_labels
+from ui.figures.unknown import NOTE, replacements
 
 BIND = W.BIND
 ss = st.session_state
@@ -80,7 +80,7 @@ own_sentence = T.on_typed("ex_model", "ex_text", [p.text for p in PRESETS], T.se
 
 def on_text() -> None:
     """A new source sentence: the translation typed for the old one goes, and a sentence of one's own goes to
-    the pair trained for everyday sentences (:func:`ui.typed.on_typed`)."""
+    the pair trained for everyday sentences (:func:`ui.common.typed.on_typed`)."""
     clear_translation()
     own_sentence()
 

@@ -13,7 +13,7 @@ app's search rules instead of its toolkit's); the button is not.
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -25,10 +25,10 @@ import streamlit as st
 from nmt.text.corpora import Split, by_label
 from nmt.text.data import read_parallel
 from nmt.tools.experiment import score_test_set
-from ui import heavy, models, search_rules, user_models
-from ui import widgets as W
-from ui.views.common import csv_text, md
-from ui.views.length import (
+from ui.common import heavy, models, search_rules, user_models
+from ui.common import widgets as W
+from ui.figures.common import csv_text, md
+from ui.figures.length import (
     curve_figure,
     curve_rows,
     empty_bucket_note,

@@ -6,12 +6,12 @@ framed (at the annotations stop, the row of cosines of the word asked about). A 
 works: → or PageDown for the next stop, ← or PageUp for the previous one, B (a clicker's blank-screen
 key) to reveal. The URL holds the stop (``ls_stop``, 1-based; anything else opens stop 1) and the level
 (``ls_level``). The sidebar offers a printable handout (HTML, print-styled).
-Content: :mod:`ui.lesson_content`; drawing: :mod:`ui.views.lesson` (stop 3: :mod:`ui.views.lesson_similarity`).
+Content: :mod:`ui.lesson.content`; drawing: :mod:`ui.lesson.views` (stop 3: :mod:`ui.lesson.views_similarity`).
 """
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -22,18 +22,19 @@ import streamlit as st
 
 from nmt.decoding.trace import DecodeTrace
 from nmt.explanation.paper_figures import FIG3A_SENTENCE
-from ui import lesson_check_panel as K
-from ui import lesson_page as P
-from ui import lesson_room as R
-from ui import models, paper_panel, vote_panel
-from ui import widgets as W
-from ui.lesson_content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
-from ui.lesson_teacher import TEACHER, pace, plan_words
-from ui.presets import EUROPARL
-from ui.views import lesson as L
-from ui.views import lesson_similarity as S
-from ui.views.common import FONT_MAIN, md, readable
-from ui.views.heatmaps import fixed_context_chart
+from ui.common import models, paper_panel
+from ui.common import widgets as W
+from ui.common.presets import EUROPARL
+from ui.figures.common import FONT_MAIN, md, readable
+from ui.figures.heatmaps import fixed_context_chart
+from ui.lesson import check_panel as K
+from ui.lesson import page as P
+from ui.lesson import room as R
+from ui.lesson import views as L
+from ui.lesson import views_similarity as S
+from ui.lesson import vote_panel
+from ui.lesson.content import IDEAS, LEVELS, NOT_ATTENTION, STOPS, Stop
+from ui.lesson.teacher import TEACHER, pace, plan_words
 
 STOP_KEY, LEVEL_KEY, VIEW_KEY, VOTE_KEY = R.STOP_KEY, R.LEVEL_KEY, R.VIEW_KEY, R.VOTE_KEY
 

@@ -3,7 +3,7 @@
 Pick a baseline A and a model B of the same language pair, a held-out split, how many of its sentences
 and greedy or beam search; **Run** translates them with both (chunk by chunk, only the translations kept, with a
 progress bar and the time left; more than 200 sentences show their estimated time first, and **Stop** ends the run
-keeping every finished chunk: :mod:`ui.paired_run`) and runs
+keeping every finished chunk: :mod:`ui.paired.run`) and runs
 :func:`nmt.tools.paired.compare`: sacrebleu's paired bootstrap resampling (Koehn 2004) for BLEU and chrF,
 overall and per source-length bucket, and the sentences where the two differ most (ΔchrF). Clicking a
 row of that table shows both models' α for the sentence side by side (each model's own greedy decoding
@@ -16,7 +16,7 @@ both models, to estimate the run's time).
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -29,12 +29,16 @@ import streamlit as st
 from nmt.decoding.search import InputError
 from nmt.text.corpora import Split
 from nmt.tools.paired import RESAMPLES, compare
-from ui import heavy, models, paired_alpha, paired_run, paired_words, search_rules, user_models
-from ui import widgets as W
-from ui.views.common import csv_text, md, model_heading, readable
-from ui.views.compare import compare_chart
-from ui.views.heatmaps import trace_chart
-from ui.views.paired import (
+from ui.common import heavy, models, search_rules, user_models
+from ui.common import widgets as W
+from ui.figures.common import csv_text, md, model_heading, readable
+from ui.figures.compare import compare_chart
+from ui.figures.heatmaps import trace_chart
+from ui.figures.unknown import shown
+from ui.paired import alpha as paired_alpha
+from ui.paired import run as paired_run
+from ui.paired import words as paired_words
+from ui.paired.views import (
     MIN_SENTENCES,
     estimate_text,
     length_frame,
@@ -46,7 +50,6 @@ from ui.views.paired import (
     stopped_text,
     verdict,
 )
-from ui.views.unknown import shown
 
 BIND = W.BIND
 LIMITS = (40, 100, 200, 500, 1000, 0)  # sentences compared (0: the whole split)

@@ -7,13 +7,13 @@ and the exports are tabs below. "Presentation" makes the type larger, collapses 
 drops the tabs. The bottleneck toggle swaps in the RNNencdec twin (or, advanced, freezes the
 RNNsearch weights) and then shows both translations and how far each word's context moves.
 
-This file only lays the page out: :mod:`ui.stepper_controller` owns the session, the callbacks
-and the decoding state, and :mod:`ui.views.stepper` builds every chart and snippet.
+This file only lays the page out: :mod:`ui.stepper.controller` owns the session, the callbacks
+and the decoding state, and :mod:`ui.figures.stepper` builds every chart and snippet.
 """
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
@@ -25,14 +25,20 @@ from nmt.decoding.search import InputError
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.checkpoint import LoadedModel
 from nmt.text.corpora import shown
-from ui import checkpoint_files, fusion_ui, models, paper_panel, search_rules, shell, twins, user_models
-from ui import ensemble_panel as ens
-from ui import stepper_controller as ctl
-from ui import stepper_sampling as sampling
-from ui import stepper_url as url
-from ui.phases_panel import phases_panel
-from ui.presets import BY_NAME, listed, watch_for
-from ui.stepper_panels import (
+from ui.common import checkpoint_files, models, paper_panel, search_rules, shell, twins, user_models
+from ui.common.presets import BY_NAME, listed, watch_for
+from ui.figures import stepper as sv
+from ui.figures import stepper_charts as sc
+from ui.figures import stepper_html as sh
+from ui.figures import stepper_state as vs
+from ui.figures import subword_view
+from ui.figures.common import NORM_LABELS, md
+from ui.stepper import controller as ctl
+from ui.stepper import ensemble_panel as ens
+from ui.stepper import fusion_panel as fusion_ui
+from ui.stepper import sampling, url
+from ui.stepper import views_readout as sr
+from ui.stepper.panels import (
     candidate_controls,
     candidate_panel,
     context_panel,
@@ -43,13 +49,7 @@ from ui.stepper_panels import (
     topk_panel,
     words_view,
 )
-from ui.views import stepper as sv
-from ui.views import stepper_charts as sc
-from ui.views import stepper_html as sh
-from ui.views import stepper_readout as sr
-from ui.views import stepper_state as vs
-from ui.views import subword_view
-from ui.views.common import NORM_LABELS, md
+from ui.stepper.phases_panel import phases_panel
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25)
 NORMS = ("length", *(n for n in NORM_LABELS if n != "length"))  # the default first, as for the model
@@ -236,7 +236,7 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
               text: str, pieces: str | None = None) -> int | None:
     """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked.
-    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.views.subword_view`)."""
+    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.figures.subword_view`)."""
     spans = None
     if pieces and trace.picture == "alpha" and words_view(look):
         trace, spans = subword_view.words_trace(trace, pieces)
@@ -287,7 +287,7 @@ def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choi
             phases_panel(lm, trace, None if step is None else step.i)
     if tabs[2].open:
         with tabs[2]:
-            from ui import contrast_panel  # here: it needs scipy (attribution), the rest of the stepper does not
+            from ui.common import contrast_panel  # here: it needs scipy (attribution), the rest of the stepper does not
 
             contrast_panel.panel(lm, trace, step, trace.context)
     if tabs[3].open:

@@ -10,18 +10,18 @@ Controls are bound to URL query parameters (``wl_*``).
 
 from __future__ import annotations
 
-from ui import shell
+from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
 import streamlit as st
 
 from nmt.training import timeline
-from ui import models, shell
-from ui import widgets as W
-from ui.views import timeline as V
-from ui.views.common import FONT, csv_text, md
-from ui.views.stepper_html import page_css
+from ui.common import models, shell
+from ui.common import widgets as W
+from ui.figures.common import FONT, csv_text, md
+from ui.figures.stepper_html import page_css
+from ui.timeline import views as V
 
 BIND = W.BIND
 PLAY_SECONDS = 1.2

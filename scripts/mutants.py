@@ -81,7 +81,7 @@ SURVIVORS = [
     m("duplicate_roots_kept", "nmt/text/corpora.py", "if all(r.path != o.path and r.name != o.name for o in out):",
       "if all(r.path != o.path or r.name != o.name for o in out):", t("test_duplicate_data_roots_are_dropped"),
       "a data root with the folder or the name of an earlier one is kept"),
-    m("paper_beside_any_test", "ui/views/length.py", 'if "newstest2014" in test and name in paper:',
+    m("paper_beside_any_test", "ui/figures/length.py", 'if "newstest2014" in test and name in paper:',
       "if name in paper:", t("test_paper_numbers_only_beside_newstest2014"),
       "the paper's newstest2014 numbers shown beside any test set"),
 ]
@@ -251,16 +251,16 @@ FAITHFULNESS = [
 ]
 
 VIEWS_AND_DATA = [
-    m("explanation_scale_by_sum", "ui/views/explanation.py", "peak = float(np.max(np.abs(v))) if v.size else 0.0",
+    m("explanation_scale_by_sum", "ui/explanation/views.py", "peak = float(np.max(np.abs(v))) if v.size else 0.0",
       "peak = float(np.sum(np.abs(v))) if v.size else 0.0", ("tests/test_explanation.py::test_scale_row_divides_by_the_largest_absolute_value", "tests/test_explanation.py::test_bars_scale_each_row_and_rank_by_signed_score"), "rows scaled by their sum, not their peak"),
-    m("explanation_alpha_tau_zero", "ui/views/explanation.py",
+    m("explanation_alpha_tau_zero", "ui/explanation/views.py",
       '"top word": _top_word(att, alpha), "τ": 1.0, "top-1": 1.0, "JSD": 0.0}]',
       '"top word": _top_word(att, alpha), "τ": 0.0, "top-1": 1.0, "JSD": 0.0}]', ("tests/test_explanation.py::test_agreement_table_against_hand_computed_values", t("test_alphas_own_row_in_the_agreement_table_agrees_with_itself")), "α's own row claims τ = 0"),
-    m("explanation_rank_ascending", "ui/views/explanation.py", "order = np.argsort(-raw, kind=\"stable\")",
+    m("explanation_rank_ascending", "ui/explanation/views.py", "order = np.argsort(-raw, kind=\"stable\")",
       "order = np.argsort(raw, kind=\"stable\")", "tests/test_explanation.py::test_bars_scale_each_row_and_rank_by_signed_score", "rank 1 given to the lowest score"),
-    m("explanation_nan_tau_in_mean", "ui/views/explanation.py", "vals = [v for v in measures[k] if not math.isnan(v)]",
+    m("explanation_nan_tau_in_mean", "ui/explanation/views.py", "vals = [v for v in measures[k] if not math.isnan(v)]",
       "vals = list(measures[k])", "tests/test_explanation.py::test_sentence_agreement_averages_steps_and_skips_undefined_tau", "sentence agreement means include NaN τ"),
-    m("beam_step_rank_ascending", "ui/views/beam.py",
+    m("beam_step_rank_ascending", "ui/beam/views.py",
       "for r, h in enumerate(sorted(hyps, key=lambda h: -h.logprob), start=1):",
       "for r, h in enumerate(sorted(hyps, key=lambda h: h.logprob), start=1):", "tests/test_beam_views.py::test_beam_step_frames", "beam step table ranked worst first"),
     m("corpora_inside_unresolved", "nmt/text/corpora.py", "return real is not None and real.is_relative_to(root)",
@@ -323,15 +323,15 @@ LARGE_VOCAB = [
 T_TL = "tests/test_timeline.py"
 T_TYPED = "tests/test_app_stepper_inputs.py"
 TIMELINE_AND_TYPED = [
-    m("timeline_shows_tokens", "ui/views/timeline.py", 'words = entry["translations"][probe].split()',
+    m("timeline_shows_tokens", "ui/timeline/views.py", 'words = entry["translations"][probe].split()',
       'words = [w for w in entry["tgt_tokens"][probe] if w != "</s>"]', T_TL,
       "a truecased model's translation shown as its lowercased tokens (« elle lut »)"),
-    m("note_head_cuts_in_parentheses", "ui/views/timeline.py", 'if depth <= 0 and ch in ":;":', 'if ch in ":;":', T_TL,
+    m("note_head_cuts_in_parentheses", "ui/timeline/views.py", 'if depth <= 0 and ch in ":;":', 'if ch in ":;":', T_TL,
       "the projector's one-line note cut inside a parenthesis"),
-    m("typed_sentence_ignores_hand_choice", "ui/stepper_controller.py",
+    m("typed_sentence_ignores_hand_choice", "ui/stepper/controller.py",
       'if ss["w_preset"] == CUSTOM and not ss.get("_model_by_hand"):', 'if ss["w_preset"] == CUSTOM:', T_TYPED,
       "a pair chosen by hand is switched away when a sentence is typed"),
-    m("typed_group_without_search", "ui/models.py", "if g.name == name and g.search is not None]",
+    m("typed_group_without_search", "ui/common/models.py", "if g.name == name and g.search is not None]",
       "if g.name == name]",
       T_TYPED, "typed sentences go to a pair with no RNNsearch"),
 ]

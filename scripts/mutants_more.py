@@ -20,7 +20,7 @@ UNK = "nmt/decoding/unk_replace.py"
 TRACE = "nmt/decoding/trace.py"
 TC = "nmt/text/truecase.py"
 TL = "nmt/training/timeline.py"
-LES = "ui/views/lesson.py"
+LES = "ui/lesson/views.py"
 
 T_SS = "tests/test_sampled_softmax.py"
 T_ENS = "tests/test_ensemble.py"
@@ -91,7 +91,7 @@ ENSEMBLE = [
     m("ens_vocab_size_only", ENS, 'if getattr(lm, f"{side}_vocab").itos != getattr(first, f"{side}_vocab").itos:',
       'if len(getattr(lm, f"{side}_vocab").itos) != len(getattr(first, f"{side}_vocab").itos):', T_ENS,
       "members whose vocabularies have the same size but other ids are accepted"),
-    m("ens_caption_z_inverted", "ui/views/ensemble.py", "{geo / step.prob:.2f}", "{step.prob / geo:.2f}",
+    m("ens_caption_z_inverted", "ui/stepper/views_ensemble.py", "{geo / step.prob:.2f}", "{step.prob / geo:.2f}",
       "tests/test_ensemble_views.py::test_members_caption_gives_the_normalised_geometric_mean_and_who_disagrees",
       "the caption's Z is p_ens over the geometric mean, not the other way"),
 ]

@@ -108,7 +108,7 @@ def test_align_cli_on_a_gold_set(tiny_lm, tiny_ckpt: Path, tmp_path: Path) -> No
 
 
 def test_recorded_aer_rows_read_the_results_files_then_the_references() -> None:
-    from ui.views.alignment import AER_REFERENCES, recorded_aer_rows
+    from ui.figures.alignment import AER_REFERENCES, recorded_aer_rows
 
     res = {"ep.results.json": {"models": {
         "RNNsearch-50": {"hansards_aer": {"argmax": {"aer": 0.5, "precision": 0.52, "recall": 0.44},

@@ -45,7 +45,7 @@ def test_source_words_over_a_test_set() -> None:
 
 
 def test_the_pages_table_and_line() -> None:
-    from ui.views import alpha_diff as vd
+    from ui.paired import views_alpha_diff as vd
 
     d = ad.compare(SRC, TGT, A, B)
     frame = vd.row_frame(d, [0, 1, 2], [0, 0, 2])

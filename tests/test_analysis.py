@@ -1,4 +1,4 @@
-"""Unit tests of the analysis pages' builders (ui.views): no browser, no Streamlit session."""
+"""Unit tests of the analysis pages' builders (ui/figures, the pages' views): no browser, no Streamlit session."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from nmt.decoding.search import LENGTH_NORMS, forced, greedy
 from nmt.text.tokenize import Tokenizer
 from tests.traces import make_trace
-from ui.views.alignment import (
+from ui.alignment.views_uploads import MAX_PAIRS, PairsError, parse_tsv_pairs, parse_two_files
+from ui.figures.alignment import (
     BROWSER_COLUMNS,
     browser_frame,
     filter_pairs,
@@ -25,10 +26,9 @@ from ui.views.alignment import (
     selected_row,
     table_row,
 )
-from ui.views.bottleneck import comparison_row, logp_chart, pick_by_length, sweep_chart, sweep_frame, sweep_sample
-from ui.views.common import NORM_LABELS, NORM_SHORT, chart_svg, model_caption, readable
-from ui.views.heatmaps import alpha_stats, links_frame, trace_alpha_chart, trace_chart
-from ui.views.uploads import MAX_PAIRS, PairsError, parse_tsv_pairs, parse_two_files
+from ui.figures.bottleneck import comparison_row, logp_chart, pick_by_length, sweep_chart, sweep_frame, sweep_sample
+from ui.figures.common import NORM_LABELS, NORM_SHORT, chart_svg, model_caption, readable
+from ui.figures.heatmaps import alpha_stats, links_frame, trace_alpha_chart, trace_chart
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
 
@@ -156,7 +156,7 @@ def test_readable_charts_and_one_list_of_length_normalisations() -> None:
     assert cfg["axis"]["labelFontSize"] == cfg["axis"]["titleFontSize"] == cfg["legend"]["labelFontSize"] == 14
     assert cfg["title"]["fontSize"] == 16 and cfg["axis"]["labelColor"] == "#31333F"
     assert tuple(NORM_LABELS) == tuple(NORM_SHORT) == LENGTH_NORMS == ("none", "length", "gnmt")
-    import ui.views.beam as vb
+    import ui.beam.views as vb
 
     assert not hasattr(vb, "NORM_LABELS") and not hasattr(vb, "NORMS")
     rows = [{"model": "RNNsearch", "file": "a-rnnsearch.pt", "data": "multi30k (29000 pairs)", "scores": "x 1"},
@@ -261,8 +261,8 @@ def test_table_rows_from_cached_facts() -> None:
 
 
 def test_shared_store_keeps_the_recent_and_computes_only_what_is_missing() -> None:
-    from ui.heavy import ENTRY_BYTES
-    from ui.widgets import SharedStore, cached_items
+    from ui.common.heavy import ENTRY_BYTES
+    from ui.common.widgets import SharedStore, cached_items
 
     store = SharedStore(max_bytes=3 * (len(pickle.dumps("A", protocol=5)) + ENTRY_BYTES))  # room for three
     for k in "abc":
@@ -310,7 +310,7 @@ def test_length_picking_and_sweep() -> None:
 
 
 def test_domain_note_only_for_a_model_trained_elsewhere() -> None:
-    from ui.views.alignment import domain_note
+    from ui.figures.alignment import domain_note
 
     note = domain_note("multi30k (29000 pairs)", "alignment/hansards-naacl2003-en-fr/test")
     assert note is not None and note.startswith("Out of domain: this model was trained on multi30k (29000 pairs)")

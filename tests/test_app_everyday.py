@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.stepper_app import click, html_bodies, set_text, start, trace
-from ui import models
+from ui.common import models
 
 EVERYDAY_CKPT = ROOT / "checkpoints" / "europarl-tatoeba-en-fr-rnnsearch-30k.pt"
 pytestmark = pytest.mark.skipif(not EVERYDAY_CKPT.exists(), reason="the everyday model is not shipped")

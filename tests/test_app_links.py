@@ -26,7 +26,7 @@ from app import PAGES
 from tests.conftest import ROOT, plain
 from tests.deep_links import LINKS, Link
 from tests.page_app import open_link, shown
-from ui import models
+from ui.common import models
 
 TIMEOUT = 300  # seconds: a first run loads the shipped models
 CKPT = ROOT / "checkpoints"

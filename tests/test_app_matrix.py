@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from tests.stepper_app import click, open_tab, start
-from ui import models
+from ui.common import models
 
 SENTENCE = "A man in a red shirt is riding a bike."
 EUROPARL = "The committee will vote on the report tomorrow."

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.stepper_app import click, open_tab, start
-from ui import models
+from ui.common import models
 
 TAB = "Look · Generate · Update"
 SENTENCE = "A little girl is climbing into a wooden playhouse."

@@ -27,7 +27,7 @@ from tests.stepper_app import (
     start,
     trace,
 )
-from ui.presets import BY_NAME
+from ui.common.presets import BY_NAME
 
 
 def test_first_launch_shows_default_preset_and_writes_url(ckpt_dir: Path) -> None:
@@ -290,7 +290,8 @@ def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
 def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import streamlit as st
 
-    from ui import heavy, stepper_controller
+    from ui.common import heavy
+    from ui.stepper import controller as stepper_controller
 
     calls: list[str] = []
     real = stepper_controller.beam_search
@@ -301,7 +302,7 @@ def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: py
 
     monkeypatch.setattr(stepper_controller, "beam_search", counting)
     st.cache_data.clear()
-    heavy.clear_all()  # the stepper's searches are kept in a byte-bounded store (ui/heavy.py)
+    heavy.clear_all()  # the stepper's searches are kept in a byte-bounded store (ui/common/heavy.py)
     first = start({"text": SENTENCE, "mode": "beam", "beam": "4"})
     click(first, "btn_step")
     click(first, "btn_step")

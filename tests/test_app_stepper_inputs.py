@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from tests.stepper_app import SENTENCE, click, html_bodies, link, set_text, start, trace
-from ui.presets import BY_NAME
-from ui.views.stepper_state import MAX_TEXT_CHARS
+from ui.common.presets import BY_NAME
+from ui.figures.stepper_state import MAX_TEXT_CHARS
 
 
 @pytest.mark.parametrize("text", ["", "   \n\t "])
@@ -143,7 +143,7 @@ def test_without_the_typed_pair_a_typed_sentence_stays_on_the_shown_pair(
 
 def test_typed_group_needs_the_pairs_rnnsearch() -> None:
     """Only a typed-sentence pair with an RNNsearch takes typed sentences (the RNNencdec alone has no α)."""
-    from ui import models
+    from ui.common import models
 
     info = object()  # the slot's content is not read
     name = models.TYPED_GROUP

@@ -19,8 +19,8 @@ from nmt.tools.importers import joeynmt, onmt
 from tests.conftest import plain
 from tests.page_app import open_page
 from tests.stepper_app import click, start
-from ui import models
-from ui import widgets as W
+from ui.common import checkpoint_files, models
+from ui.common import widgets as W
 
 FIX = Path(__file__).parent / "fixtures"
 # file in the checkpoint folder: (how it is made, its test lines, the toolkit's beam 5 and greedy outputs)
@@ -57,7 +57,7 @@ def test_the_beam_explorers_beam_is_the_toolkits(name: str, folder: Path) -> Non
     first 25 test lines and 25 short inputs: its best hypothesis is the toolkit's beam 5 output on every line,
     while this app's beam on the same lines ends differently on some."""
     _, source, beam_file, _ = MODELS[name]
-    ckpt = next(c for g in models.scan(folder) for c in g.members if c.path.stem == name)
+    ckpt = next(c for g in checkpoint_files.scan(folder) for c in g.members if c.path.stem == name)
     short_beam = beam_file.replace("test.beam5", "short.beam5")
     for src, want_file in ((source, beam_file), ("short.en", short_beam)):
         lines = _lines(src)[:25]

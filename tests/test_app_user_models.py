@@ -16,7 +16,7 @@ from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from tests.page_app import open_page
 from tests.stepper_app import SENTENCE, start
-from ui import user_models
+from ui.common import user_models
 
 FIX = Path(__file__).parent / "fixtures" / "joeynmt" / "model"
 

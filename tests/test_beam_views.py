@@ -1,4 +1,4 @@
-"""Unit tests of the beam explorer's builders (ui.views.beam): no browser, no Streamlit session."""
+"""Unit tests of the beam explorer's builders (ui.beam.views): no browser, no Streamlit session."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from nmt.decoding.search import LENGTH_NORMS, beam_search, greedy, length_penalty
 from nmt.decoding.trace import DecodeTrace
 from tests.traces import make_beam_trace, make_hyp, make_trace
-from ui.views.beam import (
+from ui.beam.views import (
     DEFAULT_SENTENCE,
     beam_all_frame,
     beam_edges,
@@ -24,7 +24,7 @@ from ui.views.beam import (
     rerank_frame,
     winners,
 )
-from ui.views.common import chart_png
+from ui.figures.common import chart_png
 
 SHIPPED = Path(__file__).resolve().parent.parent / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
 

@@ -19,7 +19,7 @@ import pytest
 
 from scripts.app_server import free_port, stop
 from tests.chromium import ARTIFACTS, ROOT, launch, sync_api
-from ui.lesson_teacher import TEACHER
+from ui.lesson.teacher import TEACHER
 
 pytestmark = pytest.mark.browser
 

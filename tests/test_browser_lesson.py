@@ -141,8 +141,8 @@ def test_handout_prints_on_three_a4_pages_without_answers_and_the_key_apart(ship
     """The handout: every stop, every figure but the wrap-up's, no narration and no answer, and printed
     to PDF by Chromium on at most 3 A4 pages with no text under 8 pt (the measure checked on a page of
     known size); the answer key comes from the presenter view."""
-    from ui.lesson_content import STOPS
-    from ui.lesson_teacher import TEACHER
+    from ui.lesson.content import STOPS
+    from ui.lesson.teacher import TEACHER
 
     with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
         page.goto(f"{shipped_app_url}/lesson?ls_stop=3&ls_level=school")

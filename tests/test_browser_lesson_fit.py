@@ -14,7 +14,7 @@ import pytest
 from tests import readability as R
 from tests.browser_waits import drawn, quiet, stable
 from tests.chromium import ARTIFACTS, new_page
-from ui.lesson_content import STOPS
+from ui.lesson.content import STOPS
 
 WAIT = 180_000  # ms: a shared, loaded machine; the first decode of a stop loads its model
 PROJECTOR = {"viewport": {"width": 1280, "height": 720}}

@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser_waits import settle, stable
 from tests.chromium import ARTIFACTS, new_page
-from ui import models
+from ui.common import models
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SENTENCE = "A little girl is climbing into a wooden playhouse."

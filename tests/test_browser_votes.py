@@ -17,7 +17,7 @@ import pytest
 
 from tests import readability as R
 from tests.chromium import ARTIFACTS
-from ui.vote_panel import join_address
+from ui.lesson.vote_panel import join_address
 
 WAIT = 180_000
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}

@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 from nmt.tools import serve
 from tests.page_app import app_at
 from tests.test_lesson import plain, shipped
-from ui import vote_panel
-from ui.lesson_teacher import TEACHER
+from ui.lesson import vote_panel
+from ui.lesson.teacher import TEACHER
 
 ROOT = Path(__file__).resolve().parent.parent
 

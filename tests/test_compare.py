@@ -16,12 +16,12 @@ from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.registry import describe_model
 from tests.conftest import TINY_DATA
 from tests.page_app import app_at
-from ui import models
-from ui import widgets as W
-from ui.views import stepper as sv
-from ui.views import stepper_charts as sc
-from ui.views import stepper_html as sh
-from ui.views.compare import compare_chart, local_note, summary_frame, window_frame
+from ui.common import checkpoint_files, models
+from ui.common import widgets as W
+from ui.figures import stepper as sv
+from ui.figures import stepper_charts as sc
+from ui.figures import stepper_html as sh
+from ui.figures.compare import compare_chart, local_note, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,7 +112,7 @@ def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, mo
     assert summary["log p (reference)"].notna().all() and summary["BLEU"].notna().all()
     assert any("Local attention reads only a window" in c.value for c in at.caption)
     assert len(at.get("vega_lite_chart")) == 2
-    luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
+    luong = next(g for g in checkpoint_files.scan(mixed_checkpoints) if "luong" in g.name)
     assert models.describe(luong.search)["model"] == "Luong 2015, local-p, general, input feeding"
     assert luong.search.kind == models.resolve(luong, False, False).kind == "luong"  # not "rnnsearch"
     assert "Luong 2015, local-p, general, input feeding" in models.group_label(luong)  # the stepper's picker
@@ -150,9 +150,10 @@ def test_stepper_builders_show_the_window_and_p_t() -> None:
 
 def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(mixed_checkpoints))
-    luong = next(g for g in models.scan(mixed_checkpoints) if "luong" in g.name)
+    luong = next(g for g in checkpoint_files.scan(mixed_checkpoints) if "luong" in g.name)
     assert models.load(luong.search).model.capabilities.gaussian_half_width() == 2  # the fixture's local-p, D = 2
-    assert models.load(models.scan(mixed_checkpoints)[0].search).model.capabilities.gaussian_half_width() is None
+    first = checkpoint_files.scan(mixed_checkpoints)[0].search
+    assert models.load(first).model.capabilities.gaussian_half_width() is None
     choice = models.resolve(luong, freeze=False, ablation=False)
     assert choice.label.startswith("Luong 2015, local-p, general, input feeding") and choice.context == "attention"
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
@@ -164,14 +165,15 @@ def test_stepper_runs_a_luong_model_and_names_it(mixed_checkpoints: Path, monkey
 
 
 def test_the_model_catalogue_imports_no_view_module() -> None:
-    """ui.models describes checkpoints from nmt.models.kinds, not from a page's view builders."""
-    code = "import sys, ui.models; print(sorted(m for m in sys.modules if m.startswith(('ui.views', 'pages'))))"
+    """ui.common.models describes checkpoints from nmt.models.kinds, not from a page's view builders."""
+    code = ("import sys, ui.common.models; print(sorted(m for m in sys.modules if m.startswith('ui.')"
+            " and not m.startswith('ui.common')))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_summary_names_keep_the_file_only_where_two_models_share_a_name() -> None:
-    from ui.views.compare import row_name
+    from ui.figures.compare import row_name
 
     labels = ["RNNsearch (Bahdanau 2015) · europarl-en-fr-rnnsearch-50.pt", "RNNsearch (Bahdanau 2015) · m30k.pt",
               "Luong 2015, global, dot, input feeding · m30k-dot.pt"]

@@ -126,11 +126,12 @@ def test_no_capability_isinstance_and_no_hand_made_recurrence_outside_the_model_
 
 
 def test_the_stepper_panels_ask_the_sessions_model_and_load_none() -> None:
-    for rel in ("ui/phases_panel.py", "ui/stepper_panels.py", "ui/fusion_ui.py", "ui/ensemble_panel.py",
-                "pages/stepper.py"):
+    for rel in ("ui/stepper/phases_panel.py", "ui/stepper/panels.py", "ui/stepper/fusion_panel.py",
+                "ui/stepper/ensemble_panel.py", "pages/stepper.py"):
         text = (ROOT / rel).read_text(encoding="utf-8")
         calls = re.findall(r"models\.load\(|load_model\(|checkpoint\.load\(", text)
-        allowed = {"ui/ensemble_panel.py": 1, "ui/fusion_ui.py": 2}.get(rel, 0)  # members and the TM to fuse
+        # the ensemble's members and the TM to fuse
+        allowed = {"ui/stepper/ensemble_panel.py": 1, "ui/stepper/fusion_panel.py": 2}.get(rel, 0)
         assert len(calls) <= allowed, (rel, calls)
 
 

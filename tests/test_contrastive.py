@@ -129,7 +129,7 @@ def test_the_plain_verdict_is_one_sentence_without_numbers() -> None:
 def test_the_views_tables_in_source_order_and_percent() -> None:
     """The tab's tables: rows strongest |IG| first, shares in percent of the three summed magnitudes, the CSV
     in source order."""
-    from ui.views import contrastive as cv
+    from ui.figures import contrastive as cv
 
     c = _contrast([0.1, -1.5, 0.6, 0.0])
     assert list(cv.source_frame(c)["source word"]) == ["red", "car", "the", "</s>"]

@@ -44,7 +44,7 @@ def test_flags_against_sentence_chrf() -> None:
 def test_the_alignment_browsers_rows_carry_the_flags_and_their_line() -> None:
     """The corpus table's facts of a translation: its flag count and the flagged words, from its trace's α."""
     from tests.traces import make_trace
-    from ui.views.alignment import coverage_line, own_facts
+    from ui.figures.alignment import coverage_line, own_facts
 
     rows = [[0.9, 0.0, 0.1], [0.9, 0.05, 0.05], [0.9, 0.05, 0.05], [0.9, 0.0, 0.1], [0.1, 0.0, 0.9]]
     t = make_trace(rows, ["chien"] * 4 + ["</s>"])  # source s0 s1 </s>

@@ -22,7 +22,7 @@ from nmt.models.rnnsearch import DecoderState, ModelConfig, RNNSearch
 from nmt.text.tokenize import Tokenizer
 from nmt.text.vocab import BOS_ID, EOS, SPECIALS, UNK, UNK_ID, Vocab
 from tests.conftest import TINY_DATA
-from ui.views.stepper import output_words
+from ui.figures.stepper import output_words
 
 SENTS = [line for line in (TINY_DATA / "train.en").read_text().splitlines()]
 REFS = [line for line in (TINY_DATA / "train.fr").read_text().splitlines()]

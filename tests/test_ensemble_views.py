@@ -1,4 +1,4 @@
-"""The stepper's ensemble: the pure view of one step (ui/views/ensemble.py) against a hand-written step,
+"""The stepper's ensemble: the pure view of one step (ui/stepper/views_ensemble.py) against a hand-written step,
 the URL's ``ens`` switch, and the page through AppTest with an ensemble of a tiny model and its copy
 (which must write what the model alone writes, with a panel of both members beside it)."""
 
@@ -15,9 +15,9 @@ from nmt.decoding.search import greedy
 from nmt.decoding.trace import DecodeTrace, MemberStep, StepRecord
 from nmt.models import checkpoint
 from tests.stepper_app import SENTENCE, html_bodies, qp, specs, start, trace
-from ui import stepper_controller as ctl
-from ui.views import ensemble as ev
-from ui.views import stepper_state as vs
+from ui.figures import stepper_state as vs
+from ui.stepper import controller as ctl
+from ui.stepper import views_ensemble as ev
 
 NAMES = ["RNNsearch", "Luong local-p"]
 

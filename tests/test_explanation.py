@@ -1,4 +1,4 @@
-"""The "Is attention an explanation?" page's pure builders (``ui.views.explanation``) on hand-made numbers.
+"""The "Is attention an explanation?" page's pure builders (``ui.explanation.views``) on hand-made numbers.
 
 The surgery and debate builders are tested in tests/test_surgery_views.py, the page on tiny models in
 tests/test_explanation_page.py.
@@ -13,8 +13,8 @@ import pytest
 
 from nmt.explanation.attribution import METHODS, Attributions
 from tests.conftest import plain
-from ui.views import explanation as V
-from ui.views.common import chart_png, readable
+from ui.explanation import views as V
+from ui.figures.common import chart_png, readable
 
 
 def _att(alpha: list[list[float]], scores: dict[str, list[list[float]]], src: list[str] | None = None,

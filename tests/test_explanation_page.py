@@ -1,4 +1,4 @@
-"""The "Is attention an explanation?" page (pages/explanation.py, ui/surgery_panel.py) on the tiny models,
+"""The "Is attention an explanation?" page (pages/explanation.py, ui/explanation/surgery_panel.py) on the tiny models,
 through Streamlit's AppTest."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from nmt.decoding.trace import DecodeTrace
 from nmt.models.checkpoint import LoadedModel
 from tests.conftest import TINY_DATA, plain
 from tests.page_app import app_at
-from ui.views import explanation as V
+from ui.explanation import views as V
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/explanation.py"
@@ -149,8 +149,8 @@ def test_a_costly_word_waits_for_its_button_and_the_cost_is_counted_in_gradient_
         env: Path, tiny_lm: LoadedModel, monkeypatch: pytest.MonkeyPatch) -> None:
     """The last word of a 600-character sentence cost 6.7 s of CPU and +414 MB on opening a URL (issue 24):
     past AUTO_UNITS a word's attributions wait for a button; a result already kept shows without one."""
-    from ui import explanation_jobs as jobs
-    from ui import heavy
+    from ui.common import heavy
+    from ui.explanation import jobs
 
     g = greedy(tiny_lm, [REF_TEXT], topk=1)[0]  # "A man is riding a bike ." + </s>: 8 source tokens
     assert len(g.src_tokens) == 8

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 
 from tests.traces import make_trace
-from ui.views.common import csv_text
-from ui.views.stepper import trace_csv
+from ui.figures.common import csv_text
+from ui.figures.stepper import trace_csv
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,8 +21,8 @@ import pytest
 from tests.conftest import plain
 from tests.page_app import open_page
 from tests.stepper_app import click, set_text, start, trace
-from ui import models
-from ui.presets import EVERYDAY_FR, listed
+from ui.common import models
+from ui.common.presets import EVERYDAY_FR, listed
 
 EN_FR, FR_EN = models.TYPED_GROUPS
 FRENCH = "Un homme fait du vélo."

@@ -1,9 +1,9 @@
-"""The stepper's fusion views (ui/views/fusion.py) on hand-made fusion steps."""
+"""The stepper's fusion views (ui/stepper/views_fusion.py) on hand-made fusion steps."""
 
 from __future__ import annotations
 
 from nmt.decoding.fusion import FusionStep
-from ui.views import fusion as fv
+from ui.stepper import views_fusion as fv
 
 STEP = FusionStep(i=2, token="chat", tm_logprob=-0.5, lm_logprob=-2.0, score=-0.9, gate=None,
                   tm_top=[("chien", 0.5), ("chat", 0.4)], lm_top=[("chat", 0.3), ("<b>", 0.2)],

@@ -27,7 +27,8 @@ from nmt.tools.experiment import score_test_set
 from tests.conftest import plain
 from tests.page_app import app_at
 from tests.tool_run import run_nmt
-from ui.views import alignment, uploads
+from ui.alignment import views_uploads as uploads
+from ui.figures import alignment
 
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT = 120
@@ -340,7 +341,7 @@ def test_the_paste_box_is_capped_too(app_env: Path) -> None:
 def test_a_table_with_more_words_than_a_click_may_start_waits_for_its_button(
         app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """al_n=200 of Europarl in a URL once translated ~5,000 source words (~50 s of CPU) on opening the link."""
-    from ui import heavy
+    from ui.common import heavy
 
     heavy.store("alignment").clear()
     monkeypatch.setattr(heavy, "AUTO_WORDS", 0)

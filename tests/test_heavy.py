@@ -1,4 +1,4 @@
-"""ui/heavy.py (issue 24, item 2): caches bounded in bytes, one running copy of each job, few heavy jobs at once.
+"""ui/common/heavy.py (issue 24, item 2): caches bounded in bytes, one running copy of each job, few heavy jobs at once.
 
 No timing: threads meet on events, so each test passes or fails the same way on a loaded machine.
 """
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from ui import heavy
-from ui.heavy import ENTRY_BYTES, MISSING, Busy, ByteLRU, SingleFlight, Slots, memo
+from ui.common import heavy
+from ui.common.heavy import ENTRY_BYTES, MISSING, Busy, ByteLRU, SingleFlight, Slots, memo
 
 # pickle (protocol 5) of 1,000 bytes, counted by hand: PROTO 2 + FRAME 9 + BINBYTES 1 + length 4
 # + the 1,000 bytes + MEMOIZE 1 + STOP 1 = 1,018; 100,000 bytes leave the frame out: 2 + 5 + 100,000 + 1 + 1.
@@ -208,7 +208,7 @@ def test_cached_is_keyed_by_arguments_and_bounded_by_its_store(monkeypatch: pyte
 
 
 # ----------------------------------------------------------------------------------------------
-# The app's use of them (ui/widgets.py): decoding, per-sentence stores, heavy buttons
+# The app's use of them (ui/common/widgets.py): decoding, per-sentence stores, heavy buttons
 # ----------------------------------------------------------------------------------------------
 
 
@@ -224,7 +224,7 @@ def _wait_until(cond: Callable[[], bool]) -> None:
 
 def test_decoding_is_kept_in_bytes_not_entries(monkeypatch: pytest.MonkeyPatch) -> None:
     """An 8,000-word trace was 15 MB in a cache of 2,048 entries: W.decode's store holds a byte budget."""
-    from ui import widgets as W
+    from ui.common import widgets as W
 
     calls: list[tuple[str, ...]] = []
 
@@ -246,7 +246,7 @@ def test_decoding_is_kept_in_bytes_not_entries(monkeypatch: pytest.MonkeyPatch) 
 
 def test_two_sessions_asking_for_the_same_sentences_compute_them_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two visitors opening the same corpus (or pressing the same button) share one run of each chunk."""
-    from ui import widgets as W
+    from ui.common import widgets as W
 
     store, calls, release, out = ByteLRU(1 << 20), [], threading.Event(), {}
     flight = SingleFlight()
@@ -269,7 +269,7 @@ def test_two_sessions_asking_for_the_same_sentences_compute_them_once(monkeypatc
 
 
 def test_a_heavy_button_job_queues_behind_the_servers_limit_with_a_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui import widgets as W
+    from ui.common import widgets as W
 
     slots, said, ran, out = Slots(1), [], threading.Event(), {}
     monkeypatch.setattr(heavy, "SLOTS", slots)

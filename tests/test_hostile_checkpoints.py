@@ -16,9 +16,10 @@ import torch
 
 from nmt.models import checkpoint, seal
 from nmt.models.checkpoint import CheckpointError
+from nmt.tools.seal import reseal
 from tests import hostile_checkpoints as hc
 from tests.tool_run import run_nmt
-from ui import checkpoint_files
+from ui.common import checkpoint_files
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 36
@@ -129,15 +130,15 @@ def test_unsealed_files_load_when_asked_and_are_sealed_once(tmp_path: Path) -> N
     assert checkpoint.load(path, allow_unsealed=True).verified  # its weights digest is still there
     res = run_nmt(["translate", "--checkpoint", str(path), "--allow-unsealed"], "a dog .\n")
     assert res.returncode == 0 and len(res.stdout.splitlines()) == 1
-    assert seal.reseal(path) == "old.pt: sealed (its weights matched their recorded digest)"
-    assert seal.reseal(path) == "old.pt: already sealed (content_sha256), left as it is"
+    assert reseal(path) == "old.pt: sealed (its weights matched their recorded digest)"
+    assert reseal(path) == "old.pt: already sealed (content_sha256), left as it is"
     assert checkpoint.read_checkpoint(path)[seal.SEAL] == seal.content_digest(hc.tiny_checkpoint())
 
 
 def test_resealing_leaves_shipped_files_as_they_are() -> None:
     path = ROOT / "checkpoints" / "m30k-en-fr-rnnencdec.pt"
     before = path.stat().st_mtime_ns
-    assert seal.reseal(path) == "m30k-en-fr-rnnencdec.pt: already sealed (nmt/models/shipped.sha256), left as it is"
+    assert reseal(path) == "m30k-en-fr-rnnencdec.pt: already sealed (nmt/models/shipped.sha256), left as it is"
     assert path.stat().st_mtime_ns == before
 
 
@@ -195,4 +196,4 @@ def test_an_edited_shipped_file_is_not_sealed_under_its_own_name(tmp_path: Path)
     assert (res.returncode, res.stdout, res.stderr) == (2, "", "error: m30k-en-fr-rnnsearch.pt is named like a shipped "
                                                         "checkpoint but is not that file (nmt/models/shipped.sha256): "
                                                         "it will not be sealed under that name\n")
-    assert seal.reseal(tmp_path / "mine.pt") == "mine.pt: sealed (it recorded no weights digest)"
+    assert reseal(tmp_path / "mine.pt") == "mine.pt: sealed (it recorded no weights digest)"

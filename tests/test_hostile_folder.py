@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from tests.page_app import app_at
-from ui import checkpoint_files, models
+from ui.common import checkpoint_files, models
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIR = hc.PAIR
@@ -42,7 +42,7 @@ def _notes(at: AppTest) -> list[str]:
 
 
 def test_the_listing_names_each_bad_file_once(hostile_dir: Path) -> None:
-    groups = models.scan(hostile_dir)
+    groups = checkpoint_files.scan(hostile_dir)
     assert [(g.name, g.search and g.search.name, g.encdec and g.encdec.name) for g in groups] == [
         ("m30k-en-fr", *PAIR)]
     notes = checkpoint_files.notes(hostile_dir)
@@ -94,6 +94,6 @@ def test_links_are_followed_only_inside_the_folder(tmp_path: Path) -> None:
     for folder in (d, tmp_path / "via-link"):
         assert [p.name for p, _ in checkpoint_files.listed(folder)] == ["again-en-fr-rnnsearch.pt",
                                                                         "tiny-en-fr-rnnsearch.pt"]
-        assert [g.name for g in models.scan(folder)] == ["again-en-fr", "tiny-en-fr"]
+        assert [g.name for g in checkpoint_files.scan(folder)] == ["again-en-fr", "tiny-en-fr"]
         assert checkpoint_files.notes(folder) == [
             "left out: away-en-fr-rnnsearch.pt is a link to a file outside the checkpoint folder"]

@@ -18,7 +18,7 @@ from nmt.explanation.attribution import IG_GAP_TOL, IG_MAX, IG_START, Attributio
 from nmt.models import checkpoint
 from nmt.text.vocab import BOS_ID
 from tests.test_surgery import SHIPPED, needs_shipped, one_thread  # noqa: F401
-from ui.views import explanation as V
+from ui.explanation import views as V
 
 SENTENCES = ["A man in a blue shirt is standing on a ladder .", "Two dogs are playing in the snow ."]
 

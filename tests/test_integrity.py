@@ -13,7 +13,7 @@ from nmt.decoding.fusion import load_lm
 from nmt.models import checkpoint, seal
 from nmt.models.checkpoint import CheckpointError, identity_digest, read_checkpoint, weights_digest
 from tests.tool_run import run_nmt
-from ui import models
+from ui.common import models
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "checkpoints").rglob("*.pt"))  # the fusion LM and controller in checkpoints/fusion/ too

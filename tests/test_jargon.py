@@ -3,7 +3,7 @@ picker read "BLEU 51.8 with greedy decoding … on the validation set", not "val
 
 from __future__ import annotations
 
-from ui import models
+from ui.common import models
 
 EXPORTED = {"val": {"greedy": {"bleu": {"score": 51.84, "signature": "s"}, "sentences": 1014},
                     "beam5": {"bleu": {"score": 53.26}}},

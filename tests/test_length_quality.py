@@ -15,7 +15,7 @@ from nmt.models import checkpoint
 from nmt.tools import experiment
 from tests.conftest import FIXTURES, plain
 from tests.page_app import app_at
-from ui.views.length import (
+from ui.figures.length import (
     curve_figure,
     curve_rows,
     empty_bucket_note,

@@ -19,10 +19,10 @@ from nmt.decoding.trace import DecodeTrace
 from tests.conftest import plain
 from tests.page_app import app_at
 from tests.traces import make_trace
-from ui.lesson_content import DOGS, GROUP, LEVELS, STOPS, Stop
-from ui.views import lesson as L
-from ui.views import lesson_similarity as S
-from ui.views.lesson_handout import handout_html
+from ui.lesson import views as L
+from ui.lesson import views_similarity as S
+from ui.lesson.content import DOGS, GROUP, LEVELS, STOPS, Stop
+from ui.lesson.views_handout import handout_html
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH = ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt"
@@ -190,7 +190,7 @@ def test_fig2_colours_encdec_orange_search_blue() -> None:
 
 
 def test_handout_has_each_stop_its_question_and_inline_figure_but_no_narration_or_answer() -> None:
-    from ui.lesson_teacher import TEACHER
+    from ui.lesson.teacher import TEACHER
 
     svg = '<svg xmlns="http://www.w3.org/2000/svg"><text>α</text></svg>'
     evil = Stop(key="x", title="<script>alert(1)</script>", sentence="A & B", question="Why <b>?",
@@ -209,8 +209,8 @@ def test_handout_has_each_stop_its_question_and_inline_figure_but_no_narration_o
 
 
 def test_answer_key_has_every_answer_and_the_models_numbers() -> None:
-    from ui.lesson_teacher import TEACHER
-    from ui.views.lesson_handout import answer_key_html
+    from ui.lesson.teacher import TEACHER
+    from ui.lesson.views_handout import answer_key_html
 
     page = answer_key_html(STOPS, TEACHER, {"reorder": "For “voiture” the model looks most at “car” (α = 1.00)."})
     assert page.count('<section class="stop">') == len(STOPS)
@@ -360,7 +360,7 @@ def test_the_fig2_narration_matches_the_shipped_results() -> None:
     the Multi30k gap widens."""
     import json
 
-    from ui.lesson_content import FIG2
+    from ui.lesson.content import FIG2
 
     (ep_file, ep_test, *_), (m_file, m_test, *_) = FIG2
     ep = L.fig2_frame(json.loads((ROOT / "checkpoints" / ep_file).read_text(encoding="utf-8")), ep_test)

@@ -11,10 +11,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import plain
-from ui import vote_panel
-from ui.lesson_check import CHECK, PHASES, ballot_key
-from ui.lesson_content import EVERYDAY, GROUP
-from ui.views import concept_check as C
+from ui.lesson import views_concept_check as C
+from ui.lesson import vote_panel
+from ui.lesson.check import CHECK, PHASES, ballot_key
+from ui.lesson.content import EVERYDAY, GROUP
 
 ROOT = Path(__file__).resolve().parent.parent
 CKPT = ROOT / "checkpoints"
@@ -66,7 +66,7 @@ def test_the_class_gain_over_the_questions_asked_twice() -> None:
 
 
 def test_the_check_is_four_concepts_each_asked_twice_on_fresh_sentences() -> None:
-    from ui.lesson_content import STOPS
+    from ui.lesson.content import STOPS
 
     assert 4 <= len(CHECK) <= 6 and len({i.key for i in CHECK}) == len(CHECK)
     lesson = {s.sentence for s in STOPS}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.views import lesson_handout as H
+from ui.lesson import views_handout as H
 
 
 def svg(width: int, height: int, *fonts: int) -> str:

@@ -10,9 +10,9 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ui.lesson_content import STOPS
-from ui.stepper_url import BOUND_KEYS
-from ui.views import lesson as L
+from ui.lesson import views as L
+from ui.lesson.content import STOPS
+from ui.stepper.url import BOUND_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 shipped = pytest.mark.skipif(not (ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt").exists(),

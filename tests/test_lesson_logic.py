@@ -1,4 +1,4 @@
-"""The lesson's logic by property (ui/views/lesson.py): a guess at every position, inside and outside
+"""The lesson's logic by property (ui/lesson/views.py): a guess at every position, inside and outside
 the sentence, against a hand-made α row; Fig. 2's buckets at exactly the minimum number of sentences;
 the URL's stop number at both ends. Every expected value is written out here, never computed by the
 code under test."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.traces import make_trace
-from ui.views import lesson as L
+from ui.lesson import views as L
 
 # three source tokens (s0, s1, </s>); the argmax is at the first word, the second, then </s>
 ROWS = [[0.5, 0.3, 0.2], [0.1, 0.7, 0.2], [0.2, 0.1, 0.7]]

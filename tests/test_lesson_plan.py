@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import plain
-from ui.lesson_content import STOPS
-from ui.lesson_teacher import LESSON_MINUTES, PLAN, pace, plan_words
-from ui.views.lesson_handout import answer_key_html
+from ui.lesson.content import STOPS
+from ui.lesson.teacher import LESSON_MINUTES, PLAN, pace, plan_words
+from ui.lesson.views_handout import answer_key_html
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = [s.key for s in STOPS]
@@ -36,7 +36,7 @@ def test_the_time_against_the_plan() -> None:
 
 
 def test_the_answer_key_gives_each_stop_its_minutes() -> None:
-    from ui.lesson_teacher import TEACHER
+    from ui.lesson.teacher import TEACHER
 
     page = answer_key_html(STOPS, TEACHER, plan={k: plan_words(k) for k in KEYS})
     assert page.count("<strong>Plan.</strong>") == 10 and "7 min · vote: the concept check before" in page

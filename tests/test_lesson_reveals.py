@@ -12,9 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import plain
 from tests.traces import make_trace
-from ui.lesson_content import STOPS
-from ui.views import lesson as L
-from ui.views import lesson_similarity as S
+from ui.lesson import views as L
+from ui.lesson import views_similarity as S
+from ui.lesson.content import STOPS
 
 ROOT = Path(__file__).resolve().parent.parent
 shipped = pytest.mark.skipif(not (ROOT / "checkpoints" / "m30k-en-fr-rnnsearch.pt").exists(),
@@ -72,7 +72,7 @@ def test_a_screen_reader_hears_words_not_internal_fields() -> None:
     read their positions 0, 1, 2, stay silent; no label reads "j: 0; i: 0; alpha: …"."""
     import re
 
-    from ui.views.common import chart_svg, readable
+    from ui.figures.common import chart_svg, readable
 
     t = make_trace(ROWS[:3], tokens=["a", "b", "c"])
     labels = re.findall(r'aria-label="([^"]*)"', chart_svg(readable(L.lesson_alpha_chart(t, 1, True, 0, through=2))))
@@ -108,7 +108,7 @@ def test_the_annotations_grid_reads_as_words() -> None:
 
     import numpy as np
 
-    from ui.views.common import chart_svg, readable
+    from ui.figures.common import chart_svg, readable
 
     h = np.array([[1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])  # cos(h0, h1) = 0.6, cos(h0, h2) = 0, cos(h1, h2) = 0.8
     labels = re.findall(r'aria-label="([^"]*)"', chart_svg(readable(S.similarity_chart(["Two", "dogs", "run"], h))))
@@ -220,7 +220,7 @@ def test_stop_3_asks_for_the_word_most_like_dogs_and_reveals_it(level: str) -> N
 @shipped
 def test_the_answer_key_gives_stop_3_the_models_own_answer() -> None:
     """The presenter view's and the answer key's line for stop 3: the model's most alike word, no guess."""
-    from ui import lesson_page as P
+    from ui.lesson import page as P
 
     line = P.model_line(next(s for s in STOPS if s.key == "annotations"))
     assert line is not None and line.startswith(

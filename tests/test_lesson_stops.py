@@ -13,10 +13,10 @@ import pytest
 from nmt.decoding.trace import DecodeTrace
 from tests.page_app import app_at
 from tests.traces import make_trace
-from ui.lesson_content import EVERYDAY, STOPS, TOASTER
-from ui.views import lesson as L
-from ui.views import lesson_similarity as S
-from ui.views.length import FIG2_FILE, FIG2_TEST, opening_results, opening_test
+from ui.figures.length import FIG2_FILE, FIG2_TEST, opening_results, opening_test
+from ui.lesson import views as L
+from ui.lesson import views_similarity as S
+from ui.lesson.content import EVERYDAY, STOPS, TOASTER
 
 ROOT = Path(__file__).resolve().parent.parent
 EVERYDAY_CKPT = ROOT / "checkpoints" / "europarl-tatoeba-en-fr-rnnsearch-30k.pt"
@@ -84,7 +84,7 @@ def test_the_length_page_opens_on_fig2() -> None:
 
 
 def test_the_shipped_results_open_on_a_file_with_fig2() -> None:
-    from ui.views.length import length_rows, load_results
+    from ui.figures.length import length_rows, load_results
 
     files = load_results(sorted((ROOT / "checkpoints").glob("*.results.json")))
     if FIG2_FILE not in files:
@@ -98,7 +98,7 @@ def test_the_shipped_results_open_on_a_file_with_fig2() -> None:
 def test_stop_8_is_the_everyday_models_real_unk_with_right_french() -> None:
     from nmt.decoding.search import greedy
     from nmt.models import checkpoint
-    from ui.views import unknown as U
+    from ui.figures import unknown as U
 
     stop = next(s for s in STOPS if s.key == "unknown")
     assert (stop.sentence, stop.group) == (TOASTER, EVERYDAY)
@@ -136,7 +136,7 @@ def texts(at: object) -> str:
 @pytest.mark.skipif(not SEARCH.exists(), reason="no shipped Multi30k pair")
 @pytest.mark.parametrize("n", [1, 7, 10])
 def test_answers_show_in_the_presenter_view_only(n: int) -> None:
-    from ui.lesson_teacher import TEACHER
+    from ui.lesson.teacher import TEACHER
 
     stop = STOPS[n - 1]
     projected = lesson({"ls_stop": str(n)})
@@ -179,7 +179,7 @@ def test_each_answer_names_the_word_the_model_reads() -> None:
     """The teacher's answer of a stop with a row to predict names the source word its content vouches for
     (``expect``, or ``like`` at the annotations stop, which tests/test_lesson.py and this file check against the
     shipped models)."""
-    from ui.lesson_teacher import TEACHER
+    from ui.lesson.teacher import TEACHER
 
     for s in STOPS:
         if s.predict is not None:

@@ -15,7 +15,7 @@ from nmt.text import corpora
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
 from tests.page_app import app_at
-from ui import checkpoint_files, models, user_models
+from ui.common import checkpoint_files, models, user_models
 
 ROOT = Path(__file__).resolve().parent.parent
 PAIR = hc.PAIR
@@ -46,7 +46,8 @@ def test_resolve_raises_for_a_loop_here(loop_dir: Path) -> None:
 
 
 def test_the_listing_names_each_loop_once_and_offers_the_pair(loop_dir: Path) -> None:
-    assert [(g.name, g.search and g.search.name, g.encdec and g.encdec.name) for g in models.scan(loop_dir)] == [
+    groups = checkpoint_files.scan(loop_dir)
+    assert [(g.name, g.search and g.search.name, g.encdec and g.encdec.name) for g in groups] == [
         ("m30k-en-fr", *PAIR)]
     assert checkpoint_files.notes(loop_dir) == [  # a→b and b→a: the first found names the loop, b is the rest of it
         LOOP_NOTES[0], "left out: b-en-fr-rnnsearch.pt is a symbolic link that leads back to itself (a loop)",

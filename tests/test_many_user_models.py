@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from nmt.models import checkpoint
 from tests import hostile_checkpoints as hc
-from ui import checkpoint_files, user_models
+from ui.common import checkpoint_files, user_models
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 200
@@ -78,7 +78,7 @@ def test_the_pickers_label_200_models_from_one_index(many: tuple[Path, Counter[s
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A picker's labels (its format_func) come from one index of the groups: each name's label reads one file's
     direction at most, not all 200 groups per option (200 × 200 look-ups a picker before)."""
-    from ui import models
+    from ui.common import models
 
     d, _ = many
     yours = [models.ModelGroup(f"m{i:03d}-en-fr", models.CheckpointInfo(

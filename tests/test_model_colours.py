@@ -15,13 +15,13 @@ import pytest
 
 from nmt.models.kinds import colour_of_name
 from nmt.models.registry import describe_model
-from ui import models
-from ui.views import lesson as L
-from ui.views.bottleneck import logp_chart, sweep_chart
-from ui.views.common import model_heading
-from ui.views.length import curve_figure, length_figure
-from ui.views.stepper_charts import drift_chart
-from ui.views.stepper_html import compare_html
+from ui.common import checkpoint_files, models
+from ui.figures.bottleneck import logp_chart, sweep_chart
+from ui.figures.common import model_heading
+from ui.figures.length import curve_figure, length_figure
+from ui.figures.stepper_charts import drift_chart
+from ui.figures.stepper_html import compare_html
+from ui.lesson import views as L
 
 ROOT = Path(__file__).resolve().parent.parent
 SEARCH, ENCDEC = {"context": "attention"}, {"context": "fixed"}
@@ -65,7 +65,8 @@ def test_descriptions_and_results_names_agree() -> None:
 
 
 def test_shipped_checkpoints_carry_their_colour() -> None:
-    found = {c.name: models.description(c).colour for g in models.scan(ROOT / "checkpoints") for c in g.members}
+    groups = checkpoint_files.scan(ROOT / "checkpoints")
+    found = {c.name: models.description(c).colour for g in groups for c in g.members}
     assert found == SHIPPED
 
 

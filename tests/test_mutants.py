@@ -24,8 +24,8 @@ from nmt.text.corpora import configured_roots
 from nmt.text.metrics import sentence_scores
 from nmt.text.vocab import BOS_ID, EOS_ID, PAD_ID
 from tests.test_surgery import one_thread, tiny_random_lm  # noqa: F401
-from ui.views.explanation import agreement_frame
-from ui.views.length import table1_frame
+from ui.explanation.views import agreement_frame
+from ui.figures.length import table1_frame
 
 SOURCES = ["Two dogs are playing in the snow .", "A man is riding a bike .", "A girl in a red coat ."]
 

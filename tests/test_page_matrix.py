@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ROOT, plain
 from tests.page_app import open_page as run
-from ui import models
+from ui.common import models
 
 CKPT = ROOT / "checkpoints"
 SENTENCE = "A dog runs on the beach."

@@ -17,7 +17,7 @@ from nmt.models import checkpoint
 from nmt.tools.importers import joeynmt, onmt
 from tests.conftest import plain
 from tests.page_app import open_page as run
-from ui import models, user_models
+from ui.common import models, user_models
 
 FIX = Path(__file__).parent / "fixtures"
 SENTENCE = "A dog runs on the beach."

@@ -22,7 +22,7 @@ from nmt.models import checkpoint
 from nmt.text import corpora
 from tests.conftest import plain
 from tests.page_app import app_at
-from ui.views.beam import DEFAULT_SENTENCE
+from ui.beam.views import DEFAULT_SENTENCE
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY_DATA = ROOT / "tests" / "fixtures" / "tiny"
@@ -228,7 +228,7 @@ def test_alignment_second_visit_and_aer_decode_nothing(env: Path, monkeypatch: p
     def boom(*_: Any, **__: Any) -> None:
         raise AssertionError("decoded again")
 
-    monkeypatch.setattr("ui.widgets.decode_now", boom)
+    monkeypatch.setattr("ui.common.widgets.decode_now", boom)
     again = run("alignment_browser.py", al_split=GOLD)  # another visitor: every row comes from the shared store
     assert again.dataframe[0].value.equals(table)
     again.button(key="al_aer").click().run()
@@ -379,7 +379,7 @@ def test_bottleneck_example_sentence_follows_the_model_pair(env: Path, tiny_chec
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """An untouched example sentence switches with the pair (the paper's long sentence for Europarl, the
     Multi30k one otherwise); a sentence the user typed stays."""
-    from ui.presets import BY_NAME, long_sentence
+    from ui.common.presets import BY_NAME, long_sentence
 
     for kind in ("rnnsearch", "rnnencdec"):
         shutil.copy(tiny_checkpoint_dir / f"tiny-en-fr-{kind}.pt", tmp_path / f"tiny-en-fr-{kind}.pt")

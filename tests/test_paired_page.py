@@ -1,4 +1,4 @@
-"""The page "Is A really better than B?" (pages/paired_compare.py) and its builders (ui/views/paired.py).
+"""The page "Is A really better than B?" (pages/paired_compare.py) and its builders (ui/paired/views.py).
 
 The builders are checked on result dicts written by hand in :func:`nmt.tools.paired.compare`'s shape: the
 verdict's words below and above p = 0.05 and at sacrebleu's floor 1 / (resamples + 1), identical
@@ -23,8 +23,8 @@ from nmt.text import corpora
 from tests.conftest import FIXTURES, plain
 from tests.page_app import app_at
 from tests.stepper_app import chart_rows
-from ui import models
-from ui.views import paired as V
+from ui.common import models
+from ui.paired import views as V
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = "pages/paired_compare.py"
@@ -214,7 +214,7 @@ def words_result() -> dict[str, Any]:
 
 
 def test_the_word_tables_read_the_result() -> None:
-    from ui.views import paired_words as PW
+    from ui.paired import views_words as PW
 
     res = words_result()
     freq = PW.bucket_frame(res, "by_frequency")

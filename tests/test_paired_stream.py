@@ -1,4 +1,4 @@
-"""The paired page's whole-split run (ui/paired_run.py, issue 52): it streams traces to translations (no trace
+"""The paired page's whole-split run (ui/paired/run.py, issue 52): it streams traces to translations (no trace
 outlives its chunk: weak references tell), its chunks and estimate are the numbers written here by hand, and a
 Stop keeps every finished chunk: the stopped page compares the sentences both models finished, and Run again
 translates only the rest (AppTest on the tiny pair, the run stopped between two chunks as a click would)."""
@@ -18,9 +18,10 @@ from streamlit.testing.v1 import AppTest
 from nmt.text import corpora
 from nmt.tools import paired
 from tests.conftest import FIXTURES, ROOT, plain
-from ui import heavy, models, paired_run
-from ui import widgets as W
-from ui.views import paired as V
+from ui.common import heavy, models
+from ui.common import widgets as W
+from ui.paired import run as paired_run
+from ui.paired import views as V
 
 PAGE = ROOT / "pages" / "paired_compare.py"
 

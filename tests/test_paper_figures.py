@@ -11,7 +11,7 @@ import pytest
 from nmt.explanation import paper_figures as F
 from tests.page_app import app_at
 from tests.traces import make_trace
-from ui.views import paper as V
+from ui.figures import paper as V
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "evalsets" / F.FIG3A_FILE

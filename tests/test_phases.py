@@ -27,7 +27,7 @@ from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.text.tokenize import Tokenizer
 from nmt.text.vocab import EOS_ID, SPECIALS, Vocab
 from tests.test_reference_a2 import SOURCES, _lm, _text, encode_ref, paper_weights, random_model
-from ui.views import phases as pv
+from ui.stepper import views_phases as pv
 
 torch.set_num_threads(1)
 CKPTS = Path(__file__).resolve().parent.parent / "checkpoints"

@@ -1,4 +1,4 @@
-"""Chart builders of the stepper (``ui.views.stepper_charts``) on hand-made traces (no model, no browser).
+"""Chart builders of the stepper (``ui.figures.stepper_charts``) on hand-made traces (no model, no browser).
 
 Its tables, HTML snippets and exports are tested in tests/test_stepper_views.py.
 """
@@ -14,8 +14,8 @@ import pytest
 
 from nmt.decoding.trace import DecodeTrace
 from tests.step_traces import SRC, make_trace
-from ui.views.common import source_labels, target_labels
-from ui.views.stepper_charts import (
+from ui.figures.common import source_labels, target_labels
+from ui.figures.stepper_charts import (
     BLUES,
     FIT_MAX_SOURCE,
     SELECT_PARAM,

@@ -9,9 +9,9 @@ import pytest
 from nmt.decoding.search import greedy
 from nmt.models import checkpoint
 from tests.conftest import ROOT
-from ui import models, twins
-from ui.presets import BY_NAME, EUROPARL, EVERYDAY, PRESETS
-from ui.views.stepper import output_words
+from ui.common import models, twins
+from ui.common.presets import BY_NAME, EUROPARL, EVERYDAY, PRESETS
+from ui.figures.stepper import output_words
 
 CKPTS = ROOT / "checkpoints"
 SEARCH = CKPTS / "m30k-en-fr-rnnsearch.pt"
@@ -246,7 +246,7 @@ def test_training_timelines_record_the_presets_sentences() -> None:
     want: dict[str, list[str]] = {}
     for p in PRESETS:
         want.setdefault(p.group, []).append(p.text)
-    assert preset_sentences() == want, "regenerate configs/timeline_sentences.json from ui/presets.py"
+    assert preset_sentences() == want, "regenerate configs/timeline_sentences.json from ui/common/presets.py"
     assert "ui" not in {m.split(".")[0] for m in _imports(Path(__file__).resolve().parent.parent / "train.py")}
 
 

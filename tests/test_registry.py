@@ -13,7 +13,7 @@ from nmt.models.equations import LookText
 from nmt.models.kinds import ModelDescription
 from nmt.models.luong import LuongConfig, LuongNMT
 from nmt.models.rnnsearch import CONTEXT_MODES, ModelConfig, RNNSearch
-from ui.views import phases as phase_views
+from ui.stepper import views_phases as phase_views
 
 KINDS = ["rnnsearch", "luong"]  # written by hand: the kinds this project trains and imports
 MODES = ["attention", "fixed", "mean"]  # RNNsearch's context modes

@@ -85,8 +85,8 @@ def test_the_stepper_samples_from_the_models_own_step(tiny_lm) -> None:
 
 
 def test_the_pages_line_names_both_ps_of_the_drawn_word() -> None:
-    """ui.views.sampling: the drawn word's p under the model (0.5) and after all three transforms (0.862)."""
-    from ui.views.sampling import drawn_line, stage_frame
+    """ui.stepper.views_sampling: the drawn word's p under the model (0.5) and after all three transforms (0.862)."""
+    from ui.stepper.views_sampling import drawn_line, stage_frame
 
     step = next(s for s in range(40) if sampling.draw(LOGP, RULE, s, WORDS)[0] == 0)
     _, rec = sampling.draw(LOGP, RULE, step, WORDS)

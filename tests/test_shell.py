@@ -1,4 +1,4 @@
-"""The frame (``app.py``, :func:`ui.shell.frame`) lists every page once and runs each inside the error
+"""The frame (``app.py``, :func:`ui.common.shell.frame`) lists every page once and runs each inside the error
 boundary, its imports included: a package missing on the server shows a short message below the
 navigation, never Streamlit's own error box, and nothing of the page runs half set up."""
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 BROKEN = """
 import streamlit as st
-from ui import shell
+from ui.common import shell
 
 def broken() -> None:
     import rnnsearch_no_such_module  # noqa: F401
@@ -50,7 +50,7 @@ def fresh_project_modules() -> Iterator[None]:
     """Let the project's modules be imported anew inside the test, then put every module back."""
     saved = dict(sys.modules)
     for name in list(sys.modules):
-        if name.startswith(("nmt.", "ui.")) and name != "ui.shell":
+        if name.startswith(("nmt.", "ui.")) and name != "ui.common.shell":
             del sys.modules[name]
     try:
         yield
@@ -114,7 +114,7 @@ def test_a_page_file_leaves_setup_and_the_boundary_to_the_frame(page: str) -> No
 
 def test_guarded_function_shows_the_boundary() -> None:
     """What a fragment's own rerun runs (the guarded view alone) still ends in the boundary's message."""
-    script = ('import streamlit as st\nfrom ui import shell\n\ndef view(n: int) -> None:\n'
+    script = ('import streamlit as st\nfrom ui.common import shell\n\ndef view(n: int) -> None:\n'
               '    st.write(f"drawn {n}")\n    raise KeyError(n)\n\nshell.guarded("Frag", view)(3)\n'
               'st.write("after the fragment")\n')
     at = AppTest.from_string(script, default_timeout=30).run()

@@ -1,4 +1,4 @@
-"""The stepper's readout line, the first-word note and the frozen picture (ui/views/stepper_readout.py),
+"""The stepper's readout line, the first-word note and the frozen picture (ui/stepper/views_readout.py),
 on hand-made traces with hand-computed numbers."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from tests.traces import make_trace
-from ui.views.stepper_readout import (
+from ui.stepper.views_readout import (
     FIRST_WORD_NOTE,
     SUMMARY_TITLE,
     first_word_note,

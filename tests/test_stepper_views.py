@@ -1,4 +1,4 @@
-"""Table, HTML and export builders of the stepper (``ui.views.stepper``, ``ui.views.stepper_html``) on
+"""Table, HTML and export builders of the stepper (``ui.figures.stepper``, ``ui.figures.stepper_html``) on
 hand-made traces (no model, no browser). Its charts are tested in tests/test_plots.py."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from nmt.decoding.trace import DecodeTrace, Replacement
 from tests.step_traces import SRC, make_trace
-from ui.views.common import md
-from ui.views.stepper import (
+from ui.figures.common import md
+from ui.figures.stepper import (
     context_note,
     no_checkpoints_markdown,
     no_energies_note,
@@ -25,8 +25,8 @@ from ui.views.stepper import (
     trace_json,
     word_marks,
 )
-from ui.views.stepper_charts import ramp_colour
-from ui.views.stepper_html import (
+from ui.figures.stepper_charts import ramp_colour
+from ui.figures.stepper_html import (
     compare_html,
     now_writing_html,
     page_css,
@@ -212,8 +212,8 @@ def test_chip_lines_wrap_like_the_page() -> None:
     """Fig. 3(a)'s 14 tokens fit one line of chips at 1280×720 in both sizes; the 38 of the paper's long
     sentence take three (seen in Chromium); hand-counted: 910 px hold 10 chips of 5 characters
     (5 × 8.6 + 14 = 57 px each: 15 of them make 855 px, 16 make 912 px)."""
-    from ui.presets import BY_NAME
-    from ui.views.stepper_html import chip_lines
+    from ui.common.presets import BY_NAME
+    from ui.figures.stepper_html import chip_lines
 
     fig3 = [*BY_NAME["Reordered phrase"].text.replace(".", " .").split(), "</s>"]
     long = [*BY_NAME["Fixed-vector bottleneck"].text.replace(".", " .").replace(",", " ,").split(), "</s>"]
@@ -225,7 +225,7 @@ def test_chip_lines_wrap_like_the_page() -> None:
 def test_candidate_list_line_and_rows_by_hand() -> None:
     from nmt.decoding.trace import DecodeTrace, StepRecord
     from nmt.models.candidates import CandidateList
-    from ui.views.stepper import candidate_rows, candidates_markdown
+    from ui.figures.stepper import candidate_rows, candidates_markdown
 
     def rec(i: int, tok: str) -> StepRecord:
         return StepRecord(i, tok, i, -0.1, False, None, None, [], 1.0, 1.0)

@@ -74,7 +74,7 @@ def test_alpha_summed_over_source_pieces_and_averaged_over_target_pieces() -> No
 
 
 def test_word_level_scores_compare_words_not_pieces() -> None:
-    from ui.views.alignment import scoring_text
+    from ui.figures.alignment import scoring_text
 
     tok = Tokenizer("en", lowercase=True, subword=BpeSegmenter(CODES))
     assert tok.words("Lower.") == ["lower", "."] and tok.tokenize("Lower.") == ["lo@@", "w@@", "e@@", "r", "."]

@@ -1,4 +1,4 @@
-"""ui.views.subword_view: a BPE trace grouped into words, against numbers worked out by hand."""
+"""ui.figures.subword_view: a BPE trace grouped into words, against numbers worked out by hand."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pytest
 
 from nmt.decoding.trace import DecodeTrace, StepRecord
-from ui.views import stepper_charts as sc
-from ui.views.subword_view import step_of_row, words_trace
+from ui.figures import stepper_charts as sc
+from ui.figures.subword_view import step_of_row, words_trace
 
 
 def _step(i: int, token: str, logprob: float, alpha: list[float], forced: bool = False) -> StepRecord:
@@ -55,7 +55,7 @@ def test_the_heatmap_draws_the_words(pieces: DecodeTrace) -> None:
 
 
 def test_one_hypothesis_matrix_as_words() -> None:
-    from ui.views.subword_view import words_matrix
+    from ui.figures.subword_view import words_matrix
 
     alpha = [[0.7, 0.1, 0.1, 0.1], [0.0, 0.6, 0.2, 0.2], [0.0, 0.2, 0.6, 0.2], [0.0, 0.0, 0.1, 0.9]]
     src, tgt, merged = words_matrix(["a", "vél@@", "os", "</s>"], ["des", "vél@@", "os", "</s>"], alpha, "bpe")

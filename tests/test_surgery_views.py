@@ -1,4 +1,4 @@
-"""The surgery panel's and the debate tests' pure builders (``ui.views.surgery``) on hand-made numbers."""
+"""The surgery panel's and the debate tests' pure builders (``ui.explanation.views_surgery``) on hand-made numbers."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from nmt.decoding.surgery import Edit, SurgeryPreset
 from tests.conftest import plain
-from ui.views import surgery as S
+from ui.explanation import views_surgery as S
 
 # ----------------------------------------------------------------------------------------------
 # Surgery

@@ -21,7 +21,7 @@ from nmt.training.timeline_record import evenly, preset_group, validation_probes
 from tests import timeline_fixtures
 from tests.conftest import ROOT, TINY_ARGS
 from tests.page_app import app_at
-from ui.views import timeline as V
+from ui.timeline import views as V
 
 TIMEOUT = 120
 tl_runs, tl_dir = timeline_fixtures.tl_runs, timeline_fixtures.tl_dir  # fixtures shared with the browser test

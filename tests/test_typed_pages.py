@@ -1,6 +1,6 @@
 """Issue 34 item 4: a sentence typed on the bottleneck, compare-attention, explanation and beam pages is
-translated by the pair trained for everyday sentences (``ui.models.TYPED_GROUP``), through the one rule
-of ``ui.typed.on_typed``, unless a model was chosen by hand or named in the URL.
+translated by the pair trained for everyday sentences (``ui.common.models.TYPED_GROUP``), through the one rule
+of ``ui.common.typed.on_typed``, unless a model was chosen by hand or named in the URL.
 
 The pages run on the shipped ``checkpoints/`` folder (the test is skipped without the 30k RNNsearch): the
 Multi30k models turn "Where is the station?" into word salad, the 30k RNNsearch writes « Où est la gare ? »
@@ -18,9 +18,9 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import plain
 from tests.page_app import open_page as run
-from ui import models
-from ui.presets import PRESETS, long_sentence
-from ui.views.beam import DEFAULT_SENTENCE
+from ui.beam.views import DEFAULT_SENTENCE
+from ui.common import models
+from ui.common.presets import PRESETS, long_sentence
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "checkpoints"

@@ -9,9 +9,9 @@ import pytest
 
 from nmt.decoding.search import Stepper, forced, greedy
 from nmt.models import checkpoint
-from ui import models
-from ui.presets import BY_NAME, EUROPARL, FLIPPED_TO_FREE, FLIPPED_TO_FROZEN, PRESETS, long_sentence, watch_for
-from ui.views import stepper_state as vs
+from ui.common import checkpoint_files, models, twins
+from ui.common.presets import BY_NAME, EUROPARL, FLIPPED_TO_FREE, FLIPPED_TO_FROZEN, PRESETS, long_sentence, watch_for
+from ui.figures import stepper_state as vs
 
 SENTENCE = "A man is riding a bike."
 
@@ -129,7 +129,7 @@ def test_prefix_trace_and_event_log(tiny_lm: checkpoint.LoadedModel) -> None:
 
 
 def test_scan_pairs_checkpoints_and_resolves_the_toggle(tiny_checkpoint_dir: Path, tmp_path: Path) -> None:
-    groups = models.scan(tiny_checkpoint_dir)
+    groups = checkpoint_files.scan(tiny_checkpoint_dir)
     assert [g.name for g in groups] == ["tiny-en-fr"]
     g = groups[0]
     assert g.search is not None and g.search.name == "tiny-en-fr-rnnsearch.pt"
@@ -141,10 +141,10 @@ def test_scan_pairs_checkpoints_and_resolves_the_toggle(tiny_checkpoint_dir: Pat
     assert (off.ckpt, off.context, off.kind) == (g.search, "attention", "rnnsearch")
     assert (on.ckpt, on.context, on.kind) == (g.encdec, "fixed", "rnnencdec")  # read from the checkpoint
     assert (abl.ckpt, abl.context, abl.kind) == (g.search, "fixed", "ablation")
-    cols = models.columns(g, ablation=True)
+    cols = twins.columns(g, ablation=True)
     assert [(c.ckpt, c.context, c.kind) for c in cols] == [
         (g.search, "attention", "rnnsearch"), (g.encdec, "fixed", "rnnencdec"), (g.search, "fixed", "ablation")]
-    assert [c.kind for c in models.columns(g, ablation=False)] == ["rnnsearch", "rnnencdec"]
+    assert [c.kind for c in twins.columns(g, ablation=False)] == ["rnnsearch", "rnnencdec"]
     assert models.load(on.ckpt).config.context == "fixed"
     assert models.load(on.ckpt) is models.load(on.ckpt)  # cached: one model per process
 
@@ -154,19 +154,19 @@ def test_scan_pairs_checkpoints_and_resolves_the_toggle(tiny_checkpoint_dir: Pat
     shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnsearch.pt", solo / "x-rnnsearch.pt")
     shutil.copy(tiny_checkpoint_dir / "tiny-en-fr-rnnencdec.pt", solo / "odd-name.pt")
     (solo / "notes.txt").write_text("not a checkpoint")
-    by = {g.name: g for g in models.scan(solo)}
+    by = {g.name: g for g in checkpoint_files.scan(solo)}
     assert set(by) == {"x", "odd-name"}
     lone = models.resolve(by["x"], freeze=True, ablation=False)
     assert lone.kind == "ablation" and lone.notice
-    assert [c.kind for c in models.columns(by["x"], ablation=True)] == ["rnnsearch", "ablation"]  # no duplicate
+    assert [c.kind for c in twins.columns(by["x"], ablation=True)] == ["rnnsearch", "ablation"]  # no duplicate
     odd = by["odd-name"]
     assert odd.search is None and odd.encdec is not None  # slot read from the trained context
     assert models.resolve(odd, freeze=False, ablation=False).notice
-    assert models.scan(tmp_path / "missing") == []
+    assert checkpoint_files.scan(tmp_path / "missing") == []
 
 
 def test_describe_and_scores(tiny_checkpoint_dir: Path) -> None:
-    g = models.scan(tiny_checkpoint_dir)[0]
+    g = checkpoint_files.scan(tiny_checkpoint_dir)[0]
     row = models.describe(g.search)
     assert row["model"] == "RNNsearch" and row["languages"] == "en→fr" and row["data"].startswith("tiny")
     assert models.describe(g.encdec)["model"] == "RNNencdec"

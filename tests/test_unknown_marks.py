@@ -1,6 +1,6 @@
 """Issue 34 item 2 on the pages other than the stepper: a translation is shown with each ``<unk>`` the
 model wrote replaced (Jean et al. 2015) and marked "from the dictionary" or "copied"
-(:mod:`ui.views.unknown`), while BLEU, scores and the raw columns keep the translation as written.
+(:mod:`ui.figures.unknown`), while BLEU, scores and the raw columns keep the translation as written.
 
 The builder is tested on hand-made traces with a hand-made dictionary; the pages under AppTest on the
 shipped Multi30k pair (skipped without it), where "A man plays the xylophone in a gondola." gives
@@ -21,10 +21,10 @@ from nmt.text.tokenize import Tokenizer
 from nmt.text.truecase import detruecase
 from nmt.text.vocab import EOS, UNK
 from tests.page_app import open_page as run
-from ui import models
-from ui.views import unknown as U
-from ui.views.common import md
-from ui.views.explanation import target_strip
+from ui.common import models
+from ui.explanation.views import target_strip
+from ui.figures import unknown as U
+from ui.figures.common import md
 
 ROOT = Path(__file__).resolve().parent.parent
 FR = Tokenizer("fr").detokenize  # Moses' French detokeniser, as the models use it

@@ -1,4 +1,4 @@
-"""The class's rooms (ui.votes), counted by hand: one vote per phone per round (a reopened tab is the same
+"""The class's rooms (ui.lesson.votes), counted by hand: one vote per phone per round (a reopened tab is the same
 phone), a late vote refused as closed, stepping back keeping a stop's votes, a shown histogram frozen, the
 teacher's tabs sharing one position, two rooms apart, a phone without the teacher key refused, bounds."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from ui.votes import MAX_PHONES, Room, RoomStore
+from ui.lesson.votes import MAX_PHONES, Room, RoomStore
 
 WORDS = ["A", "red", "car"]
 

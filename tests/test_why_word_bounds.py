@@ -17,8 +17,8 @@ from nmt.models import checkpoint
 from nmt.text.vocab import SPECIALS
 from tests import hostile_checkpoints as hc
 from tests.conftest import plain
-from ui import contrast_panel, heavy
-from ui.views import contrastive as cv
+from ui.common import contrast_panel, heavy
+from ui.figures import contrastive as cv
 
 SRC, PREFIX, ALT = ["a", "dog", "runs", "."], [5, 6, 7], 4  # "un chien court" against "<unk>"-free id 4 ("un")
 
@@ -82,7 +82,7 @@ def gapped() -> Contrast:
 
 def _show_gapped() -> None:
     from tests.test_why_word_bounds import gapped
-    from ui.contrast_panel import show
+    from ui.common.contrast_panel import show
 
     show(gapped())
 

@@ -56,13 +56,13 @@ from nmt.models.digests import (
 from nmt.models.kinds import ModelDescription
 from nmt.models.registry import build_model, describe_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
+from nmt.models.seal import FORMAT as FORMAT  # re-exported: every writer names it as checkpoint.FORMAT
 from nmt.text import lexicon, subword
 from nmt.text.atomic import atomic_path
 from nmt.text.tokenize import Tokenizer
 from nmt.text.truecase import Truecaser
 from nmt.text.vocab import Vocab
 
-FORMAT = "rnnsearch-explorer/1"
 LOG = logging.getLogger("nmt.models.checkpoint")
 
 

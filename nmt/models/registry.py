@@ -9,7 +9,7 @@ the records; a config whose kind or mode has none is refused, never described as
 (``tests/test_registry.py`` checks that every kind and mode has every part).
 
 The per-kind parts that live above this layer are keyed by the same names and checked the same way: the
-phases a step is split into (:data:`nmt.decoding.phases.PARTS`) and their cards (:mod:`ui.views.phases`).
+phases a step is split into (:data:`nmt.decoding.phases.PARTS`) and their cards (:mod:`ui.stepper.views_phases`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ The shipped checkpoints predate the seal and stay as committed; they are sealed 
 ``nmt/models/shipped.sha256``, which records each one's identity (everything but the weights) and its weights'
 digest (:func:`nmt.models.digests.shipped_digest`). Any other file without a seal is refused unless the
 caller asks for unsealed files explicitly (``--allow-unsealed``, or ``RNNSEARCH_ALLOW_UNSEALED=1``);
-``python -m nmt seal FILE…`` seals such files once, after checking their weights.
+``python -m nmt seal FILE…`` (:func:`nmt.tools.seal.reseal`) seals such files once, after checking their weights.
 
 :func:`check_structure` is what a checkpoint must look like before anything reads it (the types of
 its config, vocabularies, languages and meta), so a malformed file is one plain line, never a
@@ -24,14 +24,14 @@ import hashlib
 import math
 import os
 import struct
-from pathlib import Path
 from typing import Any
 
 import torch
 
 from nmt.models import storage
-from nmt.models.digests import shipped_names, weights_digest
+from nmt.models.digests import weights_digest
 
+FORMAT = "rnnsearch-explorer/1"  # what a checkpoint dict of ours says it is (re-exported by nmt.models.checkpoint)
 SEAL = "content_sha256"
 UNSEALED_ENV = "RNNSEARCH_ALLOW_UNSEALED"
 # Config entries that size a model: whole numbers (not bools), within these bounds.
@@ -118,8 +118,6 @@ def content_digest(ckpt: dict[str, Any]) -> str:
 
 def sealed(ckpt: dict[str, Any]) -> dict[str, Any]:
     """``ckpt`` with its weights digest (when missing) and its seal set; other dicts unchanged."""
-    from nmt.models.checkpoint import FORMAT  # it builds on this module
-
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT or not isinstance(ckpt.get("model"), dict):
         return ckpt
     out = dict(ckpt)
@@ -195,25 +193,3 @@ def check_structure(ckpt: dict[str, Any]) -> None:
     storage.check_tensors((f"its weight {k[:60]}", v) for k, v in model.items())
     _check_config(ckpt.get("config"))
     _check_words(ckpt)
-
-
-# ----------------------------------------------------------------------------------------------
-# python -m nmt seal FILE…: seal files written before the seal existed
-# ----------------------------------------------------------------------------------------------
-
-
-def reseal(path: Path) -> str:
-    """Seal one checkpoint file in place (after checking its weights); what was done, in words."""
-    from nmt.models import checkpoint
-
-    ckpt = checkpoint.read_checkpoint(path, verify=False, allow_unsealed=True)
-    if checkpoint.seal_of(ckpt) != "none":
-        return f"{path.name}: already sealed ({checkpoint.seal_of(ckpt)}), left as it is"
-    if path.name in shipped_names():  # an edited copy would pass for the shipped file wherever it went
-        raise checkpoint.CheckpointError(f"{path.name} is named like a shipped checkpoint but is not that file "
-                                         "(nmt/models/shipped.sha256): it will not be sealed under that name")
-    verified = checkpoint.check_weights(ckpt, path)
-    checkpoint.atomic_save(ckpt, path)
-    checkpoint.read_checkpoint(path)  # read back: sealed and intact
-    how = "its weights matched their recorded digest" if verified else "it recorded no weights digest"
-    return f"{path.name}: sealed ({how})"

@@ -121,7 +121,7 @@ def _stem(name: str, lang: str) -> str | None:
 
 def inside(path: Path, root: Path) -> bool:
     """Whether ``path``, symbolic links resolved, lies in ``root`` (itself resolved): the one rule for
-    links in the data folders and the checkpoint folder (:mod:`ui.checkpoint_files`)."""
+    links in the data folders and the checkpoint folder (:mod:`ui.common.checkpoint_files`)."""
     real = resolved(path)  # a link loop leads nowhere: not inside
     return real is not None and real.is_relative_to(root)
 

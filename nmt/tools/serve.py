@@ -7,7 +7,7 @@ name the class types, e.g. ``nmt-lab.example.org``) and the local names, for thi
 edited). Both ways the server is headless, watches no files, refuses any request whose ``Host`` is not
 allowed (pages and ``/_stcore/metrics`` too, not only the websocket), warms the models the Lesson and
 the stepper open, then prints ``ready: open http://localhost:PORT/lesson on the projector`` and the
-address the phones open. The server itself is :mod:`ui.serve` (this layer imports no Streamlit).
+address the phones open. The server itself is :mod:`ui.lesson.serve` (this layer imports no Streamlit).
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Check the options, then become the server (``python -m ui.serve``)."""
+    """Check the options, then become the server (``python -m ui.lesson.serve``)."""
     a = parser().parse_args(argv)
     problem = ("--port must be between 1 and 65535" if not 0 < a.port < 65536 else
                "--host needs --class (without it the server answers to this machine only)" if a.host and not a.klass
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lan = lan_addresses() if a.klass else []
     hosts = allowed_hosts(a.host, lan)
-    cmd = [sys.executable, "-m", "ui.serve", "--port", str(a.port),
+    cmd = [sys.executable, "-m", "ui.lesson.serve", "--port", str(a.port),
            "--address", "0.0.0.0" if a.klass else "127.0.0.1",
            "--phones", phones_url(a.host, lan, a.port), *(f"--allow={h}" for h in hosts)]
     if a.klass:

@@ -160,7 +160,7 @@ SENTENCES = PROJECT / "configs" / "timeline_sentences.json"
 
 def preset_sentences(path: Path = SENTENCES) -> dict[str, list[str]]:
     """The stepper's preset sentences by checkpoint group, as written to ``configs/timeline_sentences.json``
-    (a test keeps it equal to ``ui/presets.py``, so training never imports the app)."""
+    (a test keeps it equal to ``ui/common/presets.py``, so training never imports the app)."""
     return {str(k): [str(t) for t in v] for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
 
 

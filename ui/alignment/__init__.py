@@ -1,0 +1,1 @@
+"""The alignment browser (pages/alignment_browser.py): both directions, uploads."""

@@ -1,0 +1,1 @@
+"""Bottleneck side by side (pages/bottleneck_compare.py); its shared views are ui.figures."""

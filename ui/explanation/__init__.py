@@ -1,0 +1,1 @@
+""""Is attention an explanation?" (pages/explanation.py): its jobs, surgery panel and views."""

@@ -1,0 +1,1 @@
+""""Is A really better than B?" (pages/paired_compare.py): the whole-split run, α, words, views."""

@@ -1,0 +1,1 @@
+"""The stepper (pages/stepper.py): its controller, URL, panels and pure views."""

@@ -1,0 +1,159 @@
+"""The stepper's secondary panels: this step's α / e table, the top-k candidates and the exports."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from nmt.decoding.trace import DecodeTrace, StepRecord
+from ui.common import models
+from ui.figures import stepper as sv
+from ui.figures import stepper_charts as sc
+from ui.figures import stepper_html as sh
+from ui.figures import stepper_state as vs
+from ui.figures import subword_view
+from ui.figures.common import esc, md
+from ui.stepper import controller as ctl
+from ui.stepper import url
+
+ss = st.session_state
+
+
+def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
+    """What c_i was at the shown step: the α / e table, or the fixed/mean explanation."""
+    note = sv.context_note(trace.context, step, choice.kind == "ablation")
+    if note:
+        st.info(note)
+    if step.alpha is None:
+        return
+    if step.window is not None:
+        st.caption("Local attention (Luong et al. 2015) reads only the words in the window [p_t − D, p_t + D]"
+                   + (", weighted by a Gaussian around p_t (σ = D/2)." if half_width else "."))
+    stats = sv.step_stats(trace, step)
+    table = sv.source_table(trace, step, half_width)
+    st.dataframe(table, hide_index=True, width="stretch", height=min(38 + 35 * len(table), 420), column_config={
+        "j": st.column_config.NumberColumn("j", width="small"),
+        "source word": st.column_config.TextColumn("source word x_j"),
+        "read as": st.column_config.TextColumn("read as", help="Words outside the vocabulary are read as \\<unk\\>"),
+        "e_ij": st.column_config.NumberColumn("energy e_ij", format="%.3f"),
+        "α_ij": st.column_config.ProgressColumn("weight α_ij", format="%.3f", min_value=0.0, max_value=1.0,
+                                              color=sc.BLUES[-3]),  # the heatmap's blue
+        "most": st.column_config.TextColumn("max", width="small"),
+        "Gaussian": st.column_config.NumberColumn("Gaussian", format="%.3f",
+                                                  help="exp(−(j − p_t)² / 2σ²), σ = D/2: local-p's factor on α")})
+    m = st.columns(3)
+    m[0].metric("Σ_j α_ij", f"{stats['sum']:.2f}")
+    m[1].metric("entropy of α_i", f"{stats['entropy']:.2f} nats",
+                help=f"0 = all weight on one word; ln T_x = {stats['max_entropy']:.2f} = spread evenly.")
+    m[2].html(f'<div style="font-size:.9rem;opacity:.8">most weight</div>'
+              f'<div style="font-size:1.5rem">{esc(stats["word"])}</div>'
+              f'<div style="font-size:.9rem">α = {stats["weight"]:.2f}</div>')
+
+
+@st.dialog("This step's energies and weights", width="large")
+def table_dialog(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
+    """The α / e table of the shown step over the page (presentation mode's one key away: T); ``half_width``:
+    a local-p model's D (its capabilities' ``gaussian_half_width``), else None."""
+    st.markdown(f"**i = {step.i}: writing « {md(step.token)} »**")
+    context_panel(trace, step, choice, half_width)
+
+
+def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
+    """The shown step's candidates: the written one marked, the others buttons that force them."""
+    st.markdown(f"**Top-{len(step.topk)} candidates at i = {step.i}**" + ("" if beam else " · click one to force it"))
+    for row in sv.topk_rows(step):
+        word, bar = st.columns([1.2, 1], vertical_alignment="center")
+        if row["written"] or beam:
+            word.html(sh.written_candidate_html(row["word"]) if row["written"] else esc(row["word"]))
+        else:
+            word.button(md(row["word"]), key=f"force_{nonce}_{row['rank']}", on_click=ctl.on_force,
+                        args=(step.i, row["word"]), width="stretch",
+                        help=f"Force “{row['word']}” at i = {step.i} and continue from it")
+        bar.html(sh.prob_bar_html(row["p"]))
+    if step.token not in [w for w, _ in step.topk]:
+        st.caption(f"Written: {md(step.token)} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
+
+
+def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) -> None:
+    """Downloads (built only when clicked) and the shareable link of this view."""
+    base = f"rnnsearch-{trace.context}-{len(trace.steps)}w"
+    has = trace.has_alignment
+    c = st.columns(4)
+
+    def heat() -> dict[str, Any]:
+        return sc.heatmap(trace, look=look, fit=False) or {}
+
+    c[0].download_button("Heatmap PNG", data=(lambda: sc.spec_png(heat())) if has else b"",
+                         file_name=f"{base}.png", mime="image/png", disabled=not has, key="dl_png",
+                         icon=":material/image:", on_click="ignore")
+    c[1].download_button("Heatmap SVG", data=(lambda: sc.spec_svg(heat())) if has else "",
+                         file_name=f"{base}.svg", mime="image/svg+xml", disabled=not has, key="dl_svg",
+                         icon=":material/draw:", on_click="ignore")
+    c[2].download_button("Trace JSON", data=lambda: sv.trace_json(trace), file_name=f"{base}.json",
+                         mime="application/json", key="dl_json", icon=":material/data_object:", on_click="ignore")
+    c[3].download_button("Trace CSV", data=lambda: sv.trace_csv(trace), file_name=f"{base}.csv", mime="text/csv",
+                         key="dl_csv", icon=":material/table:", on_click="ignore")
+    query = urlencode(vs.view_to_query(url.current_view(group.name)), doseq=True)
+    st.caption("Link to this view (sentence, model, mode, settings, forced words and step):")
+    st.code(f"{(st.context.url or '').split('?')[0]}?{query}", language=None, wrap_lines=True)
+
+
+def candidate_controls() -> None:
+    """The sidebar's candidate-list switch and, when on, its K (Jean et al. 2015 §3.2)."""
+    st.toggle("Candidate list", key="cand", **url.BOUND, on_change=ctl.on_setting, args=("cand",),
+              help="Decode over this sentence's own short list of target words, as Jean et al. (2015, §3.2) "
+                   "did to make a very large vocabulary affordable: the K most frequent words plus the 10 "
+                   "likeliest dictionary translations of each source word. Every other word gets p = 0.")
+    if ss.get("cand"):
+        st.select_slider("K most frequent words", vs.CANDIDATE_KS, key="cand_k", **url.BOUND,
+                         on_change=ctl.on_setting, args=("cand_k",), format_func=lambda k: f"{k:,}",
+                         help="The candidate list's share of the vocabulary taken by frequency alone; "
+                              "with K = 0 only the dictionary's translations of the sentence's words remain.")
+
+
+def candidate_panel(trace: DecodeTrace, big: bool) -> None:
+    """The sentence's candidate list: its size and make-up, and (not on a projector) the words each
+    source word brought in; nothing when the whole vocabulary is used."""
+    line = sv.candidates_markdown(trace, short=big)
+    if line is None:
+        return
+    if big:
+        st.markdown(line)
+        return
+    st.caption(line + " Words marked *via* are in it only through a source word.")
+    rows = sv.candidate_rows(trace)
+    if rows:
+        with st.expander("The words each source word brought into the list (besides the most frequent)"):
+            st.dataframe(rows, hide_index=True, width="stretch")
+
+
+def energies_panel(trace: DecodeTrace, choice: models.Choice, look: sc.Look, nonce: str) -> None:
+    """The energies e_ij of every step so far, captioned with the model's own score (:mod:`nmt.models.equations`),
+    or why there are none."""
+    chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
+    if chart is not None:
+        st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
+        st.caption(choice.description.look.energies)
+    else:
+        st.info(sv.no_energies_note(trace, choice.description.look))
+
+
+def log_panel() -> None:
+    """This session's event log, newest first."""
+    log = list(reversed(ss["log"]))
+    st.dataframe(log, hide_index=True, width="stretch", height=min(38 + 35 * len(log), 320), column_config={
+        "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
+        "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
+        "what": st.column_config.TextColumn(width=900)})
+
+
+def words_view(look: sc.Look) -> bool:
+    """The "Pieces / Words" switch above a subword model's heatmap (not in presentation mode, where the
+    session's choice stays); True for words."""
+    if not look.present:
+        ss.setdefault("w_pieces", subword_view.VIEWS[0])  # seeded from the URL at the session's start
+        st.segmented_control("Heatmap of", subword_view.VIEWS, key="w_pieces", persist_state="session",
+                             help=subword_view.HELP)
+    return ss.get("w_pieces") == subword_view.VIEWS[1]

@@ -1,0 +1,1 @@
+"""Watch it learn (pages/watch_it_learn.py) and its pure views."""
