@@ -289,7 +289,7 @@ def main() -> None:
             explain_tab(ckpt, text, trace, step, stem)
     with tabs[1]:
         if tabs[1].open is not False:
-            contrast_panel.panel(lm, trace, trace.steps[step], trace.context)  # the stepper's "why not", here too
+            contrast_panel.panel(lm, trace, trace.steps[step], trace.context, "ex_")  # the stepper's "why not"
     with tabs[2]:
         if tabs[2].open is not False:
             sentence_tab(ckpt, text, trace, step, stem)

@@ -289,7 +289,7 @@ def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choi
         with tabs[2]:
             from ui.common import contrast_panel  # here: it needs scipy (attribution), the rest of the stepper does not
 
-            contrast_panel.panel(lm, trace, step, trace.context)
+            contrast_panel.panel(lm, trace, step, trace.context, "sp_")
     if tabs[3].open:
         with tabs[3]:
             energies_panel(trace, choice, look, nonce)

@@ -87,7 +87,7 @@ def test_every_tab_draws_for_every_model_kind(kind: str) -> None:
             if "luong" in kind:
                 assert all(BAHDANAU not in t for t in said)  # not Bahdanau's equation for a Luong model
         if tab == "Why this word?":  # offered where α can be edited (RNNsearch with attention), else said why not
-            offered = [b for b in at.selectbox if b.key == "why_alt"]
+            offered = [b for b in at.selectbox if b.key == "sp_why_alt"]
             assert bool(offered) == (kind in ("rnnsearch", "candidates")), (kind, [i.value for i in at.info])
             assert offered or any("explains an RNNsearch decoding with attention" in i.value for i in at.info)
         if tab == "Look · Generate · Update":
@@ -113,10 +113,10 @@ def test_why_this_word_explains_a_step_with_a_small_completeness_gap() -> None:
         click(at, "btn_step")
     open_tab(at, "Why this word?")
     step = at.session_state["_stepper"][1].trace.steps[1]
-    alt = at.selectbox(key="why_alt")
+    alt = at.selectbox(key="sp_why_alt")
     assert alt.options == [w for w, _ in step.topk if w != step.token and w != "<unk>"]  # no special token (here <unk>)
     assert "<unk>" in [w for w, _ in step.topk]
-    click(at, "why_run")
+    click(at, "sp_why_run")
     said = " ".join(plain(m.value) for m in at.markdown) + " ".join(plain(c.value) for c in at.caption)
     assert f"« {step.token} » over « {alt.value} »" in said
     (first,) = [plain(m.value) for m in at.markdown if "The model prefers" in m.value]  # plain words first …

@@ -74,9 +74,9 @@ def test_the_explanation_page_asks_why_this_word_too() -> None:
 
     at = run("explanation.py", ex_model="m30k-en-fr-rnnsearch.pt", ex_text="A woman is holding a red umbrella.",
              ex_step="1", ex_tab="Why this word?")
-    alt = at.selectbox(key="why_alt")
+    alt = at.selectbox(key="ex_why_alt")
     assert len(alt.options) == 4  # the top-5 without the written word
-    at.button(key="why_run").click().run()
+    at.button(key="ex_why_run").click().run()
     assert not at.exception and not at.error
     said = " ".join(plain(c.value) for c in at.caption)
     assert float(re.search(r"completeness gap ([0-9.]+) nats", said).group(1)) < 0.05

@@ -84,7 +84,7 @@ def _show_gapped() -> None:
     from tests.test_why_word_bounds import gapped
     from ui.common.contrast_panel import show
 
-    show(gapped())
+    show(gapped(), "ex_")
 
 
 def test_a_result_whose_gap_stays_over_the_tolerance_says_so_and_draws_no_verdict() -> None:

@@ -23,7 +23,6 @@ from ui.figures import contrastive as cv
 from ui.figures.common import md
 from ui.figures.stepper_charts import BLUES
 
-ss = st.session_state
 BLUE = BLUES[-3]  # α in the heatmaps' blue
 
 
@@ -46,8 +45,8 @@ def _word_id(lm: LoadedModel, word: str) -> int | None:
     return None
 
 
-def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, context: str) -> None:
-    """The tab's content at the shown step."""
+def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, context: str, key_prefix: str) -> None:
+    """The tab's content at the shown step; its widgets' keys begin with the page's ``key_prefix``."""
     if step is None:
         st.caption("Nothing decoded yet: press Step.")
         return
@@ -58,8 +57,8 @@ def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, context:
         return
     alternatives = cv.alternatives(step.topk, step.token)
     left, right = st.columns([1, 1])
-    pick = left.selectbox(f"Why « {step.token} » at i = {step.i} and not…", alternatives, key="why_alt")
-    typed = right.text_input("…or another French word", key="why_word", max_chars=40,
+    pick = left.selectbox(f"Why « {step.token} » at i = {step.i} and not…", alternatives, key=f"{key_prefix}why_alt")
+    typed = right.text_input("…or another French word", key=f"{key_prefix}why_word", max_chars=40,
                              placeholder="e.g. " + (alternatives[-1] if alternatives else "le"))
     word = typed.strip() or pick
     alt = _word_id(lm, word) if word else None
@@ -69,17 +68,17 @@ def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, context:
         return
     prefix = tuple(s.token_id for s in trace.steps[: step.i + 1])
     token = f"{lm.path}|{trace.source}|{prefix}|{alt}"
-    if not W.run_button(f"Explain « {step.token} » over « {lm.tgt_vocab.itos[alt]} »", "why_run", token,
+    if not W.run_button(f"Explain « {step.token} » over « {lm.tgt_vocab.itos[alt]} »", f"{key_prefix}why_run", token,
                         help="Integrated gradients of log p(written) − log p(alternative) over the source words"):
         return
     note = st.empty()
     with st.spinner("Integrated gradients…"):
         c = explained(lm, note.info, str(lm.path), str(lm.meta.get("fusion")), tuple(trace.src_tokens), prefix, alt)
     note.empty()
-    show(c)
+    show(c, key_prefix)
 
 
-def show(c: Contrast) -> None:
+def show(c: Contrast, key_prefix: str) -> None:
     """The verdict in plain words, and one click away its numbers: the source words' scores beside α, the
     part no source word carries, the readout's shares; the downloads."""
     if not cv.converged(c):  # scores that do not add up to the difference: no verdict drawn from them
@@ -90,7 +89,8 @@ def show(c: Contrast) -> None:
         numbers(c)
     stem = W.safe_stem(f"why-{c.chosen}-not-{c.alternative}")
     W.downloads([W.Download("CSV", cv.csv_of(c), f"{stem}.csv", "text/csv"),
-                 W.Download("JSON", cv.json_of(c), f"{stem}.json", "application/json")], key=f"why_dl_{c.step}")
+                 W.Download("JSON", cv.json_of(c), f"{stem}.json", "application/json")],
+                key=f"{key_prefix}why_dl_{c.step}")
 
 
 def numbers(c: Contrast) -> None:

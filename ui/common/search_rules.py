@@ -16,12 +16,12 @@ from typing import Any
 import streamlit as st
 
 from nmt.decoding.toolkit import SearchRules
-from ui.common import models
+from ui.common import models, state
 from ui.figures.common import md
 
 SWITCH = "This app's search rules"
 APP_NOTE = "Decodes by this app's search rules."
-_CHOICES = "_app_rules_of"  # session state: checkpoint path → True where the reader switched to this app's rules
+_CHOICES = state.RULES_OF  # session state: checkpoint path → True where the reader switched to this app's rules
 
 
 def rules(ckpt: models.CheckpointInfo) -> SearchRules | None:

@@ -2,8 +2,8 @@
 
 Issue 34 item 4 (the stepper's own rule is :func:`ui.stepper.controller.on_text`): a page's source box calls
 :func:`on_typed` on change, its model picker :func:`hand_picked`; a model chosen by hand, or named in the URL
-when the page opened, stays. Per picker ``key`` the session keeps ``_{key}_by_hand`` (the visitor or the URL
-chose the model) and, while the switch holds, ``_{key}_typed`` (the value it replaced).
+when the page opened, stays. Per picker ``key`` the session keeps ``{key}_by_hand`` (the visitor or the URL
+chose the model) and, while the switch holds, ``{key}_typed`` (the value it replaced).
 """
 
 from __future__ import annotations
@@ -35,19 +35,19 @@ def hand_picked(key: str) -> Callable[[], None]:
     (:func:`on_typed`); a model named by the URL when the session began counts as one."""
     ss = st.session_state
     if key not in ss:  # the picker's first run on this visit of the page (Streamlit drops a page's widgets on leaving)
-        ss[f"_{key}_by_hand"] = key in st.query_params
-        ss.pop(f"_{key}_typed", None)
+        ss[f"{key}_by_hand"] = key in st.query_params
+        ss.pop(f"{key}_typed", None)
 
     def chosen() -> None:
-        ss[f"_{key}_by_hand"] = True
-        ss.pop(f"_{key}_typed", None)  # the switch is over; the caption goes
+        ss[f"{key}_by_hand"] = True
+        ss.pop(f"{key}_typed", None)  # the switch is over; the caption goes
     return chosen
 
 
 def undo_typed(picker: str) -> None:
     """The picker back where a sentence of one's own found it (the page's example or a preset again)."""
-    if f"_{picker}_typed" in st.session_state:
-        st.session_state[picker] = st.session_state.pop(f"_{picker}_typed")
+    if f"{picker}_typed" in st.session_state:
+        st.session_state[picker] = st.session_state.pop(f"{picker}_typed")
 
 
 def on_typed(picker: str, text: str, examples: Collection[str], value: Callable[[models.ModelGroup, Any], Any]
@@ -60,20 +60,20 @@ def on_typed(picker: str, text: str, examples: Collection[str], value: Callable[
         ss, groups = st.session_state, user_models.all_groups()
         typed = (ss.get(text) or "").strip()
         name = models.typed_group(groups, typed)
-        if ss.get(f"_{picker}_by_hand") or not typed or name is None:
+        if ss.get(f"{picker}_by_hand") or not typed or name is None:
             return
         if typed in {e.strip() for e in examples}:
             undo_typed(picker)
             return
         new = value(next(g for g in groups if g.name == name), ss.get(picker))
         if new is not None and new != ss.get(picker):
-            ss.setdefault(f"_{picker}_typed", ss.get(picker))
-            ss[picker], ss[f"_{picker}_typed_to"] = new, name
+            ss.setdefault(f"{picker}_typed", ss.get(picker))
+            ss[picker], ss[f"{picker}_typed_to"] = new, name
     return changed
 
 
 def typed_note(picker: str, what: str = "pair in the sidebar", more: str = "") -> None:
     """The caption saying that a sentence of one's own moved the picker (:func:`on_typed`), while it holds."""
-    if f"_{picker}_typed" in st.session_state:
-        pair = st.session_state.get(f"_{picker}_typed_to", models.TYPED_GROUP)
+    if f"{picker}_typed" in st.session_state:
+        pair = st.session_state.get(f"{picker}_typed_to", models.TYPED_GROUP)
         st.caption(md(TYPED_NOTE.format(pair=pair, what=what) + (f" {more}" if more else "")))

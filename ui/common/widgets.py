@@ -355,7 +355,7 @@ def run_button(label: str, key: str, token: str, help: str | None = None,
     computed, e.g. checkpoint and split) stays the same, so the result stays on screen. ``on_click``
     runs before the rerun a press starts (e.g. a stopped run's mark cleared).
     """
-    done_key = f"_{key}_done"
+    done_key = f"{key}_done"  # the page's key, so it carries the page's prefix
     if st.button(label, key=key, help=help, type="primary", icon=":material/play_arrow:", on_click=on_click):
         st.session_state[done_key] = token
         return True
