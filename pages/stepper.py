@@ -255,7 +255,7 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
     # when it is wider than the column (else its last source words are cut off, unreachable).
     fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
     with st.container(height=fixed, border=False, autoscroll=True):
-        ev = st.vega_lite_chart(spec=chart, key=f"alpha_{nonce}", on_select="rerun",
+        ev = st.vega_lite_chart(*sc.arrow_rows(chart), key=f"alpha_{nonce}", on_select="rerun",  # cells as Arrow
                                 width="content" if wide else "stretch")
     if not look.present:
         unit = "pieces" if pieces and spans is None else "words"  # a subword model's heatmap of pieces

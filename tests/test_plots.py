@@ -20,6 +20,7 @@ from ui.figures.stepper_charts import (
     FIT_MAX_SOURCE,
     SELECT_PARAM,
     Look,
+    arrow_rows,
     column_font,
     context_drift,
     drift_chart,
@@ -223,3 +224,31 @@ def test_heatmap_renders_to_svg_and_png_with_odd_words() -> None:
 ])
 def test_selected_step(event: object, expected: int | None) -> None:
     assert selected_step(event) == expected
+
+
+CELLS = [{"i": 0, "j": 0, "target": "une", "source": "a", "alpha": 0.75, "energy": None},
+         {"i": 0, "j": 1, "target": "une", "source": "</s>", "alpha": 0.25, "energy": 1.5},
+         {"i": 1, "j": 0, "target": "<b>", "source": "a", "alpha": 0.5, "energy": -2.0}]
+
+
+def test_arrow_rows_carry_the_inline_cells_unchanged() -> None:
+    """The page sends the heatmap's cells as Arrow (cheaper than Streamlit's pandas way): the same rows,
+    in order, a missing energy a null in a float column (as pandas made it), and the spec without its data."""
+    import pyarrow as pa
+
+    spec = {"mark": {"type": "rect"}, "data": {"values": [dict(c) for c in CELLS]}}
+    table, rest = arrow_rows(spec)
+    assert table.to_pylist() == CELLS
+    assert table.schema.field("energy").type == pa.float64() and table.schema.field("i").type == pa.int64()
+    assert rest == {"mark": {"type": "rect"}} and spec["data"]["values"] == CELLS  # the caller's spec untouched
+
+
+@pytest.mark.parametrize("spec", [
+    {"mark": "rect"},  # no rows
+    {"mark": "rect", "data": {"url": "cells.csv"}},  # rows named elsewhere
+    {"mark": "rect", "data": {"values": []}},
+    {"mark": "rect", "data": {"values": [{"i": 0}, {"i": 1, "j": 2}]}},  # Arrow would keep the first row's columns
+    {"mark": "rect", "data": {"values": [{"w": "a"}, {"w": 2}]}},  # no one Arrow type for the column
+])
+def test_arrow_rows_leave_other_specs_to_streamlit(spec: dict) -> None:
+    assert arrow_rows(spec) == (None, spec)

@@ -17,6 +17,7 @@ from ui.figures.stepper import (
     no_checkpoints_markdown,
     no_energies_note,
     output_words,
+    source_columns,
     source_table,
     status_markdown,
     step_stats,
@@ -55,6 +56,20 @@ def test_source_table_and_stats() -> None:
     mean = make_trace("mean")
     mt = source_table(mean, mean.steps[0])
     assert mt["e_ij"].isna().all() and mt["α_ij"].sum() == pytest.approx(1.0)
+
+
+def test_source_columns_are_the_tables_by_hand() -> None:
+    """The α / e table's columns as the page sends them (Arrow, no pandas), at step i = 1 of the hand-made
+    trace: e_1j = 3·[j = 1] − 0.1·j, α = their softmax, the 4th word read as <unk>."""
+    cols = source_columns(make_trace(), make_trace().steps[1])
+    e = [-0.0, 2.9, -0.2, -0.3, -0.4]
+    z = sum(math.exp(x) for x in e)
+    assert cols["j"] == [0, 1, 2, 3, 4] and cols["source word"] == SRC
+    assert cols["read as"] == ["", "", "", "<unk>", ""] and cols["most"] == ["", "★", "", "", ""]
+    assert cols["e_ij"] == pytest.approx(e) and cols["α_ij"] == pytest.approx([math.exp(x) / z for x in e])
+    mean = make_trace("mean")
+    assert source_columns(mean, mean.steps[0])["e_ij"] == [None] * 5
+    assert source_columns(make_trace("fixed"), make_trace("fixed").steps[0]) is None
 
 
 def test_html_snippets_escape_everything() -> None:

@@ -41,31 +41,37 @@ def gaussian_factor(j: int, p_t: float, half_width: int) -> float:
     return math.exp(-((j - p_t) ** 2) / (2 * sigma**2))
 
 
-def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = None) -> pd.DataFrame | None:
-    """Per source word: e_ij, α_ij and a ★ on the word with the most weight; None for a fixed context.
-
-    For local attention it also says whether each word is inside the window and, given the model's
-    D (``half_width``, local-p only), the Gaussian factor that multiplied the softmax into α."""
+def source_columns(trace: DecodeTrace, step: StepRecord, half_width: int | None = None) -> dict[str, list] | None:
+    """The columns of :func:`source_table`, as lists (the page sends them to Streamlit as Arrow, without pandas)."""
     if step.alpha is None:
         return None
     unk = list(trace.src_unk) + [False] * (len(trace.src_tokens) - len(trace.src_unk))
     best = int(np.argmax(step.alpha))
     n = len(step.alpha)
-    table = pd.DataFrame({
+    cols: dict[str, list] = {
         "j": list(range(n)),
         "source word": list(trace.src_tokens[:n]),
         "read as": ["<unk>" if unk[j] else "" for j in range(n)],
         "e_ij": [None if step.energies is None else float(e) for e in (step.energies or [None] * n)],
         "α_ij": [float(a) for a in step.alpha],
         "most": ["★" if j == best else "" for j in range(n)],
-    })
+    }
     if step.window is not None and step.position is not None:
         lo, hi = int(step.window[0]), int(step.window[1])
-        table["in window"] = ["yes" if lo <= j <= hi else "—" for j in range(n)]
+        cols["in window"] = ["yes" if lo <= j <= hi else "—" for j in range(n)]
         if half_width:
-            table["Gaussian"] = [gaussian_factor(j, float(step.position), half_width) if lo <= j <= hi else 0.0
-                                 for j in range(n)]
-    return table
+            cols["Gaussian"] = [gaussian_factor(j, float(step.position), half_width) if lo <= j <= hi else 0.0
+                                for j in range(n)]
+    return cols
+
+
+def source_table(trace: DecodeTrace, step: StepRecord, half_width: int | None = None) -> pd.DataFrame | None:
+    """Per source word: e_ij, α_ij and a ★ on the word with the most weight; None for a fixed context.
+
+    For local attention it also says whether each word is inside the window and, given the model's
+    D (``half_width``, local-p only), the Gaussian factor that multiplied the softmax into α."""
+    cols = source_columns(trace, step, half_width)
+    return None if cols is None else pd.DataFrame(cols)
 
 
 def step_stats(trace: DecodeTrace, step: StepRecord) -> dict[str, Any]:

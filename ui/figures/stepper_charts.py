@@ -18,6 +18,7 @@ from typing import Any
 import altair as alt
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import vl_convert as vlc
 
 from nmt.decoding.trace import DecodeTrace
@@ -226,6 +227,26 @@ def heatmap(
         "width": "container" if fit and not narrow else {"step": col},
         "height": {"step": row_height(n_tgt, look)},
     }
+
+
+def arrow_rows(spec: dict[str, Any]) -> tuple[pa.Table | None, dict[str, Any]]:
+    """A spec's inline rows (``data.values``) as an Arrow table, and the spec without them, for
+    ``st.vega_lite_chart(table, spec)``: Streamlit sends the same columns and values beside the
+    spec either way, but reaches Arrow through a pandas frame when given the rows (about 2.5 ms of a
+    Step's CPU for a 12 × 8 heatmap, against 0.25 ms). A spec without rows, or rows Arrow cannot
+    type column by column, comes back as it was (with ``None``)."""
+    data = spec.get("data")
+    if not isinstance(data, Mapping) or set(data) != {"values"} or not data["values"]:
+        return None, spec
+    rows = list(data["values"])
+    keys = rows[0].keys() if isinstance(rows[0], Mapping) else None
+    if keys is None or any(not isinstance(r, Mapping) or r.keys() != keys for r in rows):
+        return None, spec  # Arrow would take the first row's columns only
+    try:
+        table = pa.Table.from_pylist(rows)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None, spec
+    return table, {k: v for k, v in spec.items() if k != "data"}
 
 
 def spec_png(spec: dict[str, Any], scale: float = 2.0) -> bytes:
