@@ -46,6 +46,12 @@ def drawn(page: object, ms: int = 600, timeout: float = 300_000) -> None:
     quiet(page, ms, timeout=timeout)
 
 
+def still_drawn(page: object, timeout: float = 300_000) -> None:
+    """Wait until the script has finished and every chart of the page has drawn, with no idle window: once
+    :func:`drawn` has waited out a view's reruns, what a later look (a scroll, a text found) needs."""
+    page.wait_for_function(f"() => ({IDLE})() && ({CHARTS_DRAWN})()", timeout=timeout, polling=100)
+
+
 def settle(page: object, timeout: float = 60_000) -> None:
     """Wait until Streamlit has finished running the page's script (its state idle, its status widget gone)."""
     page.wait_for_function(IDLE, timeout=timeout)

@@ -136,26 +136,31 @@ class Reading:
         return f"{self.text!r} {self.px:g}px {self.contrast:.2f}:1 ({self.where.strip()})"
 
 
+# Half a screen at a time, two animation frames at each stop: what is drawn once scrolled into view (an
+# IntersectionObserver's callback) is told so in the frame after the scroll; then back to the top.
 SCROLL_THROUGH = """async () => {
   const main = document.querySelector('[data-testid="stMain"]') || document.scrollingElement;
+  const frames = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   for (let y = 0; y < main.scrollHeight; y += main.clientHeight / 2) {
     main.scrollTop = y;
-    await new Promise(r => setTimeout(r, 150));
+    await frames();
   }
   main.scrollTop = 0;
+  await frames();
 }"""
 
 
 def rendered(page: Any, url: str) -> None:
     """Open ``url`` and wait until the page's charts have drawn and its script has stayed finished for 0.6 s (a
-    bound control's first view runs the script once more to write the URL), then scroll through it once."""
-    from tests.browser_waits import drawn, quiet
+    bound control's first view runs the script once more to write the URL), then scroll through it once and
+    wait until the script is still finished and every chart drawn (what the scroll brought into view too)."""
+    from tests.browser_waits import drawn, still_drawn
 
     page.goto(url, timeout=180_000)
     page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
     drawn(page)
     page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn
-    quiet(page, 300)
+    still_drawn(page, timeout=180_000)
 
 
 def readings(page: Any, settle_s: float = 20.0, every_ms: int = 500) -> list[Reading]:

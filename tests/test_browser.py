@@ -163,8 +163,9 @@ def test_links_reopen_their_view(shipped_app_url: str, browser: object) -> None:
     and query, with no dialog and no "Page not found"."""
     _shared_link_reopens_view(browser, shipped_app_url)
     _leaving_the_stepper_and_coming_back_keeps_its_view(browser, shipped_app_url)
-    for path, title in DEEP_LINKS:
-        _deep_link_keeps_its_url(browser, shipped_app_url, path, title)
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:  # one tab: each link a fresh session
+        for path, title in DEEP_LINKS:
+            _deep_link_keeps_its_url(page, shipped_app_url, path, title)
 
 
 def _shared_link_reopens_view(browser: object, url: str) -> None:
@@ -210,19 +211,19 @@ DEEP_LINKS = [  # (path and query, the page's title); tests/test_app_links.py op
 ]
 
 
-def _deep_link_keeps_its_url(browser: object, url: str, path: str, title: str) -> None:
-    """A page's link opened in a new tab: that page, no dialog, no "Page not found", the URL kept."""
-    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
-        page.goto(url + path)
-        page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
-        settle(page)
-        assert page.get_by_role("dialog").count() == 0, path
-        assert page.get_by_text("Page not found").count() == 0, path
-        got = urlparse(page.url)
-        want = urlparse(url + path)
-        assert got.path == want.path, (path, page.url)
-        for key, values in parse_qs(want.query).items():
-            assert url_query(page).get(key) == values, (path, page.url)
+def _deep_link_keeps_its_url(page: object, url: str, path: str, title: str) -> None:
+    """A page's link opened in ``page`` (a document and session of its own, in a tab a new one would cost the
+    app's scripts loaded again): that page, no dialog, no "Page not found", the URL kept."""
+    page.goto(url + path)
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    settle(page)
+    assert page.get_by_role("dialog").count() == 0, path
+    assert page.get_by_text("Page not found").count() == 0, path
+    got = urlparse(page.url)
+    want = urlparse(url + path)
+    assert got.path == want.path, (path, page.url)
+    for key, values in parse_qs(want.query).items():
+        assert url_query(page).get(key) == values, (path, page.url)
 
 
 def _inside(box: dict | None, width: int, height: int) -> bool:

@@ -90,30 +90,32 @@ def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, brows
 
 
 def test_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
-    """A 1280×720 projector at 150 % zoom: the stepper (normal, then presenting) and the lesson's stop 7."""
-    for present in (False, True):
-        stepper_at_150_percent_zoom(shipped_app_url, browser, present)
-    lesson_at_150_percent_zoom(shipped_app_url, browser)
-
-
-def stepper_at_150_percent_zoom(shipped_app_url: str, browser: object, present: bool) -> None:
-    """Step is reachable and clickable; neither the page nor the main block scrolls sideways; the heatmap
-    lies within the window's width; every control shows its label."""
-    page = opened(browser, f"{shipped_app_url}/?text={quote('A man is riding a bike.')}&step=2"
-                  + ("&present=true" if present else ""), ZOOM_150)
+    """A 1280×720 projector at 150 % zoom: the stepper (normal, then presenting) and the lesson's stop 7, each
+    opened by its URL (a fresh session) in one tab: a new tab would load the app's scripts again."""
+    page = browser.new_page(**ZOOM_150)
     try:
-        sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
-        page.get_by_role("button", name=STEP).click()  # reachable and clickable
-        sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)
-        quiet(page, timeout=WAIT)
-        svg = page.locator('[data-testid="stVegaLiteChart"] svg').first
-        svg.scroll_into_view_if_needed()
-        widths = stable(page, WIDTHS_JS)
-        box = svg.bounding_box()
-        page.screenshot(path=str(ARTIFACTS / f"back-row-150pc-{'presenting' if present else 'normal'}.png"))
-        labels = unlabelled(page)
+        for present in (False, True):
+            stepper_at_150_percent_zoom(shipped_app_url, page, present)
+        lesson_at_150_percent_zoom(shipped_app_url, page)
     finally:
         page.close()
+
+
+def stepper_at_150_percent_zoom(shipped_app_url: str, page: object, present: bool) -> None:
+    """Step is reachable and clickable; neither the page nor the main block scrolls sideways; the heatmap
+    lies within the window's width; every control shows its label."""
+    R.rendered(page, f"{shipped_app_url}/?text={quote('A man is riding a bike.')}&step=2"
+               + ("&present=true" if present else ""))
+    sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
+    page.get_by_role("button", name=STEP).click()  # reachable and clickable
+    sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)
+    quiet(page, timeout=WAIT)
+    svg = page.locator('[data-testid="stVegaLiteChart"] svg').first
+    svg.scroll_into_view_if_needed()
+    widths = stable(page, WIDTHS_JS)
+    box = svg.bounding_box()
+    page.screenshot(path=str(ARTIFACTS / f"back-row-150pc-{'presenting' if present else 'normal'}.png"))
+    labels = unlabelled(page)
     assert not labels, labels
     assert widths["page"] <= widths["inner"] + 1 and widths["main"] <= widths["mainClient"] + 1, widths
     assert box["x"] >= 0 and box["x"] + box["width"] <= widths["inner"] + 1, (box, widths)
@@ -126,20 +128,17 @@ WIDTHS_JS = """() => {
 }"""
 
 
-def lesson_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
+def lesson_at_150_percent_zoom(shipped_app_url: str, page: object) -> None:
     """Stop 7 (reordering): every guess pill and the whole α chart lie within the window's width; every control
     shows its label."""
-    page = opened(browser, f"{shipped_app_url}/lesson?ls_stop=7", ZOOM_150)
-    try:
-        pills = page.get_by_test_id("stButtonGroup").first.locator("button")
-        pills.first.wait_for(timeout=WAIT)
-        rights = pills.evaluate_all("els => els.map(e => e.getBoundingClientRect().right)")
-        chart = page.locator('[data-testid="stVegaLiteChart"] svg').first.bounding_box()
-        widths = page.evaluate(WIDTHS_JS)
-        page.screenshot(path=str(ARTIFACTS / "back-row-150pc-lesson.png"))
-        labels = unlabelled(page)
-    finally:
-        page.close()
+    R.rendered(page, f"{shipped_app_url}/lesson?ls_stop=7")
+    pills = page.get_by_test_id("stButtonGroup").first.locator("button")
+    pills.first.wait_for(timeout=WAIT)
+    rights = pills.evaluate_all("els => els.map(e => e.getBoundingClientRect().right)")
+    chart = page.locator('[data-testid="stVegaLiteChart"] svg').first.bounding_box()
+    widths = page.evaluate(WIDTHS_JS)
+    page.screenshot(path=str(ARTIFACTS / "back-row-150pc-lesson.png"))
+    labels = unlabelled(page)
     assert not labels, labels
     assert len(rights) == 11, rights  # "A red car is parked near a white house." and </s>
     assert widths["page"] <= widths["inner"] + 1 and widths["main"] <= widths["mainClient"] + 1, widths

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from scripts.app_server import free_port, stop
+from tests.browser_waits import stable
 from tests.chromium import ARTIFACTS, ROOT, launch, sync_api
 from ui.lesson.teacher import TEACHER
 
@@ -171,6 +172,15 @@ def test_a_room_votes_in_step_and_a_reopened_tab_votes_once(server: int, chromiu
         ctx.close()
 
 
+# the lowest bottom edge of the tally (the smallest element whose text starts "First vote:") and of every chart
+BOTTOM_JS = """() => {
+  const starts = e => (e.innerText || '').startsWith('First vote:');
+  const tally = [...document.querySelectorAll('body *')].filter(e => starts(e) && ![...e.children].some(starts));
+  const charts = [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')];
+  return Math.max(...[...tally, ...charts].map(e => e.getBoundingClientRect().bottom));
+}"""
+
+
 def test_the_histogram_fits_the_projector_at_every_question(server: int, chromium: Any) -> None:
     """At each stop with a question, after V and S, the histogram and its tally end within 1280×720."""
     page = chromium.new_page(viewport={"width": 1280, "height": 720})
@@ -182,12 +192,7 @@ def test_the_histogram_fits_the_projector_at_every_question(server: int, chromiu
         counted(page, "after discussion: 0 votes")
         page.get_by_role("button", name=re.compile("^Show the votes")).wait_for(timeout=WAIT)
         page.keyboard.press("s")
-        tally = page.get_by_text(re.compile("^First vote:"))
-        tally.wait_for(timeout=WAIT)
-        page.wait_for_timeout(500)  # the chart's layout
-        charts = page.locator('[data-testid="stVegaLiteChart"]')
-        box = tally.bounding_box()
-        bottoms[n] = max([box["y"] + box["height"]] + [(b := charts.nth(k).bounding_box())["y"] + b["height"]
-                                                          for k in range(charts.count())])
+        page.get_by_text(re.compile("^First vote:")).wait_for(timeout=WAIT)
+        bottoms[n] = stable(page, BOTTOM_JS)  # once the chart's layout has settled
         page.screenshot(path=str(ARTIFACTS / f"class-histogram-stop{n}.png"))
     assert all(b <= 720 for b in bottoms.values()), bottoms

@@ -12,7 +12,7 @@ import re
 import pytest
 
 from tests import readability as R
-from tests.browser_waits import drawn, quiet, stable
+from tests.browser_waits import drawn, quiet, stable, still_drawn
 from tests.chromium import ARTIFACTS, new_page
 from ui.lesson.content import STOPS
 
@@ -38,10 +38,11 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def opened(page: object, url: str) -> None:
-    """Open ``url`` and wait until its script has finished and its charts are drawn."""
+    """Open ``url`` and wait until its script has finished and its charts are drawn (:func:`R.rendered` has
+    waited out the first view's reruns), the question for the class shown."""
     R.rendered(page, url)
     page.get_by_text("Question for the class.").wait_for(timeout=WAIT)
-    drawn(page, timeout=WAIT)
+    still_drawn(page, timeout=WAIT)
 
 
 def revealed(page: object) -> None:

@@ -131,6 +131,10 @@ def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
             page.get_by_text("Presentation", exact=True).click()
             page.wait_for_url(re.compile(r"[?&]present=true(&|$)"), timeout=WAIT)
             settle(page)
+            # the sidebar collapsed: under load the boxes once read stable with the projector's larger words
+            # drawn and the sidebar still open (the chart pushed below 720), a state no presenter sees
+            page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
+                                   ".getBoundingClientRect().right <= 0", timeout=WAIT)
         chart = page.get_by_test_id("stVegaLiteChart").first
         chart.locator("svg").first.wait_for(timeout=WAIT)
         boxes = browser_waits.stable(page, BOXES)
