@@ -297,7 +297,7 @@ def main() -> None:
     if pair is None:
         return
     a, b = pair
-    langs = [models.read_meta(str(c.path), c.mtime).get("langs", "?") for c in pair]
+    langs = [models.read_meta(str(c.path), c.mtime, ("langs",)).get("langs", "?") for c in pair]
     if problem := pair_problem(langs[0], langs[1], a.path == b.path):
         (st.warning if a.path == b.path else st.error)(md(problem))
         return

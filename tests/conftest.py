@@ -43,6 +43,33 @@ def _scan_components_once() -> None:
 
 _scan_components_once()
 
+
+def _compile_scripts_once() -> None:
+    """AppTest gives every run a new ScriptCache, so each run parsed, rewrote (Streamlit's magic) and compiled
+    ``app.py`` and the page it opens again: about a third of a run's time. A server keeps one cache for its
+    life; here one is kept per process, keyed by the file's path, size and modification time (a file written
+    again compiles again). The code objects are immutable, and each run still executes them afresh."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+
+    if getattr(ScriptCache.get_bytecode, "shared", False):
+        return
+    fresh = ScriptCache.get_bytecode
+    compiled: dict[tuple[str, int, int], object] = {}
+
+    def get_bytecode(self: ScriptCache, script_path: str) -> object:
+        path = os.path.abspath(script_path)
+        stat = os.stat(path)
+        key = (path, stat.st_size, stat.st_mtime_ns)
+        if key not in compiled:
+            compiled[key] = fresh(self, script_path)
+        return compiled[key]
+
+    get_bytecode.shared = True  # type: ignore[attr-defined]
+    ScriptCache.get_bytecode = get_bytecode  # type: ignore[method-assign]
+
+
+_compile_scripts_once()
+
 FIXTURES = ROOT / "tests" / "fixtures"
 TINY_DATA = FIXTURES / "tiny"
 

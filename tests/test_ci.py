@@ -233,3 +233,23 @@ def test_apptest_scans_the_installed_packages_once_per_process() -> None:
     from streamlit.components.v2 import manifest_scanner
 
     assert manifest_scanner.scan_component_manifests() is manifest_scanner.scan_component_manifests()
+
+
+def test_apptest_compiles_a_script_once_until_the_file_changes(tmp_path: Path) -> None:
+    """tests/conftest.py keeps the compiled page scripts for the process (AppTest compiled them at every run):
+    a second run of an unchanged file reuses the code, and a file written again runs its new text."""
+    import os
+
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import AppTest
+
+    page = tmp_path / "page.py"
+    page.write_text('import streamlit as st\nst.markdown("first")\n')
+    at = AppTest.from_file(str(page)).run()
+    assert [m.value for m in at.markdown] == ["first"]
+    assert ScriptCache().get_bytecode(str(page)) is ScriptCache().get_bytecode(str(page))
+    before = ScriptCache().get_bytecode(str(page))
+    page.write_text('import streamlit as st\nst.markdown("second")\n')
+    os.utime(page, ns=(page.stat().st_atime_ns, page.stat().st_mtime_ns + 10**9))  # a later write, even within a tick
+    assert ScriptCache().get_bytecode(str(page)) is not before
+    assert [m.value for m in at.run().markdown] == ["second"]

@@ -57,6 +57,7 @@ from nmt.models.kinds import ModelDescription
 from nmt.models.registry import build_model, describe_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.models.seal import FORMAT as FORMAT  # re-exported: every writer names it as checkpoint.FORMAT
+from nmt.models.shapes import weight_shapes
 from nmt.text import lexicon, subword
 from nmt.text.atomic import atomic_path
 from nmt.text.tokenize import Tokenizer
@@ -369,8 +370,7 @@ def check_fits(ckpt: dict[str, Any]) -> None:
             raise ValueError(f"its {side} vocabulary has {words} words but its model {size}")
         Tokenizer(ckpt[f"{side}_lang"])  # an unsupported language: ValueError
     tokenizers(ckpt)  # an unknown tokenisation: ValueError
-    with torch.device("meta"):  # the shapes its config asks for, before any memory is taken for them
-        shapes = {k: tuple(v.shape) for k, v in build_model(ckpt["config"], init=False).state_dict().items()}
+    shapes = weight_shapes(lambda: build_model(ckpt["config"], init=False))  # before any memory is taken for them
     need = 4 * sum(math.prod(s) for s in shapes.values())  # its fp32 weights
     if need > storage.model_bytes_cap():
         raise ValueError(f"its config asks for {need / 2**20:,.3f} MB of weights, more than the "

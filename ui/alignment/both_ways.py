@@ -26,7 +26,7 @@ def reverse_candidates(src: str, tgt: str) -> list[models.CheckpointInfo]:
     """The checkpoints that translate ``tgt``→``src`` and attend (have α), in picker order."""
     ckpts = [c for g in user_models.all_groups() for c in g.members]
     return [c for c in ckpts
-            if models.read_meta(str(c.path), c.mtime).get("langs") == f"{tgt}→{src}"
+            if models.read_meta(str(c.path), c.mtime, ("langs",)).get("langs") == f"{tgt}→{src}"
             and models.description(c).has_alpha]
 
 

@@ -56,13 +56,13 @@ def problem(path: Path, mtime: float) -> str | None:
 def _problem(name: str, mtime: float) -> str | None:
     path = Path(name)
 
-    reason = models.read_meta(str(path), mtime).get(UNREADABLE)
+    reason = models.read_meta(str(path), mtime, ()).get(UNREADABLE)  # () copies only why it is unreadable
     if reason:
         return str(reason)
     try:  # everything the pickers and the catalogue draw from the file
         info = models.CheckpointInfo(path, _kind_of(path)[0], "rnnsearch", mtime)
         models.describe(info)
-        models.score_phrase(models.read_meta(str(path), mtime).get("scores"))
+        models.score_phrase(models.read_meta(str(path), mtime, ("scores",)).get("scores"))
     except Exception as err:  # a sealed file written with odd values: left out, not a broken page
         return f"{path.name} cannot be described ({type(err).__name__})"
     return None

@@ -189,7 +189,7 @@ def direction(ckpt: CheckpointInfo | None) -> str:
     """``en→fr``: the languages a checkpoint translates, from its own record ('' if unknown or unreadable)."""
     if ckpt is None:
         return ""
-    langs = read_meta(str(ckpt.path), ckpt.mtime).get("langs", "")
+    langs = read_meta(str(ckpt.path), ckpt.mtime, ("langs",)).get("langs", "")
     return "" if "?" in langs else langs
 
 
@@ -230,7 +230,7 @@ def origin(ckpt: CheckpointInfo) -> str:
 def search_note(ckpt: CheckpointInfo) -> str:
     """For a model imported from another toolkit, the one line saying it decodes by that toolkit's search rules
     (:meth:`nmt.decoding.toolkit.SearchRules.note`); "" for this app's own models."""
-    record = read_meta(str(ckpt.path), ckpt.mtime).get("search_rules")
+    record = read_meta(str(ckpt.path), ckpt.mtime, ("search_rules",)).get("search_rules")
     if not isinstance(record, dict):
         return ""
     try:
@@ -368,7 +368,7 @@ def group_label(group: ModelGroup) -> str:
     parts = []
     for c in group.members:
         d = describe(c)
-        score = score_phrase(read_meta(str(c.path), c.mtime).get("scores")) or "—"
+        score = score_phrase(read_meta(str(c.path), c.mtime, ("scores",)).get("scores")) or "—"
         if score == "—":
             score = f"valid BLEU {d['valid BLEU']}" if d["valid BLEU"] != "—" else ""
         parts.append(f"{d['model']}" + (f" {score}" if score else ""))

@@ -26,7 +26,7 @@ _CHOICES = state.RULES_OF  # session state: checkpoint path → True where the r
 
 def rules(ckpt: models.CheckpointInfo) -> SearchRules | None:
     """The toolkit rules ``ckpt`` records (read from its metadata only), None for this app's own models."""
-    record = models.read_meta(str(ckpt.path), ckpt.mtime).get("search_rules")
+    record = models.read_meta(str(ckpt.path), ckpt.mtime, ("search_rules",)).get("search_rules")
     try:
         return SearchRules.from_meta(record) if isinstance(record, dict) else None
     except (TypeError, ValueError):

@@ -7,6 +7,7 @@ import torch
 
 from nmt.models.checkpoint import CheckpointError
 from nmt.models.luong import LuongConfig, LuongNMT
+from nmt.models.shapes import weight_shapes
 from nmt.tools.importers.files import (  # noqa: F401  (re-exported: the importers read files through here)
     MAX_CHECKPOINT,
     MAX_CODES,
@@ -33,8 +34,7 @@ def load_checked(cfg: LuongConfig, weights: dict[str, torch.Tensor], refusal: Re
     """A LuongNMT of ``cfg`` holding ``weights``, built only after every shape was compared on a model without
     storage (the meta device): sizes a hostile config names are never allocated. A misfit raises ``refusal``'s
     class with its message and the first misfit."""
-    with torch.device("meta"):
-        shapes = {k: tuple(v.shape) for k, v in LuongNMT(cfg, init=False).state_dict().items()}
+    shapes = weight_shapes(lambda: LuongNMT(cfg, init=False))
     wrong = next((k for k in sorted(shapes) if k in weights and tuple(weights[k].shape) != shapes[k]), None)
     if wrong is not None:
         raise type(refusal)(f"{refusal}: {wrong} is {list(weights[wrong].shape)}, not {list(shapes[wrong])}")
