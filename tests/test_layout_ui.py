@@ -34,7 +34,6 @@ PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package
     "pages.alignment_browser": {"nmt.decoding.search", "nmt.decoding.trace", "nmt.explanation.align",
                                 "nmt.text.tokenize"},
     "pages.bottleneck_compare": {"nmt.decoding.search", "nmt.decoding.trace"},
-    "pages.compare_attention": {"nmt.decoding.search", "nmt.decoding.trace"},
     "pages.length_quality": {"nmt.text.corpora", "nmt.text.data", "nmt.tools.experiment"},
     "pages.lesson": {"nmt.decoding.trace", "nmt.explanation.paper_figures"},
     "pages.paired_compare": {"nmt.decoding.search", "nmt.text.corpora", "nmt.tools.paired"},
@@ -49,7 +48,7 @@ SESSION_STATE_NOT_YET_IN_STATE = {  # modules outside ui/common and ui/*/state.p
     "ui.stepper.panels", "ui.stepper.phases_panel", "ui.stepper.sampling", "ui.stepper.url",
 }
 PAGES_NOT_YET_THIN = {  # page files over MAX_PAGE_LINES lines
-    "pages.alignment_browser", "pages.bottleneck_compare", "pages.compare_attention",
+    "pages.alignment_browser", "pages.bottleneck_compare",
     "pages.length_quality", "pages.lesson", "pages.paired_compare", "pages.stepper",
     "pages.watch_it_learn",
 }
