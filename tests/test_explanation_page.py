@@ -1,5 +1,5 @@
-"""The "Is attention an explanation?" page (pages/explanation.py, ui/explanation/surgery_panel.py) on the tiny models,
-through Streamlit's AppTest."""
+"""The "Is attention an explanation?" page (pages/explanation.py over ui/explanation/: controls,
+attribution_panel, surgery_panel, state) on the tiny models, through Streamlit's AppTest."""
 
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ from nmt.decoding.trace import DecodeTrace
 from nmt.models.checkpoint import LoadedModel
 from tests.conftest import TINY_DATA, plain
 from tests.page_app import app_at
+from tests.state_keys import unlisted
+from ui.explanation import state
 from ui.explanation import views as V
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -292,3 +294,29 @@ def test_a_luong_model_is_named_and_refused_plainly(env: Path, tmp_path: Path, m
     assert infos == ["This page explains RNNsearch (Bahdanau et al. 2015) only; tiny-en-fr-luong-global.pt is a "
                      "Luong 2015, global, general, input feeding model, which the attribution and surgery library "
                      "does not support. There is no RNNsearch checkpoint in the checkpoint folder."], infos
+
+
+# Keys ui/common's helpers write for this page (ui.common.typed, widgets.run_button, search_rules, contrast_panel):
+# the lead's, named here so that no other unprefixed key slips through.
+COMMON_KEYS = ("_ex_model_by_hand", "_ex_model_typed", "_ex_model_typed_to", "_ex_one_done", "_ex_all_done",
+               "_ex_tests_done", "_app_rules_of", "why_alt", "why_word", "why_run", "_why_run_done", "why_dl_*")
+
+
+def test_every_session_key_the_page_writes_is_listed_in_its_state_module(env: Path) -> None:
+    """Issue 49: ui/explanation/state.py lists every key of the page (prefixed ``ex_``), on each tab and after
+    each button."""
+    assert state.PREFIX == "ex_" and all(k.startswith(state.PREFIX) for k in state.KEYS)
+    at = run()
+    assert unlisted(at, state.KEYS, COMMON_KEYS) == []
+    assert {"ex_model", "ex_preset", "ex_step", "ex_tab", "ex_dl_step_0"} <= set(at.session_state.keys())
+    at = run(ex_tab="Surgery", ex_preset="Your own sentence", ex_text=REF_TEXT, ex_ref=REF, ex_edit="copy")
+    assert unlisted(at, state.KEYS, COMMON_KEYS) == []
+    assert {"ex_text", "ex_ref", "ex_ref_used", "ex_edit", "ex_from"} <= set(at.session_state.keys())
+    at = run(ex_tab="Whole sentence")
+    at.button(key="ex_all").click().run()
+    assert unlisted(at, state.KEYS, COMMON_KEYS) == [] and "ex_method" in at.session_state
+    at = run(ex_tab="Debate tests")
+    at.button(key="ex_tests").click().run()
+    assert unlisted(at, state.KEYS, COMMON_KEYS) == [] and "ex_dl_debate_0" in at.session_state
+    at = run(ex_tab="Why this word?")
+    assert unlisted(at, state.KEYS, COMMON_KEYS) == [] and "why_alt" in at.session_state

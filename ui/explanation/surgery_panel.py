@@ -19,13 +19,13 @@ from nmt.decoding.surgery import SurgeryPreset, SurgeryResult
 from nmt.decoding.trace import DecodeTrace
 from ui.common import models
 from ui.common import widgets as W
+from ui.explanation import state
 from ui.explanation import views_surgery as S
 from ui.explanation.jobs import EPS, N_PERM, debate, surgery, unedited
 from ui.figures.common import csv_text, md, source_labels
 from ui.figures.unknown import Detokenize, replacements, shown
 
 BIND = W.BIND
-ss = st.session_state
 EDITS = list(S.EDIT_LABELS)
 SEEDS = tuple(range(10))  # shuffle orders offered
 
@@ -73,7 +73,7 @@ def edit_controls(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, st
     c2, c3, c4 = st.columns([3, 2, 1], vertical_alignment="bottom")
     # Defaults (the preset's edit, else the most attended word) only where no value is set yet: a value set by
     # a preset's callback and a default together would draw Streamlit's "set twice" warning.
-    kw = {} if "ex_edit" in ss else {"index": EDITS.index(p_label)}
+    kw = {} if state.edit_set() else {"index": EDITS.index(p_label)}
     label = c1.radio("Edit α at this step", EDITS, key="ex_edit", bind=BIND, horizontal=True,
                      help=" · ".join(f"{k}: {v}" for k, v in S.EDIT_HELP.items()), **kw)
     label = label if label in S.EDIT_LABELS else EDITS[0]
@@ -84,7 +84,7 @@ def edit_controls(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, st
                            "of the sentence: the model can never look at it again.") and kind not in S.ONCE_ONLY
     j_opts = list(range(len(src)))
     j_default = p_j if p_j is not None and p_j < len(j_opts) else min(top, len(j_opts) - 1)
-    kw = {} if "ex_j" in ss else {"default": j_default}
+    kw = {} if state.source_word_set() else {"default": j_default}
     # Pills, so that a source word is clicked (the "click a source word"); "k: word" keeps a repeated
     # word apart and is what the URL holds. required: clicking the chosen word again keeps it.
     j = c1.pills("Source word: click the one to zero or to put all of α on", j_opts, key="ex_j", bind=BIND,
@@ -94,9 +94,8 @@ def edit_controls(ckpt: models.CheckpointInfo, text: str, trace: DecodeTrace, st
     # copy takes α from the unedited decoding: the greedy translation, or your first words and the model's own after
     own = unedited(str(ckpt.path), ckpt.mtime, text, ref[:step]) if ref else trace.target_tokens
     n = len(own)
-    if isinstance(ss.get("ex_from"), int) and ss["ex_from"] > n - 1:
-        ss["ex_from"] = n - 1  # a shorter decoding than the one the menu was set on
-    kw = {} if "ex_from" in ss else {"index": step - 1 if step > 0 else min(1, n - 1)}  # the previous word's α
+    # default: the previous word's α; a shorter decoding than the one the menu was set on brings it to its last step
+    kw = {} if state.from_step_set(n - 1) else {"index": step - 1 if step > 0 else min(1, n - 1)}
     from_step = c3.selectbox("From step", list(range(n)), key="ex_from", bind=BIND, disabled=kind != "copy",
                              format_func=lambda k: f"{k}: {own[k]}",
                              help="Whose α the copy edit puts at this step (default: the previous word's), from "
