@@ -32,7 +32,6 @@ MAX_PAGE_LINES = 150
 # can only shrink: a test fails when an entry no longer offends (take it out) and when anything else offends.
 PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package should hand it what it needs)
     "pages.beam_explorer": {"nmt.decoding.search", "nmt.decoding.toolkit", "nmt.decoding.trace"},
-    "pages.bottleneck_compare": {"nmt.decoding.search", "nmt.decoding.trace"},
     "pages.compare_attention": {"nmt.decoding.search", "nmt.decoding.trace"},
     "pages.explanation": {"nmt.decoding.search", "nmt.decoding.surgery", "nmt.decoding.trace",
                           "nmt.explanation.attribution", "nmt.models.checkpoint"},
@@ -42,14 +41,14 @@ PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package
     "pages.watch_it_learn": {"nmt.training.timeline"},
 }
 SESSION_STATE_NOT_YET_IN_STATE = {  # modules outside ui/common and ui/*/state.py that touch st.session_state
-    "pages.beam_explorer", "pages.bottleneck_compare", "pages.explanation",
+    "pages.beam_explorer", "pages.explanation",
     "pages.length_quality", "pages.lesson", "pages.stepper", "pages.watch_it_learn",
     "ui.explanation.surgery_panel", "ui.lesson.check_panel", "ui.lesson.room", "ui.lesson.vote_panel",
     "ui.stepper.controller", "ui.stepper.ensemble_panel", "ui.stepper.fusion_panel",
     "ui.stepper.panels", "ui.stepper.phases_panel", "ui.stepper.sampling", "ui.stepper.url",
 }
 PAGES_NOT_YET_THIN = {  # page files over MAX_PAGE_LINES lines
-    "pages.beam_explorer", "pages.bottleneck_compare", "pages.compare_attention",
+    "pages.beam_explorer", "pages.compare_attention",
     "pages.explanation", "pages.length_quality", "pages.lesson", "pages.stepper",
     "pages.watch_it_learn",
 }
