@@ -35,21 +35,20 @@ PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package
     "pages.compare_attention": {"nmt.decoding.search", "nmt.decoding.trace"},
     "pages.explanation": {"nmt.decoding.search", "nmt.decoding.surgery", "nmt.decoding.trace",
                           "nmt.explanation.attribution", "nmt.models.checkpoint"},
-    "pages.length_quality": {"nmt.text.corpora", "nmt.text.data", "nmt.tools.experiment"},
     "pages.lesson": {"nmt.decoding.trace", "nmt.explanation.paper_figures"},
     "pages.stepper": {"nmt.decoding.search", "nmt.decoding.trace", "nmt.models.checkpoint", "nmt.text.corpora"},
     "pages.watch_it_learn": {"nmt.training.timeline"},
 }
 SESSION_STATE_NOT_YET_IN_STATE = {  # modules outside ui/common and ui/*/state.py that touch st.session_state
     "pages.beam_explorer", "pages.explanation",
-    "pages.length_quality", "pages.lesson", "pages.stepper", "pages.watch_it_learn",
+    "pages.lesson", "pages.stepper", "pages.watch_it_learn",
     "ui.explanation.surgery_panel", "ui.lesson.check_panel", "ui.lesson.room", "ui.lesson.vote_panel",
     "ui.stepper.controller", "ui.stepper.ensemble_panel", "ui.stepper.fusion_panel",
     "ui.stepper.panels", "ui.stepper.phases_panel", "ui.stepper.sampling", "ui.stepper.url",
 }
 PAGES_NOT_YET_THIN = {  # page files over MAX_PAGE_LINES lines
     "pages.beam_explorer", "pages.compare_attention",
-    "pages.explanation", "pages.length_quality", "pages.lesson", "pages.stepper",
+    "pages.explanation", "pages.lesson", "pages.stepper",
     "pages.watch_it_learn",
 }
 
