@@ -15,10 +15,10 @@ from nmt.text import word_analysis
 from ui.common import heavy
 from ui.common import widgets as W
 from ui.figures.common import csv_text, md
+from ui.paired import state
 from ui.paired import views_words as pw
 
 TRAIN_LINES = 500_000  # at most this many training lines are counted (Multi30k: all 29,000)
-ss = st.session_state
 
 
 @heavy.cached("splits")
@@ -45,7 +45,7 @@ def training_counts(lm: LoadedModel) -> tuple[dict[str, int] | None, str]:
 
 def _examples(res: dict[str, Any], side: str, lines: list[int] | None) -> None:
     """The example sentences of the n-gram clicked in the table of ``side``."""
-    sel = ss.get(f"pr_ng_{side}")
+    sel = state.ngram_selection(side)
     rows = getattr(getattr(sel, "selection", None), "rows", None) or (sel or {}).get("selection", {}).get("rows", [])
     if not rows:
         st.caption("Click a row to read its example sentences.")
