@@ -5,7 +5,8 @@ Reads the training timelines in the checkpoint folder (``NAME.timeline.npz``, re
 recorded updates; the chosen sentence's α goes from a uniform blur to a diagonal, its translation
 changes word by word (changed words highlighted), and the loss / BLEU / AER / α-entropy curves
 show a cursor at the current update, RNNsearch and RNNencdec side by side. No model is loaded.
-Controls are bound to URL query parameters (``wl_*``).
+Controls are bound to URL query parameters (``wl_*``). Reading the timelines: :mod:`ui.timeline.jobs`; session
+state: :mod:`ui.timeline.state`; drawing: :mod:`ui.timeline.views`.
 """
 
 from __future__ import annotations
@@ -16,55 +17,24 @@ shell.framed()  # a page Streamlit started on its own (a fresh server's first re
 
 import streamlit as st
 
-from nmt.training import timeline
-from ui.common import models, shell
+from ui.common import shell
 from ui.common import widgets as W
 from ui.figures.common import FONT, csv_text, md
 from ui.figures.stepper_html import page_css
+from ui.timeline import jobs
+from ui.timeline import state as S
 from ui.timeline import views as V
+from ui.timeline.jobs import Timeline
 
 BIND = W.BIND
 PLAY_SECONDS = 1.2
-ss = st.session_state
 HOW_TO = (
     "Record one with `train.py --timeline` (it writes `timeline.npz` beside `last.pt`), e.g. "
     "`scripts/timeline_m30k.sh` for the Multi30k pair, and copy it into the checkpoint folder as "
     "`NAME-rnnsearch.timeline.npz` / `NAME-rnnencdec.timeline.npz`.")
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def read_timeline(path: str, mtime: float) -> timeline.Timeline:
-    """A timeline file, read once per version (``mtime``) for every session."""
-    return timeline.read(path)
-
-
-def load_pair(pair: timeline.Shipped) -> dict[str, timeline.Timeline]:
-    """The pair's timelines by model name (RNNsearch first); unreadable files are reported and skipped."""
-    out: dict[str, timeline.Timeline] = {}
-    for path in (pair.search, pair.encdec):
-        if path is None:
-            continue
-        try:
-            tl = read_timeline(str(path), path.stat().st_mtime)
-        except timeline.TimelineError as err:
-            st.warning(md(str(err)))
-            continue
-        if tl.entries:
-            out[V.model_name(tl)] = tl
-    return out
-
-
-def advance(updates: list[int]) -> None:
-    """Play: the next recorded update, stopping at the last."""
-    now = ss.get("wl_update", updates[0])
-    later = [u for u in updates if u > now]
-    if later:
-        ss["wl_update"] = later[0]
-    else:
-        ss["wl_play"] = False
-
-
-def model_column(name: str, tl: timeline.Timeline, update: int, probe: int, present: bool) -> None:
+def model_column(name: str, tl: Timeline, update: int, probe: int, present: bool) -> None:
     """One model at the current update: translation (changes marked), α heatmap, numbers."""
     entry = V.at_or_before(tl, update)
     st.markdown(f"#### :{'blue' if V.has_alpha(tl) else 'orange'}[{md(name)}]")
@@ -76,21 +46,18 @@ def model_column(name: str, tl: timeline.Timeline, update: int, probe: int, pres
                    "H(α_i) / log T_x of this sentence: 1 = uniform over the source, 0 = all weight on one word.")
     chart = V.probe_chart(tl, update, probe, max_width=620 if present else 520)
     if chart is not None:
-        W.show_chart(chart, key=f"wl_heat_{W.safe_stem(name)}", size=FONT)
+        W.show_chart(chart, key=S.heat_key(W.safe_stem(name)), size=FONT)
     elif not V.has_alpha(tl):
         st.info("RNNencdec has no α: every target word reads the same fixed summary c of the whole sentence, "
                 "at every update. Watch its translation instead.", icon=":material/info:")
 
 
-def frame(tls: dict[str, timeline.Timeline], updates: list[int], probe: int, present: bool) -> None:
+def frame(tls: dict[str, Timeline], updates: list[int], probe: int, present: bool) -> None:
     """The slider, both models at the chosen update, and the curves (a fragment: Play reruns only this)."""
-    if not ss.pop("_wl_full_run", False) and ss.get("wl_play"):  # the play timer's own rerun
-        advance(updates)
-        if not ss["wl_play"]:
-            st.rerun()  # at the end: a full rerun draws the fragment again without the timer
-    if ss.get("wl_update") not in updates:
-        ss["wl_update"] = V.nearest(updates, int(ss.get("wl_update") or 0))
-    update = st.select_slider("Update (drag to scrub)", options=updates, key="wl_update", bind=BIND,
+    if S.timer_tick() and not S.advance(updates):  # the play timer's own rerun, at the end:
+        st.rerun()  # a full rerun draws the fragment again without the timer
+    S.snap_update(updates)
+    update = st.select_slider("Update (drag to scrub)", options=updates, key=S.UPDATE, bind=BIND,
                               help="Training updates at which the timeline was recorded: log-spaced, "
                                    "dense early where alignment appears.")
     cols = st.columns(len(tls))
@@ -100,41 +67,41 @@ def frame(tls: dict[str, timeline.Timeline], updates: list[int], probe: int, pre
     chart = V.curves_chart(V.curves_frame(tls, probe), update, {n: V.model_colour(t) for n, t in tls.items()},
                            width=300 if present else 260)
     if chart is not None:
-        W.show_chart(chart, key="wl_curves")
+        W.show_chart(chart, key=S.CURVES)
     stem = f"timeline-u{update}"
     W.downloads([W.Download("Curves CSV", lambda: csv_text(V.export_frame(tls, probe)), "timeline-curves.csv",
                             "text/csv"),
                  W.Download("This frame JSON", lambda: V.export_json(tls, update, probe), f"{stem}.json",
-                            "application/json")], key="wl_dl")
+                            "application/json")], key=S.DOWNLOADS)
 
 
 def main() -> None:
     """Build the page."""
-    present = bool(ss.get("wl_present", st.query_params.get("wl_present") == "true"))
+    present = S.presenting()
     st.html(page_css(present))
     st.title("Watch it learn")
     if not present:
         st.caption("The paper's claim: the model learns where to look with no alignment labels, only by learning "
                    "to translate. Scrub through training and watch α go from a uniform blur to a diagonal.")
-    pairs = timeline.find(models.checkpoint_dir())
+    pairs = jobs.find()
     if not pairs:
         st.info("No training timeline is in the checkpoint folder yet. " + HOW_TO, icon=":material/info:")
         return
     top = st.columns([2, 3, 0.8, 1.4], vertical_alignment="bottom")  # "Presentation" on one line at 1280 px
     names = [p.name for p in pairs]
-    run = top[0].selectbox("Recorded run", names, key="wl_run", bind=BIND)
+    run = top[0].selectbox("Recorded run", names, key=S.RUN, bind=BIND)
     pair = next((p for p in pairs if p.name == run), pairs[0])
-    tls = load_pair(pair)
+    tls = jobs.load_pair(pair)
     if not tls:
         st.info(f"The timelines of {md(pair.name)} have no entries. " + HOW_TO, icon=":material/info:")
         return
     first = next(iter(tls.values()))
     labels = V.probe_labels(first)
-    choice = top[1].selectbox("Sentence", labels, key="wl_probe", bind=BIND)
+    choice = top[1].selectbox("Sentence", labels, key=S.PROBE, bind=BIND)
     probe = labels.index(choice) if choice in labels else 0
-    top[2].toggle("Play", key="wl_play", help="Step through the recorded updates, one every "
+    top[2].toggle("Play", key=S.PLAY, help="Step through the recorded updates, one every "
                   f"{PLAY_SECONDS:g} s, from the current one to the last.")
-    top[3].toggle("Presentation", key="wl_present", bind=BIND, help="Bigger text and no explanations, for a "
+    top[3].toggle("Presentation", key=S.PRESENT, bind=BIND, help="Bigger text and no explanations, for a "
                   "projector.")
     notes = list(dict.fromkeys(tl.header.get("note") or "" for tl in tls.values()))
     about = " ".join([*(V.run_caption(tl) for tl in tls.values()), *notes])
@@ -143,10 +110,7 @@ def main() -> None:
     else:
         st.caption(md(about))
     updates = sorted({u for tl in tls.values() for u in tl.updates})
-    playing = bool(ss.get("wl_play"))
-    if playing and ss.get("wl_update") == updates[-1]:
-        ss["wl_update"] = updates[0]  # Play at the end starts again from the beginning
-    ss["_wl_full_run"] = True
+    playing = S.start_run(updates)  # Play at the end starts again from the beginning
     st.fragment(run_every=PLAY_SECONDS if playing else None)(shell.guarded("Watch it learn", frame))(
         tls, updates, probe, present)
 

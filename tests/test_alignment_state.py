@@ -8,13 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.page_app import app_at
-from tests.page_keys import not_listed, page_files, source_keys, unlisted
+from tests.state_keys import not_listed, page_files, source_keys, unlisted
 from tests.test_pages_analysis import GOLD, TIMEOUT, data_dir, env  # noqa: F401 (the page's tiny models and data)
 from ui.alignment import state
-
-# Keys ui/common makes from the page's picker and button keys (the lead's; they keep ui/common's own shapes):
-# typed.hand_picked's "_<picker>_by_hand", widgets.run_button's "_<button>_done", search_rules' choices.
-COMMON = ("_al_model_by_hand", "_al_aer_done", "_al_go_done", "_app_rules_of")
 
 
 def test_every_key_carries_the_prefix() -> None:
@@ -33,10 +29,10 @@ def test_every_key_a_run_leaves_is_listed() -> None:
     at.run()
     assert not at.exception and at.selectbox(key="al_pick").value == 0
     assert {"al_pick", "al_pick_for", "al_table_ids", "al_dl_own_0"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert unlisted(at, state.KEYS) == []
     at = app_at("pages/alignment_browser.py", TIMEOUT)
     at.query_params.update(al_split=GOLD, al_pick="1")
     at.run()
     at.button(key="al_aer").click().run()
-    assert not at.exception and at.toggle(key="al_gold").value and "_al_aer_done" in at.session_state
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert not at.exception and at.toggle(key="al_gold").value and "al_aer_done" in at.session_state
+    assert unlisted(at, state.KEYS) == []

@@ -9,14 +9,11 @@ from __future__ import annotations
 import pytest
 
 from tests.page_app import app_at
-from tests.page_keys import not_listed, page_files, source_keys, unlisted
+from tests.state_keys import not_listed, page_files, source_keys, unlisted
 from tests.test_pages_analysis import TIMEOUT, data_dir, env  # noqa: F401 (the page's tiny models and data)
 from ui.bottleneck import state
 
 PAGE = "pages/bottleneck_compare.py"
-# Keys ui/common makes from the page's picker and button keys (the lead's; they keep ui/common's own shapes):
-# typed's "_<picker>_by_hand" and "_<picker>_typed*", widgets.run_button's "_<button>_done", search_rules' choices.
-COMMON = ("_bn_model_by_hand", "_bn_model_typed", "_bn_model_typed_to", "_bn_sweep_done", "_app_rules_of")
 
 
 def test_every_key_carries_the_prefix() -> None:
@@ -33,10 +30,10 @@ def test_every_key_the_page_and_its_package_spell_out_is_listed() -> None:
 def test_every_key_a_run_leaves_is_listed() -> None:
     at = app_at(PAGE, TIMEOUT).run()
     assert not at.exception and {"bn_text", "bn_default", "bn_dl_summary_0"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert unlisted(at, state.KEYS) == []
     at = app_at(PAGE, TIMEOUT)
     at.query_params.update(bn_from="corpus by length", bn_len="8", bn_per="2")
     at.run()
     at.button(key="bn_sweep").click().run()
-    assert not at.exception and {"bn_len", "bn_var", "_bn_sweep_done", "bn_dl_sweep_0"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert not at.exception and {"bn_len", "bn_var", "bn_sweep_done", "bn_dl_sweep_0"} <= set(at.session_state)
+    assert unlisted(at, state.KEYS) == []

@@ -103,7 +103,7 @@ def test_the_class_server_answers_its_names_only_and_a_phone_waits(server: int, 
     ctx = chromium.new_context(**PHONE)
     phone = ctx.new_page()
     phone.goto(address, timeout=WAIT)
-    waiting = phone.locator(".st-key-phone_status p").filter(has_text="Waiting for the teacher's question")
+    waiting = phone.locator(".st-key-ls_phone_status p").filter(has_text="Waiting for the teacher's question")
     waiting.wait_for(timeout=WAIT)
     # ≥ 18 px; the page's style and its words arrive in one rerun but may be drawn apart (CI saw 16 px once,
     # before the style applied): wait for it, failing if it never comes

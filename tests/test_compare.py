@@ -26,7 +26,6 @@ from ui.figures import stepper_html as sh
 from ui.figures.compare import compare_chart, local_note, summary_frame, window_frame
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMON_KEYS = ("_cmp_models_by_hand", "_cmp_models_typed", "_cmp_models_typed_to", "_app_rules_of")  # ui/common's
 
 
 def _name(config: dict, context: str | None = None) -> str:
@@ -123,7 +122,7 @@ def test_page_shows_rnnsearch_and_luong_side_by_side(mixed_checkpoints: Path, mo
         "tiny-en-fr-luong-local-p.pt (Luong 2015, local-p, general, input feeding)"  # the analysis pages' picker
     # issue 49: every key the page left is listed in ui/compare/state.py (prefixed cmp_) or is ui/common's
     assert state.PREFIX == "cmp_" and all(k.startswith(state.PREFIX) for k in state.KEYS)
-    assert unlisted(at, state.KEYS, COMMON_KEYS) == []
+    assert unlisted(at, state.KEYS) == []
     assert {"cmp_models", "cmp_text", "cmp_ref", "cmp_dl_summary_0",
             "cmp_dl_tiny-en-fr-luong-local-p_0"} <= set(at.session_state.keys())
 

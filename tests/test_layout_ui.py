@@ -31,19 +31,15 @@ MAX_PAGE_LINES = 150
 # Phase 2 of issue 49 (thin pages, one state.py per page) is not done yet: today's offenders, by name. Each list
 # can only shrink: a test fails when an entry no longer offends (take it out) and when anything else offends.
 PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package should hand it what it needs)
-    "pages.lesson": {"nmt.decoding.trace", "nmt.explanation.paper_figures"},
     "pages.stepper": {"nmt.decoding.search", "nmt.decoding.trace", "nmt.models.checkpoint", "nmt.text.corpora"},
-    "pages.watch_it_learn": {"nmt.training.timeline"},
 }
 SESSION_STATE_NOT_YET_IN_STATE = {  # modules outside ui/common and ui/*/state.py that touch st.session_state
-    "pages.lesson", "pages.stepper", "pages.watch_it_learn",
-    "ui.lesson.check_panel", "ui.lesson.room", "ui.lesson.vote_panel",
+    "pages.stepper",
     "ui.stepper.controller", "ui.stepper.ensemble_panel", "ui.stepper.fusion_panel",
     "ui.stepper.panels", "ui.stepper.phases_panel", "ui.stepper.sampling", "ui.stepper.url",
 }
 PAGES_NOT_YET_THIN = {  # page files over MAX_PAGE_LINES lines
-    "pages.lesson", "pages.stepper",
-    "pages.watch_it_learn",
+    "pages.stepper",
 }
 
 

@@ -12,11 +12,10 @@ import pytest
 
 from tests.conftest import FIXTURES
 from tests.page_app import app_at
-from tests.page_keys import not_listed, page_files, source_keys, unlisted
+from tests.state_keys import not_listed, page_files, source_keys, unlisted
 from ui.length import state
 
 PAGE = "pages/length_quality.py"
-COMMON = ("_app_rules_of",)  # search_rules' choices (ui/common, the lead's)
 
 
 def test_every_key_carries_the_prefix() -> None:
@@ -34,11 +33,11 @@ def test_every_key_a_run_leaves_is_listed(tiny_checkpoint_dir: Path, monkeypatch
     monkeypatch.setenv("RNNSEARCH_DATA", str(FIXTURES))
     at = app_at(PAGE, 120).run()
     assert not at.exception and {"lq_ckpt", "lq_recomputed"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert unlisted(at, state.KEYS) == []
     at = app_at(PAGE, 120)
     at.query_params.update(lq_rtest="tiny/test")
     at.run()
     at.button(key="lq_go").click().run()
     assert not at.exception and at.session_state["lq_test"] == "tiny/test" and at.session_state["lq_recomputed"]
     assert {"lq_dl_csv", "lq_dl_html"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert unlisted(at, state.KEYS) == []

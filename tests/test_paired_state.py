@@ -14,14 +14,11 @@ import pytest
 from nmt.text import corpora
 from tests.conftest import FIXTURES
 from tests.page_app import app_at
-from tests.page_keys import not_listed, page_files, source_keys, unlisted
+from tests.state_keys import not_listed, page_files, source_keys, unlisted
 from ui.common import models
 from ui.paired import state
 
 PAGE = "pages/paired_compare.py"
-# Keys ui/common makes from the page's keys (the lead's; they keep ui/common's own shapes): widgets.run_button's
-# "_<button>_done", search_rules' choices.
-COMMON = ("_pr_go_done", "_pr_alpha_go_done", "_app_rules_of")
 
 
 def test_every_key_carries_the_prefix() -> None:
@@ -41,12 +38,12 @@ def test_every_key_a_run_leaves_is_listed(tiny_checkpoint_dir: Path, tmp_path: P
     monkeypatch.setenv(corpora.ENV_VAR, str(tmp_path))
     at = app_at(PAGE, 300).run()
     assert not at.exception and {"pr_a", "pr_split", "pr_split_default"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert unlisted(at, state.KEYS) == []
     at = app_at(PAGE, 300)
     at.query_params.update({"pr_a": "tiny-en-fr-rnnencdec.pt", "pr_b": "tiny-en-fr-rnnsearch.pt",
                             "pr_split": "tiny/test"})
     at.run()
     at.button(key="pr_go").click().run()
     at.selectbox(key="pr_row").set_value(at.selectbox(key="pr_row").options[0]).run()
-    assert not at.exception and {"pr_table_lines", "pr_ng_b_not_a", "_pr_go_done"} <= set(at.session_state)
-    assert unlisted(at, state.KEYS, COMMON) == []
+    assert not at.exception and {"pr_table_lines", "pr_ng_b_not_a", "pr_go_done"} <= set(at.session_state)
+    assert unlisted(at, state.KEYS) == []

@@ -21,6 +21,8 @@ from nmt.training.timeline_record import evenly, preset_group, validation_probes
 from tests import timeline_fixtures
 from tests.conftest import ROOT, TINY_ARGS
 from tests.page_app import app_at
+from tests.state_keys import constants, created, literal_keys
+from ui.timeline import state as S
 from ui.timeline import views as V
 
 TIMEOUT = 120
@@ -258,6 +260,26 @@ def test_page_shows_both_models_at_the_chosen_update(monkeypatch: pytest.MonkeyP
     heat = [c for c in at.get("vega_lite_chart")]
     assert len(heat) == 2  # RNNsearch's α at update 20, and the curves
     assert [d.label for d in at.get("download_button")] == ["Curves CSV", "This frame JSON"]
+
+
+def test_every_key_the_page_names_is_listed() -> None:
+    """ui/timeline/state.py lists every key of the page and its package (issue 49), each prefixed ``wl_``."""
+    files = [ROOT / "pages" / "watch_it_learn.py", *sorted((ROOT / "ui" / "timeline").glob("*.py"))]
+    named = {k for path in files for k in literal_keys(path)} | constants(S)
+    assert S.PREFIX == "wl_" and all(k.startswith(S.PREFIX) for k in S.KEYS)
+    assert S.listed("wl_heat_RNNsearch") and S.listed("wl_dl_1") and not S.listed("wl_heat") and not S.listed("x")
+    assert len(named) >= 8 and sorted(k for k in named if not S.listed(k)) == []
+
+
+def test_every_key_the_page_makes_is_listed(monkeypatch: pytest.MonkeyPatch, tl_dir: Path) -> None:
+    """The page's default view, a deep link to update 20 in presentation mode, then Play: every key in the
+    session's state is listed in ui/timeline/state.py (none comes from app.py or ui/common here)."""
+    seen = created(page(monkeypatch, tl_dir))
+    at = page(monkeypatch, tl_dir, wl_update="20", wl_present="true")
+    at.toggle(key="wl_play").set_value(True).run()
+    seen |= created(at)
+    assert not at.exception and {"wl_update", "wl_run", "wl_probe", "wl_present", "wl_play"} <= seen
+    assert sorted(k for k in seen if not S.listed(k)) == []
 
 
 def test_the_shipped_rnnencdec_timeline_ends_with_what_the_shipped_checkpoint_writes() -> None:

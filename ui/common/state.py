@@ -22,3 +22,12 @@ DERIVED_SUFFIXES = ("_by_hand", "_typed", "_typed_to", "_done")
 """Endings ui/common adds to a page's widget key: ``_by_hand``, ``_typed`` and ``_typed_to`` (a model picker's
 hand choice and a typed sentence's switch, :mod:`ui.common.typed`), ``_done`` (a run button's last request,
 :func:`ui.common.widgets.run_button`)."""
+
+PANEL_KEYS = ("why_alt", "why_word", "why_run", "why_dl_*")
+"""Keys a shared panel makes after the page's prefix (``ex_why_alt``): the "Why this word?" panel
+(:mod:`ui.common.contrast_panel`); a pattern ending in ``*`` stands for a family."""
+
+
+def made_for(prefix: str) -> frozenset[str]:
+    """The keys (and ``*`` patterns) the shared panels make on the page whose keys begin with ``prefix``."""
+    return frozenset(prefix + k for k in PANEL_KEYS)

@@ -18,8 +18,8 @@ import streamlit as st
 
 from ui.figures.common import FONT_MAIN, md, readable
 from ui.lesson import room as R
+from ui.lesson import state, vote_panel
 from ui.lesson import views_concept_check as C
-from ui.lesson import vote_panel
 from ui.lesson.check import CHECK, PHASES, ballot_key
 from ui.lesson.votes import Room
 
@@ -74,7 +74,7 @@ def tallies(room: Room) -> list[C.Row]:
 def on_hands(key: str) -> None:
     """The hands typed for a question, into the room."""
     if (r := R.room()) is not None:
-        r.count_hands(key, st.session_state.get(f"ls_right_{key}") or 0, st.session_state.get(f"ls_all_{key}") or 0)
+        r.count_hands(key, *state.hands(key))
 
 
 def choices_text(choices: tuple[str, ...]) -> str:
@@ -88,9 +88,9 @@ def hands_inputs(room: Room, key: str) -> None:
     """Without phones: the hands counted, which replace the phones' votes for this question."""
     right, answered = room.hands(key) or (0, 0)
     a, b = st.columns(2)
-    a.number_input("Hands up in all", 0, room.max_phones, answered, key=f"ls_all_{key}", on_change=on_hands,
-                   args=(key,))
-    b.number_input("Hands up for the right answer", 0, room.max_phones, right, key=f"ls_right_{key}",
+    every, right_key = state.hands_keys(key)
+    a.number_input("Hands up in all", 0, room.max_phones, answered, key=every, on_change=on_hands, args=(key,))
+    b.number_input("Hands up for the right answer", 0, room.max_phones, right, key=right_key,
                    on_change=on_hands, args=(key,))
 
 

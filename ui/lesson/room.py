@@ -3,23 +3,25 @@
 The room (:mod:`ui.lesson.votes`) holds the stop, the narration level, the revealed rows and whether phones
 vote; each teacher's tab copies them into its address and its widgets whenever the room's version
 changes (:func:`sync`), and its controls change the room, not the tab (:func:`move`, :func:`reveal`).
-A tab notices the other tab's move within a second (:func:`ui.lesson.vote_panel.follow`). Used by
-``pages/lesson.py``.
+A tab notices the other tab's move within a second (:func:`ui.lesson.vote_panel.follow`). The address's
+other settings are read here too: the presenter view, the phones' switch, the level and α's colours.
+The tab's copy lives in its session state (:mod:`ui.lesson.state`). Used by ``pages/lesson.py``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
+from ui.lesson import state, vote_panel
 from ui.lesson import views as L
-from ui.lesson import vote_panel
 from ui.lesson.check import CHECK
 from ui.lesson.content import LEVELS, STOPS
 from ui.lesson.votes import Room
 
 STOP_KEY, LEVEL_KEY, VIEW_KEY = "ls_stop", "ls_level", "ls_view"  # ls_view=presenter: the teacher's tab
 VOTE_KEY = "ls_vote"  # true: the class votes from their phones
-SEEN_KEY = "ls_seen"  # (room code, version) this tab last drew
 
 
 def room() -> Room | None:
@@ -44,7 +46,7 @@ def start() -> Room | None:
 
 def sync(r: Room) -> None:
     """Copy the room's position into this tab's address and state when it changed since last drawn."""
-    if st.session_state.get(SEEN_KEY) == (r.code, r.version):
+    if state.seen() == (r.code, r.version):
         return
     p = r.position
     st.query_params[STOP_KEY], st.query_params[LEVEL_KEY] = str(p.stop + 1), p.level
@@ -52,11 +54,7 @@ def sync(r: Room) -> None:
         st.query_params[VOTE_KEY] = "true"
     else:
         st.query_params.pop(VOTE_KEY, None)
-    for key in (LEVEL_KEY, "ls_vote_on"):  # the widgets start again from the address
-        st.session_state.pop(key, None)
-    for s in STOPS:
-        st.session_state[f"ls_rev_{s.key}"] = s.key in p.revealed
-    st.session_state[SEEN_KEY] = (r.code, r.version)
+    state.copy_position([s.key for s in STOPS], p.revealed, (r.code, r.version))  # the widgets start again
 
 
 def move(delta: int) -> None:
@@ -77,7 +75,7 @@ def move(delta: int) -> None:
 def set_level() -> None:
     """The narration level chosen in this tab, for every tab of the room."""
     if (r := room()) is not None:
-        level = L.level_of(st.session_state.get(LEVEL_KEY))
+        level = L.level_of(state.level_chosen())
         r.move(level=level if level in LEVELS else None)
 
 
@@ -90,7 +88,7 @@ def reveal(key: str) -> None:
 def set_voting() -> None:
     """Phones vote, or not, for every tab of the room."""
     if (r := room()) is not None:
-        r.move(voting=bool(st.session_state.get("ls_vote_on")))
+        r.move(voting=state.voting_chosen())
 
 
 def links(r: Room, stop: int, presenter: bool) -> str:
@@ -99,3 +97,47 @@ def links(r: Room, stop: int, presenter: bool) -> str:
     view = f"{VIEW_KEY}=presenter&" if presenter else ""
     return (f"lesson?{view}{STOP_KEY}={stop + 1}&{LEVEL_KEY}={level}&{vote_panel.ROOM_KEY}={r.code}"
             f"&{vote_panel.TEACHER_KEY}={r.key}")
+
+
+def current_stop() -> int:
+    """The 0-based stop: the room's (shared by the teacher's tabs), else the URL's (out of range or not a
+    number: the first stop)."""
+    r = room()
+    return r.position.stop if r is not None else L.stop_index(st.query_params.get(STOP_KEY), len(STOPS))
+
+
+def projected_link() -> str:
+    """The projected view's address in this room (relative: the same server)."""
+    r = room()
+    return "lesson" if r is None else links(r, current_stop(), presenter=False)
+
+
+def voting() -> bool:
+    """Whether the class votes from their phones (the room's switch, copied into ``ls_vote=true``)."""
+    return st.query_params.get(VOTE_KEY) == "true"
+
+
+def presenting() -> bool:
+    """Whether this tab is the presenter view (``ls_view=presenter``)."""
+    return st.query_params.get(VIEW_KEY) == "presenter"
+
+
+def level() -> str:
+    """The narration level the address names (an unknown one: the default)."""
+    return L.level_of(st.query_params.get(LEVEL_KEY))
+
+
+def colours() -> dict[str, Any]:
+    """α's palette and log scale, from the URL (``ls_palette``, ``ls_log``)."""
+    palette = st.query_params.get("ls_palette")
+    return {"palette": palette if palette in L.PALETTES else "blues", "log": st.query_params.get("ls_log") == "true"}
+
+
+def on_colours() -> None:
+    """Write the palette and log-scale choices into the URL."""
+    palette, log = state.colours_chosen()
+    st.query_params["ls_palette"] = palette
+    if log:
+        st.query_params["ls_log"] = "true"
+    else:
+        st.query_params.pop("ls_log", None)

@@ -24,6 +24,7 @@ import segno
 import streamlit as st
 
 from ui.figures.common import FONT_MAIN, label_expr, md, readable
+from ui.lesson import state
 from ui.lesson.serve import CLASS_ENV, PHONES_ENV
 from ui.lesson.votes import Ballot, Outcome, Room, RoomStore
 
@@ -38,8 +39,8 @@ STATES = {"waiting": "Waiting for the teacher's question…",
           "closed": "This question is closed: the class has moved on.", "full": "This round is full.",
           "nocode": "Type the room code shown on the projector."}
 BIG_CSS = ("<style>.st-key-ls_join code{font-size:28px!important;word-break:break-all;white-space:normal} "
-           ".st-key-phone_status p{font-size:20px!important;line-height:1.4} "
-           ".st-key-phone_choices button p{font-size:22px!important}</style>")
+           ".st-key-ls_phone_status p{font-size:20px!important;line-height:1.4} "
+           ".st-key-ls_phone_choices button p{font-size:22px!important}</style>")
 
 
 @st.cache_resource(show_spinner=False)
@@ -197,12 +198,12 @@ def valid_token(token: object) -> bool:
 
 def phone_token() -> str:
     """This browser's token: its cookie's, else its address's, else a new one; kept in both."""
-    token = st.session_state.get("vote_phone")
+    token = state.phone_token()
     if not valid_token(token):
         cookie = st.context.cookies.get(COOKIE)
         url = st.query_params.get(PHONE_KEY)
         token = cookie if valid_token(cookie) else url if valid_token(url) else secrets.token_hex(8)
-        st.session_state["vote_phone"] = token
+        state.keep_phone_token(token)
     if st.query_params.get(PHONE_KEY) != token:
         st.query_params[PHONE_KEY] = token
     # letters and digits only (checked above), so nothing from the address reaches the script as code
@@ -213,12 +214,12 @@ def phone_token() -> str:
 
 def cast(room: Room, token: str, serial: int, choice: int) -> None:
     """A tap on a word: the vote, and what became of it for the page to say."""
-    st.session_state["vote_outcome"] = room.vote(token, serial, choice)
+    state.tell(room.vote(token, serial, choice))
 
 
 def status(text: str) -> None:
     """What is happening, in words a phone shows at 20 px (plain text)."""
-    with st.container(key="phone_status"):
+    with st.container(key="ls_phone_status"):
         st.markdown(md(text))
 
 
@@ -229,10 +230,10 @@ def phone(token: str) -> None:
     room = rooms().get(st.query_params.get(PHONE_ROOM))
     if room is None:
         status(STATES["nocode"])
-        st.text_input("Room code", key="vote_code", max_chars=8, on_change=enter_code)
+        st.text_input("Room code", key=state.CODE, max_chars=8, on_change=enter_code)
         return
     q = room.question()
-    outcome: Outcome | None = st.session_state.pop("vote_outcome", None)
+    outcome: Outcome | None = state.told()
     if q is None:
         status(STATES["closed"] if outcome == "closed" else STATES["waiting"])
         return
@@ -244,12 +245,12 @@ def phone(token: str) -> None:
         status(f"Your vote: {q.choices[mine]}. Watch the projector.")
         return
     status("First vote: tap a word." if q.round == 1 else "Vote again, after the discussion: tap a word.")
-    with st.container(key="phone_choices"):
+    with st.container(key="ls_phone_choices"):
         for j, word in enumerate(q.choices):
-            st.button(md(word), key=f"v_{q.serial}_{j}", on_click=cast, args=(room, token, q.serial, j),
+            st.button(md(word), key=state.tap_key(q.serial, j), on_click=cast, args=(room, token, q.serial, j),
                       width="stretch")
 
 
 def enter_code() -> None:
     """The typed room code into the address."""
-    st.query_params[PHONE_ROOM] = str(st.session_state.get("vote_code", "")).strip().upper()[:8]
+    st.query_params[PHONE_ROOM] = state.code_typed().strip().upper()[:8]
