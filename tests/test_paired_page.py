@@ -165,6 +165,16 @@ def test_the_page_compares_and_opens_both_alphas(shipped: None) -> None:
     assert len(at.get("vega_lite_chart")) == 2  # RNNencdec's one fixed c beside RNNsearch's α
 
 
+@pytest.mark.parametrize(("written", "count"), [("100", 100), ("0", 0), ("first 40", 40), ("99", 200)])
+def test_a_hand_written_number_of_sentences_opens_that_many(shipped: None, written: str, count: int) -> None:
+    """``pr_limit=100`` written by hand opens "first 100" as the picker's own words do; a number the picker does
+    not offer falls back to the default (200)."""
+    at = app_at(PAGE, 300)
+    at.query_params.update({"pr_limit": written})
+    at.run()
+    assert not at.exception and at.selectbox(key="pr_limit").value == count
+
+
 def test_the_same_checkpoint_twice_gets_one_line(shipped: None) -> None:
     at = app_at(PAGE, 300)
     at.query_params.update({"pr_a": PAIR[1], "pr_b": PAIR[1]})

@@ -15,6 +15,19 @@ from ui.paired import state
 LIMITS = (40, 100, 200, 500, 1000, 0)  # sentences compared (0: the whole split)
 DEFAULT_LIMIT = 200
 DECODINGS = ("greedy", "beam 5")
+
+
+def limit_label(n: int) -> str:
+    """The Sentences picker's words for ``n`` (0: the whole split), also its value in the URL."""
+    return "all" if n == 0 else f"first {n}"
+
+
+def plain_limit_in_url() -> None:
+    """A link written by hand with a plain number (``pr_limit=100``, ``0`` for all) opens that many sentences,
+    as the picker's own words in the URL (``first 100``) do; other values are left to the picker."""
+    raw = st.query_params.get("pr_limit", "").strip()
+    if raw.isdigit() and int(raw) in LIMITS:
+        state.seed_limit(int(raw))
 # (A, B) by file stem, first found: the paper's Table 1 pair, then the Multi30k pair
 DEFAULT_PAIRS = (("europarl-en-fr-rnnencdec-50", "europarl-en-fr-rnnsearch-50"),
                  ("m30k-en-fr-rnnencdec", "m30k-en-fr-rnnsearch"))
@@ -78,8 +91,9 @@ def settings(a: models.CheckpointInfo, src: str, tgt: str) -> tuple[Split, int, 
     state.follow_default_split(default)  # an untouched test set follows the models (Europarl's or Multi30k's)
     c1, c2, c3 = st.columns([3, 1.3, 1.5])
     split = W.split_picker(splits, "pr_split", label="Test set", prefer=prefer, container=c1)
+    plain_limit_in_url()
     limit = c2.selectbox("Sentences", LIMITS, index=LIMITS.index(DEFAULT_LIMIT), key="pr_limit", bind=W.BIND,
-                         format_func=lambda n: "all" if n == 0 else f"first {n}",
+                         format_func=limit_label,
                          help="How many sentence pairs of the test set, from its top, both models translate.")
     dec = c3.radio("Decoding", DECODINGS, horizontal=True, key="pr_dec", bind=W.BIND,
                    help="Both models decode the same way: greedy, or beam search with k = 5.")

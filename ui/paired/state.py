@@ -36,6 +36,11 @@ def follow_default_split(default: str) -> None:
     ss["pr_split_default"] = default
 
 
+def seed_limit(n: int) -> None:
+    """On the session's first run only: the Sentences picker starts at ``n`` (a number written in the URL)."""
+    st.session_state.setdefault("pr_limit", n)
+
+
 def stop(token: str) -> None:
     """The Stop button: this run's settings are marked stopped (the rerun it causes ends the running script
     between two chunks, every finished chunk kept)."""
