@@ -291,16 +291,16 @@ def test_beam_search_runs_once_for_every_session(ckpt_dir: Path, monkeypatch: py
     import streamlit as st
 
     from ui.common import heavy
-    from ui.stepper import controller as stepper_controller
+    from ui.stepper import decoding as stepper_decoding
 
     calls: list[str] = []
-    real = stepper_controller.beam_search
+    real = stepper_decoding.beam_search
 
     def counting(*args: object, **kwargs: object) -> object:
         calls.append(str(args[1]))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(stepper_controller, "beam_search", counting)
+    monkeypatch.setattr(stepper_decoding, "beam_search", counting)
     st.cache_data.clear()
     heavy.clear_all()  # the stepper's searches are kept in a byte-bounded store (ui/common/heavy.py)
     first = start({"text": SENTENCE, "mode": "beam", "beam": "4"})

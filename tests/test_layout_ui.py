@@ -41,19 +41,17 @@ PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package
     "pages.length_quality": {"nmt.text.corpora", "nmt.text.data", "nmt.tools.experiment"},
     "pages.lesson": {"nmt.decoding.trace", "nmt.explanation.paper_figures"},
     "pages.paired_compare": {"nmt.decoding.search", "nmt.text.corpora", "nmt.tools.paired"},
-    "pages.stepper": {"nmt.decoding.search", "nmt.decoding.trace", "nmt.models.checkpoint", "nmt.text.corpora"},
     "pages.watch_it_learn": {"nmt.training.timeline"},
 }
 SESSION_STATE_NOT_YET_IN_STATE = {  # modules outside ui/common and ui/*/state.py that touch st.session_state
     "pages.alignment_browser", "pages.beam_explorer", "pages.bottleneck_compare", "pages.explanation",
-    "pages.length_quality", "pages.lesson", "pages.paired_compare", "pages.stepper", "pages.watch_it_learn",
+    "pages.length_quality", "pages.lesson", "pages.paired_compare", "pages.watch_it_learn",
     "ui.explanation.surgery_panel", "ui.lesson.check_panel", "ui.lesson.room", "ui.lesson.vote_panel",
-    "ui.paired.words", "ui.stepper.controller", "ui.stepper.ensemble_panel", "ui.stepper.fusion_panel",
-    "ui.stepper.panels", "ui.stepper.phases_panel", "ui.stepper.sampling", "ui.stepper.url",
+    "ui.paired.words",
 }
 PAGES_NOT_YET_THIN = {  # page files over MAX_PAGE_LINES lines
     "pages.alignment_browser", "pages.beam_explorer", "pages.bottleneck_compare", "pages.compare_attention",
-    "pages.explanation", "pages.length_quality", "pages.lesson", "pages.paired_compare", "pages.stepper",
+    "pages.explanation", "pages.length_quality", "pages.lesson", "pages.paired_compare",
     "pages.watch_it_learn",
 }
 
