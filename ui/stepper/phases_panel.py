@@ -54,7 +54,7 @@ def phases_panel(lm: LoadedModel, trace: DecodeTrace, i: int | None) -> None:
     if note := pv.gap_note(ph):
         st.warning(note)
     for card in pv.cards(ph, trace.src_tokens):
-        with st.container(border=True, key=state.key(f"phase_{card.key}")):
+        with st.container(border=True, key=f"phase_{card.key}"):  # a CSS hook, not session state
             st.markdown(f"#### {card.title}")
             st.markdown(card.lead)
             left, right = st.columns([1, 1.15], gap="medium")

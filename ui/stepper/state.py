@@ -16,7 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-PREFIX: str = ""
+PREFIX: str = "sp_"
 """The stepper's key prefix: every session-state key (and so every URL parameter) of the page."""
 
 BOUND_NAMES = ("text", "model", "mode", "beam", "norm", "freeze", "ablation", "present", "paper", "unk", "ens",
@@ -35,8 +35,10 @@ _NAMES = (
     "btn_reset", "btn_back", "btn_step", "btn_play", "btn_run", "btn_table", "btn_pgdn", "btn_pgup", "btn_esc",
     "dl_png", "dl_svg", "dl_json", "dl_csv", "fusion_gate", "sample_translations",
     # families keyed at run time (by the decoded words' nonce, the step or the phase card)
-    "force_*", "follow_*", "alpha_*", "energy_*", "drift_*", "ens_*", "sample_stages_*", "phase_*",
+    "force_*", "follow_*", "alpha_*", "energy_*", "drift_*", "ens_*", "sample_stages_*",
 )
+# Not here: the containers' keys ``inputs``, ``stepper_clicker`` and ``phase_*``, hooks of the page's style
+# (``.st-key-…`` in ui/figures/stepper_html.py) that Streamlit keeps out of session state.
 
 KEYS: frozenset[str] = frozenset(PREFIX + n for n in _NAMES)
 """Every session-state key of the stepper (a family built at run time ends in ``*``)."""

@@ -80,6 +80,10 @@ def seed_controls(view: vs.View) -> None:
     for k in BOUND_KEYS:
         state.put(k, getattr(view, k))
     state.put("w_pieces", HEATMAP_OF[int(view.words)])  # a subword model's Pieces / Words switch
+    if view.fusion != "none":  # drawn only when a language model fits the model (ui.stepper.fusion_panel)
+        state.put("fusion", view.fusion)
+    if view.beta is not None:
+        state.put("beta", view.beta)
 
 
 def presenting() -> bool:
