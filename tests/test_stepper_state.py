@@ -93,3 +93,11 @@ def test_an_old_link_opens_the_same_view_as_its_new_twin(shipped: None) -> None:
     query = {k: v if isinstance(v, list) else [v] for k, v in old.query_params.items()}
     assert query == {"sp_text": [TEXT], "sp_step": ["3"], "sp_force": ["0:Un"], "sp_freeze": ["1"],
                      "sp_mode": ["greedy"]}  # moved to the new names, the old ones gone
+
+
+def test_the_presentation_style_names_the_speed_slider_by_its_prefixed_key() -> None:
+    """ui/figures/stepper_html.py styles ``.st-key-w_speed``; the page's style names the slider's own key."""
+    from ui.stepper.controls import page_css
+
+    css = page_css(True)
+    assert ".st-key-sp_w_speed [data-testid=" in css and ".st-key-w_speed " not in css
