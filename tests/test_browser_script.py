@@ -129,7 +129,7 @@ def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
     for present in (False, True):
         if present:
             page.get_by_text("Presentation", exact=True).click()
-            page.wait_for_url(re.compile(r"[?&]present=true(&|$)"), timeout=WAIT)
+            page.wait_for_url(re.compile(r"[?&]sp_present=true(&|$)"), timeout=WAIT)
             settle(page)
         chart = page.get_by_test_id("stVegaLiteChart").first
         chart.locator("svg").first.wait_for(timeout=WAIT)
