@@ -104,12 +104,12 @@ def bench(repeats: int) -> dict[str, Any]:
     for _ in range(repeats):
         at, _ = _session()
         for _ in range(3):
-            steps.append(_click(at, "btn_step"))
+            steps.append(_click(at, "sp_btn_step"))
             cpu.append(CPU[-1])
     out["greedy_step_s"] = _median(steps)
     out["greedy_step_cpu_s"] = _median(cpu)
 
-    at, _ = _session({"text": SENTENCE_30})
+    at, _ = _session({"sp_text": SENTENCE_30})
     _click(at, "btn_play")
     n = len(CPU)
     out["play_tick_s_greedy"] = _median([_timed(at.run) for _ in range(8)])
@@ -119,12 +119,12 @@ def bench(repeats: int) -> dict[str, Any]:
     for r in range(repeats):
         st.cache_data.clear()
         for bucket, name in ((cold, "cold"), (warm, "warm")):
-            at, _ = _session({"text": SENTENCE_30, "beam": "12"})
-            bucket.append(_timed(lambda at=at: at.radio(key="mode").set_value("beam").run()))
+            at, _ = _session({"sp_text": SENTENCE_30, "sp_beam": "12"})
+            bucket.append(_timed(lambda at=at: at.radio(key="sp_mode").set_value("beam").run()))
             cpu[name].append(CPU[-1])
             assert not at.exception, [e.value for e in at.exception]
         for _ in range(3):
-            bsteps.append(_click(at, "btn_step"))
+            bsteps.append(_click(at, "sp_btn_step"))
             cpu["step"].append(CPU[-1])
         if r == 0:
             _click(at, "btn_play")
@@ -180,7 +180,7 @@ def bench_browser(repeats: int) -> dict[str, Any]:
                 chips = page.locator('[data-testid="translation-so-far"] > span')
                 step = page.get_by_role("button", name=STEP)
                 t0 = time.perf_counter()
-                page.goto(f"{base}/?text={quote(SENTENCE_30)}&beam=12")
+                page.goto(f"{base}/?sp_text={quote(SENTENCE_30)}&sp_beam=12")
                 step.wait_for(timeout=120_000)
                 page.get_by_test_id("source-words").wait_for(timeout=120_000)
                 first = time.perf_counter() - t0

@@ -121,7 +121,7 @@ def bench_app(repeats: int = 5) -> dict[str, Any]:
         t0 = time.perf_counter()
         at.run()
         first.append(time.perf_counter() - t0)
-        step = next(b for b in at.button if b.key == "btn_step")
+        step = next(b for b in at.button if b.key == "sp_btn_step")
         t0 = time.perf_counter()
         step.click().run()
         clicks.append(time.perf_counter() - t0)

@@ -1,7 +1,7 @@
 """Screenshot app views for the README: starts the app on localhost and opens shared-view URLs.
 
-    python scripts/screenshot.py docs/stepper.png "step=6" "" 1280x720
-    python scripts/screenshot.py docs/stepper-presentation.png "step=12&present=true" "" 1280x720
+    python scripts/screenshot.py docs/stepper.png "sp_step=6" "" 1280x720
+    python scripts/screenshot.py docs/stepper-presentation.png "sp_step=12&sp_present=true" "" 1280x720
     python scripts/screenshot.py docs/explanation.png "ex_ref=Une fillette mange une pomme.&ex_step=1" \
         explanation 1280x720 280
 
@@ -74,12 +74,12 @@ def main(out: str, query: str, page: str = "", size: str = "1280x720", scroll: s
 # weight back on 'red' after jumping ahead to 'car'), the same sentence finished in presentation mode,
 # the explainer's "Reordered phrase" at « européen » on the Europarl pair (« Espace » read 'Area', then
 # the reversed diagonal) and the explanation page on a reference typed in, at the word « fillette ».
-ADJECTIVE_SWAP = "text=A red car is parked near a white house."
+ADJECTIVE_SWAP = "sp_text=A red car is parked near a white house."
 README_SHOTS = (
-    ("docs/stepper.png", f"{ADJECTIVE_SWAP}&step=3", "", "1280x720", "0"),
-    ("docs/stepper-presentation.png", f"{ADJECTIVE_SWAP}&step=12&present=true", "", "1280x720", "0"),
-    ("docs/stepper-europarl.png", "model=europarl-en-fr-50&text=The agreement on the European Economic Area was "
-     "signed in August 1992.&step=7", "", "1280x720", "0"),
+    ("docs/stepper.png", f"{ADJECTIVE_SWAP}&sp_step=3", "", "1280x720", "0"),
+    ("docs/stepper-presentation.png", f"{ADJECTIVE_SWAP}&sp_step=12&sp_present=true", "", "1280x720", "0"),
+    ("docs/stepper-europarl.png", "sp_model=europarl-en-fr-50&sp_text=The agreement on the European Economic "
+     "Area was signed in August 1992.&sp_step=7", "", "1280x720", "0"),
     ("docs/explanation.png", "ex_ref=Une fillette mange une pomme.&ex_step=1", "explanation", "1280x720", "280"),
     ("docs/watch-it-learn.png", "wl_run=europarl-tatoeba-en-fr-30k&wl_update=1000&wl_present=true", "watch_it_learn",
      "1280x720", "0"),

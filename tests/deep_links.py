@@ -31,8 +31,7 @@ class Link(NamedTuple):
     shows: tuple[str, ...]  # texts the view shows (titles, headings, lines; each found whole)
 
 
-LINKS: tuple[Link, ...] = (
-    # the stepper: its bound controls, the step and forced words
+STEPPER: tuple[Link, ...] = (  # as recorded, before the stepper's keys took the prefix sp_ (issue 49)
     Link("/", {}, ("Step through decoding", "Model", "Decoding", "Display")),
     Link("/", {"text": TEXT, "step": "1"}, ("Step through decoding", "**Top-5 candidates at i = 0** · click one")),
     Link("/", {"text": TEXT, "step": "3", "force": ["0:Un"]}, ("**Top-5 candidates at i = 2** · click one",)),
@@ -47,6 +46,13 @@ LINKS: tuple[Link, ...] = (
     Link("/", {"text": TEXT, "present": "true", "step": "2"}, ("Step through decoding", "Table (T)")),
     Link("/", {"text": TEXT, "paper": "true", "cand": "true", "step": "2"},
          ("**Top-5 candidates at i = 1** · click one",)),
+)
+
+LINKS: tuple[Link, ...] = (
+    # the stepper: its bound controls, the step and forced words; the links recorded before its keys took the
+    # prefix sp_, and each in today's form (?sp_text=…&sp_step=…), which shows the same
+    *STEPPER,
+    *(Link(lk.path, {f"sp_{k}": v for k, v in lk.query.items()}, lk.shows) for lk in STEPPER if lk.query),
     # the lesson: each stop, the levels, the presenter's view, the palette, the class vote
     *(Link("/lesson", {"ls_stop": str(n)}, (title, f"**{n} / 10**")) for n, title in enumerate(STOPS, 1)),
     Link("/lesson", {"ls_stop": "3", "ls_level": "phd"}, ("3 / 10", "an annotation h_j of 1024 numbers")),  # h_j's

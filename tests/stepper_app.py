@@ -34,14 +34,14 @@ def click(at: AppTest, key: str) -> AppTest:
 
 
 def set_text(at: AppTest, text: str) -> AppTest:
-    at.text_area(key="text").set_value(text).run()
+    at.text_area(key="sp_text").set_value(text).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
 
 def trace(at: AppTest) -> DecodeTrace:
     """The trace the page shows (greedy: the session's stepper)."""
-    return at.session_state["_stepper"][1].trace
+    return at.session_state["sp__stepper"][1].trace
 
 
 def qp(at: AppTest, key: str) -> list[str]:
@@ -83,7 +83,7 @@ def chart_rows(at: AppTest, k: int) -> list[dict]:
 
 def open_tab(at: AppTest, name: str) -> AppTest:
     """Open one of the tabs under the stepper (only the open one is built)."""
-    at.session_state["w_tab"] = name
+    at.session_state["sp_w_tab"] = name
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

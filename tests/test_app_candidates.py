@@ -35,9 +35,9 @@ def test_the_candidate_list_restricts_and_marks_the_written_words(with_dictionar
     assert any(t.came_in_via(s.i) for s in t.steps)
     assert any("may use" in c.value and f"**{t.candidates.size:,}**" in c.value for c in at.caption)
     assert any(">via " in b for b in html_bodies(at))
-    assert at.select_slider(key="cand_k").value == 0
-    assert link(at)["cand"] == ["true"] and link(at)["cand_k"] == ["0"]
-    at.toggle(key="cand").set_value(False).run()
+    assert at.select_slider(key="sp_cand_k").value == 0
+    assert link(at)["sp_cand"] == ["true"] and link(at)["sp_cand_k"] == ["0"]
+    at.toggle(key="sp_cand").set_value(False).run()
     assert trace(at).candidates is None and not any(">via " in b for b in html_bodies(at))
     assert not any("may use" in c.value for c in at.caption)
 
@@ -46,5 +46,5 @@ def test_a_forced_word_outside_the_list_gives_way_to_the_models_own(with_diction
     at = start({"text": SENTENCE, "cand": "true", "cand_k": "0", "step": "3", "force": "0:chien"})
     assert not at.exception
     assert trace(at).steps[0].token != "chien" and not trace(at).steps[0].forced
-    assert at.session_state["plan"] == {}
-    assert any("chien" in e["what"] and "candidate list" in e["what"] for e in at.session_state["log"])
+    assert at.session_state["sp_plan"] == {}
+    assert any("chien" in e["what"] and "candidate list" in e["what"] for e in at.session_state["sp_log"])

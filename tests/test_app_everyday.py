@@ -23,29 +23,29 @@ def compare_labels(at) -> list[str]:
 
 def test_a_typed_sentence_on_a_fresh_server_is_translated_by_the_30k_model() -> None:
     at = start()
-    assert at.session_state["model"] == "m30k-en-fr"  # the first launch's preset stays on its own pair
+    assert at.session_state["sp_model"] == "m30k-en-fr"  # the first launch's preset stays on its own pair
     set_text(at, "Where is the train station?")
-    assert at.session_state["model"] == models.TYPED_GROUP
-    click(at, "btn_run")
+    assert at.session_state["sp_model"] == models.TYPED_GROUP
+    click(at, "sp_btn_run")
     t = trace(at)
     assert t.target_tokens[:4] == ["où", "est", "la", "gare"], t.target_tokens
-    assert any("trained for everyday sentences" in e["what"] for e in at.session_state["log"])
+    assert any("trained for everyday sentences" in e["what"] for e in at.session_state["sp_log"])
     assert any("Your own sentence: translated by the pair trained for everyday sentences" in c.value.replace("\\", "")
                for c in at.caption)  # said on the page, not only in the sidebar's picker
-    at.selectbox(key="w_preset").set_value("Adjective swap").run()  # a preset keeps its own pair
-    assert at.session_state["model"] == "m30k-en-fr"
-    at.selectbox(key="w_preset").set_value("Monotonic copy").run()
-    assert at.session_state["model"] == "europarl-en-fr-50"
-    at.selectbox(key="w_preset").set_value("Everyday sentence").run()
-    assert at.session_state["model"] == models.TYPED_GROUP
+    at.selectbox(key="sp_w_preset").set_value("Adjective swap").run()  # a preset keeps its own pair
+    assert at.session_state["sp_model"] == "m30k-en-fr"
+    at.selectbox(key="sp_w_preset").set_value("Monotonic copy").run()
+    assert at.session_state["sp_model"] == "europarl-en-fr-50"
+    at.selectbox(key="sp_w_preset").set_value("Everyday sentence").run()
+    assert at.session_state["sp_model"] == models.TYPED_GROUP
 
 
 def test_the_freeze_view_of_the_30k_pair_labels_the_ablation_and_the_stand_in() -> None:
     at = start({"text": "My brother bought a new bike yesterday.", "model": models.TYPED_GROUP})
-    assert at.toggle(key="freeze").label == "Freeze c_i (untrained ablation)"
-    at.toggle(key="freeze").set_value(True).run()
+    assert at.toggle(key="sp_freeze").label == "Freeze c_i (untrained ablation)"
+    at.toggle(key="sp_freeze").set_value(True).run()
     assert not at.exception
-    click(at, "btn_run")
+    click(at, "sp_btn_run")
     assert not trace(at).has_alignment  # the stepper shows the RNNsearch weights frozen
     labels = compare_labels(at)
     assert labels == [
@@ -54,7 +54,7 @@ def test_the_freeze_view_of_the_30k_pair_labels_the_ablation_and_the_stand_in() 
         "an untrained ablation",
         "RNNencdec (Europarl, 16k-word vocabularies): one fixed summary c for every target word; the "
         "europarl-en-fr-50 pair's twin, not this pair's"]
-    assert "RNNencdec" not in labels[1] and "RNNencdec" not in at.toggle(key="freeze").label
+    assert "RNNencdec" not in labels[1] and "RNNencdec" not in at.toggle(key="sp_freeze").label
     notice = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "untrained ablation" in notice and "RNNencdec of the europarl-en-fr-50 pair" in notice
     status = next(c.value for c in at.caption if "target words written" in c.value).replace("\\", "")
@@ -63,9 +63,9 @@ def test_the_freeze_view_of_the_30k_pair_labels_the_ablation_and_the_stand_in() 
 
 def test_a_pair_with_its_own_twin_keeps_the_rnnencdec_label_and_two_sides() -> None:
     at = start({"text": "She read the old letter slowly.", "model": "europarl-en-fr-50"})
-    assert at.toggle(key="freeze").label == "Freeze c_i (RNNencdec)"
-    at.toggle(key="freeze").set_value(True).run()
-    click(at, "btn_run")
+    assert at.toggle(key="sp_freeze").label == "Freeze c_i (RNNencdec)"
+    at.toggle(key="sp_freeze").set_value(True).run()
+    click(at, "sp_btn_run")
     assert compare_labels(at) == ["RNNsearch: a fresh context c_i for every target word",
                                   "RNNencdec: one fixed summary c for every target word"]
 
@@ -92,10 +92,10 @@ def test_presentation_mode_keeps_the_comparison_the_warning_promises() -> None:
     the Watch line promise the stand-in's translation under the band: it is drawn there (translations only)."""
     at = start({"text": "Where is the train station?", "model": models.TYPED_GROUP, "freeze": "true",
                 "present": "true"})
-    click(at, "btn_run")
+    click(at, "sp_btn_run")
     labels = compare_labels(at)
     assert len(labels) == 3 and labels[2].startswith("RNNencdec (Europarl")
     at2 = start({"text": "She read the old letter slowly.", "model": "europarl-en-fr-50", "freeze": "true",
                  "present": "true"})
-    click(at2, "btn_run")
+    click(at2, "sp_btn_run")
     assert not any("bottleneck-compare" in b for b in html_bodies(at2))  # a pair with a twin: as before

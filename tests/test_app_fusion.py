@@ -34,10 +34,10 @@ def fusion_dir(tiny_checkpoint_dir: Path, tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_shallow_fusion_from_the_url_decodes_with_the_lm_and_shows_its_top_k(fusion_dir: Path) -> None:
     at = start({"text": SENTENCE, "fusion": "shallow", "beta": "0.5"})
-    assert at.radio(key="fusion").options == ["none", "shallow"]  # no controller: no deep fusion
-    assert at.radio(key="fusion").value == "shallow" and at.slider(key="beta").value == 0.5
+    assert at.radio(key="sp_fusion").options == ["none", "shallow"]  # no controller: no deep fusion
+    assert at.radio(key="sp_fusion").value == "shallow" and at.slider(key="sp_beta").value == 0.5
     for _ in range(3):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     tm = checkpoint.load(fusion_dir / "tiny-en-fr-rnnsearch.pt")
     fused = fuse(tm, load_lm(fusion_dir / "fusion" / "tiny-lm.pt"), "shallow", 0.5)
     want = greedy(fused, [SENTENCE])[0].steps[:3]
@@ -47,9 +47,9 @@ def test_shallow_fusion_from_the_url_decodes_with_the_lm_and_shows_its_top_k(fus
     steps = explain(fused, greedy(fused, [SENTENCE])[0])[:3]
     assert all(abs(e.score - e.tm_logprob) > 1e-3 for e in steps)
     assert any('data-testid="fusion-topk"' in h for h in html_bodies(at))
-    assert qp(at, "fusion") == ["shallow"]
+    assert qp(at, "sp_fusion") == ["shallow"]
     shared = link(at)  # the Share and export tab's link reopens the fused view
-    assert (shared["fusion"], shared["beta"]) == (["shallow"], ["0.5"])
+    assert (shared["sp_fusion"], shared["sp_beta"]) == (["shallow"], ["0.5"])
 
 
 def test_no_fusion_by_default_and_none_without_a_fitting_lm(fusion_dir: Path, ckpt_dir: Path) -> None:
@@ -63,7 +63,7 @@ def test_beam_mode_searches_with_the_fused_model(fusion_dir: Path) -> None:
     tm = checkpoint.load(fusion_dir / "tiny-en-fr-rnnsearch.pt")
     fused = fuse(tm, load_lm(fusion_dir / "fusion" / "tiny-lm.pt"), "shallow", 0.5)
     want = beam_search(fused, [SENTENCE], beam=3, n_best=3)[0]
-    shown = at.session_state["_beam"][1]
+    shown = at.session_state["sp__beam"][1]
     def rows(t: object) -> list:
         return [(e.tokens, round(e.logprob, 4)) for e in t.nbest]
 

@@ -29,9 +29,9 @@ def imported_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_stepper_opens_on_an_imported_model_and_steps_its_greedy_path(imported_dir: Path) -> None:
     at = start({"text": SENTENCE})
-    assert at.selectbox(key="model").value == "joey-en-fr-tiny"
+    assert at.selectbox(key="sp_model").value == "joey-en-fr-tiny"
     for _ in range(3):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     lm = checkpoint.load(imported_dir / "joey-en-fr-tiny.pt")
     want = decoding.greedy(lm, [SENTENCE])[0].steps[:3]
     got = trace(at).steps
@@ -56,9 +56,9 @@ def test_stepper_opens_on_an_imported_onmt_model_and_steps_onmt_greedy_path(
     words = (ONMT / "onmt.test").read_text(encoding="utf-8").splitlines()[0].split("\t")[0].split(" ")
     scores = ast.literal_eval((ONMT / "onmt.test.scores").read_text(encoding="utf-8").splitlines()[0])
     at = start({"text": sentence})
-    assert at.selectbox(key="model").value == "onmt-en-fr-tiny"
+    assert at.selectbox(key="sp_model").value == "onmt-en-fr-tiny"
     for _ in range(4):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     got = trace(at).steps
     assert [s.token for s in got] == words[:4]
     assert max(abs(s.logprob - b) for s, b in zip(got, scores, strict=False)) <= 1e-4
@@ -77,7 +77,7 @@ def test_stepper_shows_sentencepiece_pieces_of_an_imported_onmt_model(
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
     at = start({"text": (ONMT / "test.raw.en").read_text(encoding="utf-8").splitlines()[0]})
     for _ in range(4):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     tr = trace(at)
     assert tr.src_tokens == [*(sp / "test.pieces.en").read_text(encoding="utf-8").splitlines()[0].split(" "), "</s>"]
     want = (sp / "onmt.pieces.test").read_text(encoding="utf-8").splitlines()[0].split("\t")[0].split(" ")
@@ -90,12 +90,12 @@ def test_stepper_decodes_an_imported_model_by_its_toolkit_rules_and_the_url_swit
     ``app_rules=true`` in the URL it decodes by this app's rules: the limit min(2 · 2 + 10, 250) lets it run on."""
     want = (FIX.parent / "joeynmt.short.greedy").read_text(encoding="utf-8").splitlines()[0].split(" ")
     at = start({"text": "a"})
-    click(at, "btn_run")
+    click(at, "sp_btn_run")
     assert [s.token for s in trace(at).steps] == want == ["un", "<unk>", "."]
     assert any(plain(c.value).startswith("Decodes as joeynmt 2.3 does: at most int(1.5 × source ids")
                for c in at.sidebar.caption)
     at = start({"text": "a", "app_rules": "true"})
-    click(at, "btn_run")
+    click(at, "sp_btn_run")
     assert len(trace(at).steps) > 3 and [s.token for s in trace(at).steps[:3]] == want
     assert any(plain(c.value) == "Decodes by this app's search rules." for c in at.sidebar.caption)
-    assert at.toggle(key="app_rules").value is True
+    assert at.toggle(key="sp_app_rules").value is True

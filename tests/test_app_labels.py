@@ -21,9 +21,9 @@ KINDS = ("selectbox", "multiselect", "text_area", "text_input", "number_input", 
 @pytest.mark.parametrize("present", [True, False], ids=["presenting", "normal"])
 def test_every_widget_of_the_stepper_shows_its_label(ckpt_dir: Path, present: bool) -> None:
     at = start({"text": SENTENCE, **({"present": "true"} if present else {})})
-    assert bool(at.session_state["present"]) is present
+    assert bool(at.session_state["sp_present"]) is present
     widgets = [(kind, w) for kind in KINDS for w in getattr(at, kind)]
-    assert {w.key for _, w in widgets} >= {"w_preset", "text", "w_speed", "freeze", "present"}, widgets
+    assert {w.key for _, w in widgets} >= {"sp_w_preset", "sp_text", "sp_w_speed", "sp_freeze", "sp_present"}, widgets
     hidden = [(kind, w.key, w.label) for kind, w in widgets
               if not str(w.label).strip() or w.proto.label_visibility.value != LabelVisibility.VISIBLE]
     assert not hidden, hidden

@@ -57,7 +57,7 @@ def shipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _stepper_id(at) -> int:
-    return id(at.session_state["_stepper"][1])
+    return id(at.session_state["sp__stepper"][1])
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
@@ -65,8 +65,8 @@ def test_every_tab_draws_for_every_model_kind(kind: str) -> None:
     query, first_card, arch, context = KINDS[kind]
     at = start({"text": SENTENCE, **query})
     for _ in range(3):
-        click(at, "btn_step")
-    own, stepper = _stepper_id(at), at.session_state["_stepper"][1]
+        click(at, "sp_btn_step")
+    own, stepper = _stepper_id(at), at.session_state["sp__stepper"][1]
     decoded = stepper.trace
     assert len(decoded.steps) == 3
     assert (stepper.lm.model.capabilities.arch, decoded.context) == (arch, context)  # the kind the URL asked for
@@ -79,7 +79,7 @@ def test_every_tab_draws_for_every_model_kind(kind: str) -> None:
         open_tab(at, tab)
         assert not at.error, (kind, tab, [e.value for e in at.error])
         assert _stepper_id(at) == own, f"{tab} replaced the session's stepper ({kind})"
-        assert at.session_state["pos"] == 3
+        assert at.session_state["sp_pos"] == 3
         if tab == "Energies e_ij":
             said = [c.value for c in at.caption] + [i.value for i in at.info]
             assert any(ENERGIES[kind] in t for t in said), (kind, said)
@@ -110,9 +110,9 @@ def test_why_this_word_explains_a_step_with_a_small_completeness_gap() -> None:
 
     at = start({"text": "A woman is holding a red umbrella.", "model": "m30k-en-fr"})
     for _ in range(2):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     open_tab(at, "Why this word?")
-    step = at.session_state["_stepper"][1].trace.steps[1]
+    step = at.session_state["sp__stepper"][1].trace.steps[1]
     alt = at.selectbox(key="sp_why_alt")
     assert alt.options == [w for w, _ in step.topk if w != step.token and w != "<unk>"]  # no special token (here <unk>)
     assert "<unk>" in [w for w, _ in step.topk]

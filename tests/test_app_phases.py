@@ -33,9 +33,9 @@ def _frames(at) -> dict[str, object]:
 def test_tab_shows_the_traces_numbers_in_the_models_order(model: str, first: str) -> None:
     at = start({"text": SENTENCE, "model": model})
     for _ in range(3):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     open_tab(at, TAB)
-    rec = at.session_state["_stepper"][1].trace.steps[2]
+    rec = at.session_state["sp__stepper"][1].trace.steps[2]
     heads = [m.value for m in at.markdown if m.value.startswith("#### ")]
     assert heads[0] == f"#### {first}" and len(heads) == 3
     assert len(at.latex) == 3  # one block per phase
@@ -56,10 +56,10 @@ def test_tab_shows_the_traces_numbers_in_the_models_order(model: str, first: str
 def test_beam_mode_replays_the_best_hypothesis_without_a_warning() -> None:
     at = start({"text": SENTENCE, "mode": "beam", "beam": "3"})
     for _ in range(4):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     open_tab(at, TAB)
     assert next(m.value for m in at.markdown if m.value.startswith("#### ")) == "#### 1 · Look"
-    full = at.session_state["_beam"][1]
+    full = at.session_state["sp__beam"][1]
     top = _frames(at)[("rank", "word")]
     assert list(top["word"]) == [w for w, _ in full.steps[3].topk]
     assert not at.warning

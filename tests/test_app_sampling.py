@@ -25,9 +25,9 @@ URL = {"text": SENTENCE, "mode": "sample", "temp": "0.7", "topk": "5", "seed": "
 
 def test_a_sample_link_steps_a_drawn_word_with_both_ps(ckpt_dir: Path, search_lm) -> None:
     at = start(URL)
-    assert (at.radio(key="mode").value, at.slider(key="temp").value, at.number_input(key="topk").value,
-            at.slider(key="topp").value, at.number_input(key="seed").value) == ("sample", 0.7, 5, 1.0, 3)
-    click(at, "btn_step")
+    assert (at.radio(key="sp_mode").value, at.slider(key="sp_temp").value, at.number_input(key="sp_topk").value,
+            at.slider(key="sp_topp").value, at.number_input(key="sp_seed").value) == ("sample", 0.7, 5, 1.0, 3)
+    click(at, "sp_btn_step")
     step = trace(at).steps[0]
     assert step.sample is not None and (step.sample.temperature, step.sample.top_k, step.sample.seed) == (0.7, 5, 3)
     # the model's own first step, transformed by hand: T = 0.7, then the 5 most probable renormalised
@@ -46,15 +46,15 @@ def test_a_sample_link_steps_a_drawn_word_with_both_ps(ckpt_dir: Path, search_lm
     assert float(drawn["T = 0.7"].iloc[0]) == round(float(p_t[step.token_id]), 6)
     assert float(drawn["top-k 5"].iloc[0]) == float(drawn["top-p off"].iloc[0]) == round(want_final, 6)
     # Back and Step replay the same word; the link keeps the rule
-    words = [step.token, *(click(at, "btn_step") and trace(at).steps[-1].token for _ in range(2))]
-    click(at, "btn_back")
-    click(at, "btn_back")
-    click(at, "btn_step")
-    click(at, "btn_step")
+    words = [step.token, *(click(at, "sp_btn_step") and trace(at).steps[-1].token for _ in range(2))]
+    click(at, "sp_btn_back")
+    click(at, "sp_btn_back")
+    click(at, "sp_btn_step")
+    click(at, "sp_btn_step")
     assert [s.token for s in trace(at).steps] == words
     shared = link(at)
-    assert {k: shared[k] for k in ("mode", "temp", "topk", "seed")} == {"mode": ["sample"], "temp": ["0.7"],
-                                                                       "topk": ["5"], "seed": ["3"]}
+    assert {k: shared[k] for k in ("sp_mode", "sp_temp", "sp_topk", "sp_seed")} == {
+        "sp_mode": ["sample"], "sp_temp": ["0.7"], "sp_topk": ["5"], "sp_seed": ["3"]}
 
 
 def test_the_translation_table_has_greedy_beam_and_samples(ckpt_dir: Path, search_lm) -> None:

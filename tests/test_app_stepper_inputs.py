@@ -15,19 +15,19 @@ from ui.figures.stepper_state import MAX_TEXT_CHARS
 @pytest.mark.parametrize("text", ["", "   \n\t "])
 def test_empty_input_gives_a_message(ckpt_dir: Path, text: str) -> None:
     at = start({"text": SENTENCE})
-    at.select_slider(key="w_speed").set_value(1.0).run()
+    at.select_slider(key="sp_w_speed").set_value(1.0).run()
     set_text(at, text)
     assert any("empty" in w.value for w in at.warning)
     assert not at.button and not at.select_slider  # no decoding controls without a sentence
     set_text(at, SENTENCE)
-    click(at, "btn_play")
-    assert at.session_state["playing"] and at.select_slider(key="w_speed").value == 1.0  # kept meanwhile
+    click(at, "sp_btn_play")
+    assert at.session_state["sp_playing"] and at.select_slider(key="sp_w_speed").value == 1.0  # kept meanwhile
 
 
 def test_long_input_is_truncated_with_a_notice(ckpt_dir: Path) -> None:
     at = start({"text": " ".join(["dog"] * 120)})
     assert any("first 80 tokens" in w.value and "120" in w.value for w in at.warning)
-    click(at, "btn_step")
+    click(at, "sp_btn_step")
     assert len(trace(at).src_tokens) == 81  # 80 tokens and </s>
 
 
@@ -38,7 +38,7 @@ def test_long_input_is_truncated_with_a_notice(ckpt_dir: Path) -> None:
 ])
 def test_odd_input_is_shown_as_text(ckpt_dir: Path, text: str) -> None:
     at = start({"text": text})
-    click(at, "btn_step")
+    click(at, "sp_btn_step")
     assert any("outside the model's vocabulary" in c.value for c in at.caption)
     bodies = " ".join(html_bodies(at))
     assert "<script" not in bodies and "<img" not in bodies
@@ -51,11 +51,11 @@ def test_odd_input_is_shown_as_text(ckpt_dir: Path, text: str) -> None:
 def test_bad_query_params_fall_back(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "abc", "mode": "nonsense", "model": "no-such-model",
                 "beam": "999", "force": ["x:y", "3"]})
-    assert at.session_state["pos"] == 0 and at.session_state["plan"] == {}
-    assert at.radio(key="mode").value == "greedy"
+    assert at.session_state["sp_pos"] == 0 and at.session_state["sp_plan"] == {}
+    assert at.radio(key="sp_mode").value == "greedy"
     assert any("no" in w.value and "default" in w.value for w in at.sidebar.warning)
     at2 = start({"text": SENTENCE, "step": "500"})
-    assert trace(at2).finished and at2.session_state["pos"] == len(trace(at2).steps)
+    assert trace(at2).finished and at2.session_state["sp_pos"] == len(trace(at2).steps)
 
 
 def test_links_shared_before_the_controls_were_bound_still_open(ckpt_dir: Path) -> None:
@@ -64,12 +64,12 @@ def test_links_shared_before_the_controls_were_bound_still_open(ckpt_dir: Path) 
     old = start({"text": SENTENCE, "step": "2", "freeze": "1", "paper": "1", "unk": "0"})
     new = start({"text": SENTENCE, "step": "2", "freeze": "true", "paper": "true", "unk": "false"})
     for at in (old, new):
-        assert at.toggle(key="freeze").value is True and at.toggle(key="paper").value is True
-        assert at.toggle(key="unk").value is False
+        assert at.toggle(key="sp_freeze").value is True and at.toggle(key="sp_paper").value is True
+        assert at.toggle(key="sp_unk").value is False
         assert trace(at).context == "fixed" and len(trace(at).steps) == 2
     assert link(old) == link(new)
     long = start({"text": "dog " * 600})
-    assert len(long.text_area(key="text").value) == MAX_TEXT_CHARS
+    assert len(long.text_area(key="sp_text").value) == MAX_TEXT_CHARS
 
 
 def test_no_checkpoints_gives_training_instructions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -90,12 +90,12 @@ def test_a_preset_switches_to_the_pair_it_is_written_for(tiny_checkpoint_dir: Pa
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
     at = start({"text": SENTENCE, "model": "tiny-en-fr"})
     fig3 = BY_NAME["Reordered phrase"]
-    at.selectbox(key="w_preset").set_value(fig3.name).run()
+    at.selectbox(key="sp_w_preset").set_value(fig3.name).run()
     assert not at.exception
-    assert at.session_state["model"] == "europarl-en-fr-50" and at.session_state["text"] == fig3.text
-    assert any("europarl-en-fr-50" in e["what"] for e in at.session_state["log"])
-    at.selectbox(key="w_preset").set_value("Diagonal walk").run()  # written for m30k-en-fr: not in this folder
-    assert at.session_state["model"] == "europarl-en-fr-50"
+    assert at.session_state["sp_model"] == "europarl-en-fr-50" and at.session_state["sp_text"] == fig3.text
+    assert any("europarl-en-fr-50" in e["what"] for e in at.session_state["sp_log"])
+    at.selectbox(key="sp_w_preset").set_value("Diagonal walk").run()  # written for m30k-en-fr: not in this folder
+    assert at.session_state["sp_model"] == "europarl-en-fr-50"
 
 
 def _folder_with_typed_pair(tiny_checkpoint_dir: Path, tmp_path: Path) -> None:
@@ -113,21 +113,21 @@ def test_a_typed_sentence_goes_to_the_pair_trained_for_everyday_sentences(
     _folder_with_typed_pair(tiny_checkpoint_dir, tmp_path)
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
     at = start()
-    assert at.session_state["model"] == "m30k-en-fr"
+    assert at.session_state["sp_model"] == "m30k-en-fr"
     set_text(at, SENTENCE)
-    assert not at.exception and at.session_state["model"] == "europarl-tatoeba-en-fr-30k"
+    assert not at.exception and at.session_state["sp_model"] == "europarl-tatoeba-en-fr-30k"
     assert any("switched to the checkpoint pair europarl-tatoeba-en-fr-30k" in e["what"]
-               for e in at.session_state["log"])
-    at.selectbox(key="w_preset").set_value("Diagonal walk").run()  # written for the Multi30k pair
-    assert at.session_state["model"] == "m30k-en-fr"
-    at.selectbox(key="model").set_value("m30k-en-fr").run()
-    at.selectbox(key="model").set_value("europarl-tatoeba-en-fr-30k").run()
-    at.selectbox(key="model").set_value("m30k-en-fr").run()  # chosen by hand
+               for e in at.session_state["sp_log"])
+    at.selectbox(key="sp_w_preset").set_value("Diagonal walk").run()  # written for the Multi30k pair
+    assert at.session_state["sp_model"] == "m30k-en-fr"
+    at.selectbox(key="sp_model").set_value("m30k-en-fr").run()
+    at.selectbox(key="sp_model").set_value("europarl-tatoeba-en-fr-30k").run()
+    at.selectbox(key="sp_model").set_value("m30k-en-fr").run()  # chosen by hand
     set_text(at, "a dog .")
-    assert at.session_state["model"] == "m30k-en-fr"
+    assert at.session_state["sp_model"] == "m30k-en-fr"
     shared = start({"text": SENTENCE, "model": "m30k-en-fr"})
     set_text(shared, "a dog .")
-    assert shared.session_state["model"] == "m30k-en-fr"
+    assert shared.session_state["sp_model"] == "m30k-en-fr"
 
 
 def test_without_the_typed_pair_a_typed_sentence_stays_on_the_shown_pair(
@@ -137,8 +137,8 @@ def test_without_the_typed_pair_a_typed_sentence_stays_on_the_shown_pair(
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(tmp_path))
     at = start()
     set_text(at, SENTENCE)
-    assert not at.exception and at.session_state["model"] == "m30k-en-fr"
-    assert not any("switched to the checkpoint pair" in e["what"] for e in at.session_state["log"])
+    assert not at.exception and at.session_state["sp_model"] == "m30k-en-fr"
+    assert not any("switched to the checkpoint pair" in e["what"] for e in at.session_state["sp_log"])
 
 
 def test_typed_group_needs_the_pairs_rnnsearch() -> None:

@@ -49,12 +49,12 @@ def _legend(at: AppTest) -> str:
 def test_pieces_then_words(bpe_dir: Path) -> None:
     at = start({"text": SENTENCE})
     for _ in range(4):
-        click(at, "btn_step")
+        click(at, "sp_btn_step")
     assert trace(at).src_tokens == PIECES
-    assert at.segmented_control(key="w_pieces").value == "Pieces"
+    assert at.segmented_control(key="sp_w_pieces").value == "Pieces"
     assert [w for _, w in sorted(_columns(at).items())] == PIECES
     assert _legend(at).startswith("Rows: target pieces (* = forced); columns: source pieces; ")
-    at.segmented_control(key="w_pieces").set_value("Words").run()
+    at.segmented_control(key="sp_w_pieces").set_value("Words").run()
     assert not at.exception, [e.value for e in at.exception]
     assert [w for _, w in sorted(_columns(at).items())] == WORDS
     assert _legend(at).startswith("Rows: target words (* = forced); columns: source words; ")
@@ -72,8 +72,8 @@ def test_a_word_level_model_has_no_switch(tmp_path: Path, monkeypatch: pytest.Mo
     checkpoint.atomic_save(joeynmt.convert(FIXTURES / "joeynmt" / "model"), folder / "joey-word.pt")
     monkeypatch.setenv("RNNSEARCH_CHECKPOINTS", str(folder))
     at = start({"text": SENTENCE})
-    click(at, "btn_step")
-    assert not [s for s in at.segmented_control if s.key == "w_pieces"]
+    click(at, "sp_btn_step")
+    assert not [s for s in at.segmented_control if s.key == "sp_w_pieces"]
 
 
 def test_the_beam_explorers_nbest_heatmap_switches_to_words(bpe_dir: Path) -> None:
@@ -125,10 +125,10 @@ def test_the_length_normalisation_tab_writes_a_sentencepiece_models_hypotheses_a
 def test_a_shared_link_keeps_the_words_view(bpe_dir: Path) -> None:
     """The switch is in the share link and the address bar (``words=true``), and a link with it opens on words."""
     at = start({"text": SENTENCE, "step": "2"})
-    assert qp(at, "words") == [] and "words" not in link(at)
-    at.segmented_control(key="w_pieces").set_value("Words").run()
-    assert qp(at, "words") == ["true"] and link(at)["words"] == ["true"]
+    assert qp(at, "sp_words") == [] and "sp_words" not in link(at)
+    at.segmented_control(key="sp_w_pieces").set_value("Words").run()
+    assert qp(at, "sp_words") == ["true"] and link(at)["sp_words"] == ["true"]
     shared = start({"text": SENTENCE, "step": "2", "words": "true"})
-    assert shared.segmented_control(key="w_pieces").value == "Words"
+    assert shared.segmented_control(key="sp_w_pieces").value == "Words"
     assert [w for _, w in sorted(_columns(shared).items())] == WORDS
     assert _legend(shared).startswith("Rows: target words (* = forced); columns: source words; ")

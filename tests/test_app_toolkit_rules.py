@@ -96,8 +96,8 @@ def test_the_stepper_beam_is_joeynmts() -> None:
     text, want = _lines(source)[LINE], _lines(beam_file)[LINE]
     for app_rules, same in (("false", True), ("true", False)):
         at = start({"text": text, "model": "joey-en-fr", "mode": "beam", "beam": "5", "app_rules": app_rules})
-        click(at, "btn_run")
-        assert (at.session_state["_beam"][1].translation == want) is same
+        click(at, "sp_btn_run")
+        assert (at.session_state["sp__beam"][1].translation == want) is same
 
 
 WOMAN = 7  # short.en's « woman »: JoeyNMT's greedy limit, int(1.5 × 2 ids) = 3, stops it at « une femme en »

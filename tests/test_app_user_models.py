@@ -43,7 +43,7 @@ def sidebar_captions(at: AppTest) -> list[str]:
 
 def test_your_models_are_listed_after_the_folders_under_their_label(user_dir: Path) -> None:
     at = start()
-    box = at.selectbox(key="model")
+    box = at.selectbox(key="sp_model")
     assert box.options == ["tiny-en-fr", f"{user_models.LABEL} › joey-en-fr-tiny"]
     assert box.value == "tiny-en-fr"  # the checkpoint folder's model stays the default
     captions = sidebar_captions(at)
@@ -57,29 +57,29 @@ def test_hostile_files_in_your_folder_are_named_once_and_never_offered(user_dir:
     assert "left out: linked.pt is a link to a file outside your models folder" in captions
     clash = [c for c in captions if c.startswith("left out: tiny-en-fr-rnnsearch.pt has the name of a model")]
     assert len(clash) == 1, captions
-    assert all("broken" not in o and "linked" not in o for o in at.selectbox(key="model").options)
+    assert all("broken" not in o and "linked" not in o for o in at.selectbox(key="sp_model").options)
 
 
 def test_picking_your_imported_model_says_where_it_came_from_and_decodes(user_dir: Path) -> None:
     at = start({"text": SENTENCE})
-    at.selectbox(key="model").set_value("joey-en-fr-tiny").run()
+    at.selectbox(key="sp_model").set_value("joey-en-fr-tiny").run()
     assert not at.exception, [e.value for e in at.exception]
     digest = joeynmt.sha256(FIX / "best.ckpt")[:12]
     want = f"Imported from JoeyNMT 2.3.0 (word, lower-cased) · best.ckpt sha256 {digest}"
     assert want in sidebar_captions(at)
-    assert at.session_state["_stepper"][1].trace.src_tokens[0] == "a"  # lower-cased by its tokeniser
+    assert at.session_state["sp__stepper"][1].trace.src_tokens[0] == "a"  # lower-cased by its tokeniser
 
 
 def test_without_the_variable_there_is_no_second_group(ckpt_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(user_models.ENV_VAR, raising=False)
     at = start()
-    assert at.selectbox(key="model").options == ["tiny-en-fr"]
+    assert at.selectbox(key="sp_model").options == ["tiny-en-fr"]
     assert not [e for e in at.sidebar.expander if e.label == user_models.LABEL]
 
 
 def test_a_url_cannot_name_a_model_outside_the_two_folders(user_dir: Path) -> None:
     at = start({"model": str(user_dir.parent / "outside")})
-    assert at.selectbox(key="model").value == "tiny-en-fr"
+    assert at.selectbox(key="sp_model").value == "tiny-en-fr"
 
 
 def test_the_pickers_of_other_pages_label_your_models(user_dir: Path) -> None:

@@ -55,15 +55,15 @@ def _preset_then_three_steps(page: object) -> None:
     sync_api.expect(page.get_by_role("textbox", name="Source sentence (English)")).to_have_value(
         re.compile("Two dogs"), timeout=30_000)
     # the controls are bound to the URL: the preset's sentence is in it, written by the browser
-    assert "Two dogs" in wait_query(page, lambda q: "Two dogs" in q.get("text", [""])[0]).get("text", [""])[0]
+    assert "Two dogs" in wait_query(page, lambda q: "Two dogs" in q.get("sp_text", [""])[0]).get("sp_text", [""])[0]
     page.screenshot(path=str(ARTIFACTS / "01-preset.png"), full_page=True)
 
     step = page.get_by_role("button", name=STEP)
     for n in range(1, 4):
         step.click()
         wait_chips(page, n)
-    q = wait_query(page, lambda q: q.get("step") == ["3"])
-    assert q.get("step") == ["3"] and "Two dogs" in q.get("text", [""])[0]  # the position beside the controls
+    q = wait_query(page, lambda q: q.get("sp_step") == ["3"])
+    assert q.get("sp_step") == ["3"] and "Two dogs" in q.get("sp_text", [""])[0]  # the position beside the controls
     page.get_by_text("Σ_j α_ij").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "02-stepped.png"), full_page=True)
 
@@ -91,14 +91,14 @@ def _force_a_candidate(page: object) -> dict[str, list[str]]:
     """Force a candidate at the latest step: marked forced, in the URL and the event log; the URL's query."""
     # Force the second-ranked candidate of the latest step.
     before = chip_texts(page)
-    cand = page.locator('[class*="st-key-force_"] button:not([disabled])').first
+    cand = page.locator('[class*="st-key-sp_force_"] button:not([disabled])').first
     forced_word = cand.inner_text().strip()
     cand.click()
     sync_api.expect(page.locator('[data-testid="translation-so-far"] sup')).to_have_count(1, timeout=30_000)
     after = wait_chips(page, len(before))
     assert forced_word in after[-1] and "forced" in after[-1]
-    forced_q = wait_query(page, lambda q: any(v.startswith("2:") for v in q.get("force", [])))
-    assert any(v.startswith("2:") for v in forced_q.get("force", []))
+    forced_q = wait_query(page, lambda q: any(v.startswith("2:") for v in q.get("sp_force", [])))
+    assert any(v.startswith("2:") for v in forced_q.get("sp_force", []))
     page.get_by_role("tab", name="Event log").click()
     settle(page)
     page.get_by_text(f"forced “{forced_word}” at step 2").first.wait_for(state="attached")
@@ -114,8 +114,9 @@ def _freeze_the_context(page: object, forced_q: dict[str, list[str]]) -> None:
     settle(page)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
     page.get_by_test_id("bottleneck-compare").wait_for()
-    q = wait_query(page, lambda q: q.get("freeze") == ["true"])
-    assert q.get("freeze") == ["true"] and q.get("step") == ["3"] and q.get("force") == forced_q.get("force")
+    q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"])
+    assert q.get("sp_freeze") == ["true"] and q.get("sp_step") == ["3"] and \
+        q.get("sp_force") == forced_q.get("sp_force")
     page.screenshot(path=str(ARTIFACTS / "04-frozen.png"), full_page=True)
 
 
@@ -124,7 +125,7 @@ def _run_to_end_then_play(page: object) -> None:
     # Run to the end and look at the whole heatmap with the toggle off again.
     page.get_by_text("Freeze c_i (RNNencdec)").click()
     settle(page)
-    assert "freeze" not in wait_query(page, lambda q: "freeze" not in q)
+    assert "sp_freeze" not in wait_query(page, lambda q: "sp_freeze" not in q)
     page.get_by_role("button", name="Run to end").click()
     sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=60_000)
     settle(page)
@@ -170,15 +171,18 @@ def test_links_reopen_their_view(shipped_app_url: str, browser: object) -> None:
 
 def _shared_link_reopens_view(browser: object, url: str) -> None:
     """A URL with the view in its query string reopens that view in a fresh session; a link shared
-    before the controls were bound (flags as 1) opens too, and the address bar then shows the new form."""
+    before the controls were bound (flags as 1) and before the stepper's keys took the prefix ``sp_``
+    (``text=…&step=…``) opens too, and the address bar then shows the new form, old names gone."""
     with new_page(browser, viewport={"width": 1400, "height": 1400}) as page:
         page.goto(f"{url}/?text=A+man+is+riding+a+bike.&step=2&freeze=1")
         page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
         settle(page)
         wait_chips(page, 2)
         page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-        q = wait_query(page, lambda q: q.get("freeze") == ["true"])
-        assert (q.get("freeze"), q.get("step"), q.get("text")) == (["true"], ["2"], ["A man is riding a bike."])
+        q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"])
+        assert (q.get("sp_freeze"), q.get("sp_step"), q.get("sp_text")) == (["true"], ["2"],
+                                                                              ["A man is riding a bike."])
+        assert not {"text", "step", "freeze"} & set(q), q
         page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
 
 
@@ -186,7 +190,7 @@ def _leaving_the_stepper_and_coming_back_keeps_its_view(browser: object, url: st
     """Another page and back through the sidebar's links: the sentence, the toggle, the position and
     the URL are as they were."""
     with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
-        page.goto(f"{url}/?text=A+man+is+riding+a+bike.&step=2&freeze=true")
+        page.goto(f"{url}/?sp_text=A+man+is+riding+a+bike.&sp_step=2&sp_freeze=true")
         wait_chips(page, 2)
         page.get_by_role("link", name="Beam search explorer").first.click()
         page.get_by_text("Search tree").first.wait_for(timeout=60_000)
@@ -196,8 +200,9 @@ def _leaving_the_stepper_and_coming_back_keeps_its_view(browser: object, url: st
         assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == \
             "A man is riding a bike."
         page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-        q = wait_query(page, lambda q: q.get("freeze") == ["true"] and q.get("step") == ["2"])
-        assert (q.get("freeze"), q.get("step"), q.get("text")) == (["true"], ["2"], ["A man is riding a bike."])
+        q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"] and q.get("sp_step") == ["2"])
+        assert (q.get("sp_freeze"), q.get("sp_step"), q.get("sp_text")) == (["true"], ["2"],
+                                                                              ["A man is riding a bike."])
 
 
 DEEP_LINKS = [  # (path and query, the page's title); tests/test_app_links.py opens each first thing in AppTest
@@ -207,7 +212,7 @@ DEEP_LINKS = [  # (path and query, the page's title); tests/test_app_links.py op
     ("/compare_attention?cmp_text=A+dog+runs.", "Compare attention"),
     ("/length_quality?results=none", "Length vs quality"),
     ("/explanation?ex_text=A+dog+runs.&ex_tab=Surgery", "Is attention an explanation?"),
-    ("/?text=A+dog+runs.&step=1", "Step through decoding"),
+    ("/?sp_text=A+dog+runs.&sp_step=1", "Step through decoding"),
 ]
 
 
@@ -252,7 +257,7 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
     """At 1280×720 after three Steps: sentence, controls, α row, translation and the whole heatmap in view;
     presentation mode collapses the sidebar, drops the tabs and keeps every heatmap text at 14 px or more."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.goto(f"{shipped_app_url}/?text=A+man+is+riding+a+bike.")
+    page.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.")
     page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     settle(page)
     for n in range(1, 4):
@@ -269,11 +274,11 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
 
     page.get_by_text("Presentation", exact=True).click()
     settle(page)
-    assert wait_query(page, lambda q: q.get("present") == ["true"]).get("present") == ["true"]
+    assert wait_query(page, lambda q: q.get("sp_present") == ["true"]).get("sp_present") == ["true"]
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
                            ".getBoundingClientRect().right <= 0", timeout=30_000)  # collapsed
     page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
-    assert page.get_by_role("tab").count() == 0 and page.locator('[class*="st-key-force_"]').count() == 0
+    assert page.get_by_role("tab").count() == 0 and page.locator('[class*="st-key-sp_force_"]').count() == 0
     boxes = _boxes(page)
     page.screenshot(path=str(ARTIFACTS / "09-presentation-1280x720.png"))
     for name, box in boxes.items():
@@ -283,8 +288,8 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
     # twelve words written (a whole Multi30k sentence): the whole heatmap is still in view, its first
     # row included, and the page itself does not scroll
     long = browser.new_page(viewport={"width": 1280, "height": 720})
-    forced = "".join(f"&force={i}:homme" for i in range(4, 12))  # whatever the tiny model would write
-    long.goto(f"{shipped_app_url}/?text=A+man+is+riding+a+bike.&step=12&present=true{forced}")
+    forced = "".join(f"&sp_force={i}:homme" for i in range(4, 12))  # whatever the tiny model would write
+    long.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.&sp_step=12&sp_present=true{forced}")
     wait_chips(long, 12)
     long.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
     settle(long)
@@ -303,7 +308,7 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
 def test_phone_shows_a_usable_stepper(shipped_app_url: str, browser: object) -> None:
     """390×844: the heatmap fits the screen's width, and the page itself does not scroll sideways."""
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(f"{shipped_app_url}/?text=A+man+is+riding+a+bike.&step=3")
+    page.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.&sp_step=3")
     wait_chips(page, 3)
     chart = page.get_by_test_id("stVegaLiteChart").first
     chart.locator("g.mark-rect path").first.wait_for()
@@ -321,7 +326,7 @@ def test_beam_mode_switch_and_step_timings(shipped_app_url: str, browser: object
     """Switch to beam search (k = 12) and step through it, timing each from click to settled page; the
     timings go to test-artifacts (loose bounds: a shared machine), the measured ones to bench/app-stepper-cpu.json."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
-    page.goto(f"{shipped_app_url}/?text=A+man+is+riding+a+bike+down+the+street.&beam=12")
+    page.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike+down+the+street.&sp_beam=12")
     page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     settle(page)
     t0 = time.perf_counter()
@@ -336,7 +341,7 @@ def test_beam_mode_switch_and_step_timings(shipped_app_url: str, browser: object
         sync_api.expect(chips).to_have_count(n, timeout=30_000)
         timings["beam_step_s"].append(time.perf_counter() - t0)
         settle(page)
-    assert wait_query(page, lambda q: q.get("mode") == ["beam"]).get("beam") == ["12"]
+    assert wait_query(page, lambda q: q.get("sp_mode") == ["beam"]).get("sp_beam") == ["12"]
     (ARTIFACTS / "browser-timings.json").write_text(json.dumps(timings, indent=1))
     assert timings["beam_switch_s"] < 30 and max(timings["beam_step_s"]) < 15  # loose: shared CI machines
     page.close()

@@ -71,7 +71,7 @@ CHART_JS = """() => {
 
 
 def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, browser: object) -> None:
-    page = opened(browser, f"{shipped_app_url}/?present=true&text={quote(LONG)}", PROJECTOR)
+    page = opened(browser, f"{shipped_app_url}/?sp_present=true&sp_text={quote(LONG)}", PROJECTOR)
     try:
         page.get_by_role("button", name="Run to end").click()
         sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
@@ -104,8 +104,8 @@ def test_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
 def stepper_at_150_percent_zoom(shipped_app_url: str, page: object, present: bool) -> None:
     """Step is reachable and clickable; neither the page nor the main block scrolls sideways; the heatmap
     lies within the window's width; every control shows its label."""
-    R.rendered(page, f"{shipped_app_url}/?text={quote('A man is riding a bike.')}&step=2"
-               + ("&present=true" if present else ""))
+    R.rendered(page, f"{shipped_app_url}/?sp_text={quote('A man is riding a bike.')}&sp_step=2"
+               + ("&sp_present=true" if present else ""))
     sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
     page.get_by_role("button", name=STEP).click()  # reachable and clickable
     sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)

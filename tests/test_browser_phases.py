@@ -38,7 +38,7 @@ def test_phase_cards_at_1280x720(shipped_app_url: str, browser: object) -> None:
 
 def phase_cards(page: object, url: str, model: str, order: list[str]) -> None:
     """The three cards in ``model``'s ``order``, typeset, ≥ 14 px, each within 1280 px."""
-    page.goto(f"{url}/?{urlencode({'text': SENTENCE, 'model': model, 'step': 4})}")
+    page.goto(f"{url}/?{urlencode({'sp_text': SENTENCE, 'sp_model': model, 'sp_step': 4})}")
     page.wait_for_selector('[data-testid="translation-so-far"]', timeout=240_000)
     page.get_by_role("tab", name="Look · Generate · Update").click()
     page.wait_for_selector('[class*="st-key-phase_generate"] .katex', timeout=120_000)

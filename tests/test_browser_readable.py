@@ -25,7 +25,8 @@ from tests.controls import unlabelled
 ROOT = Path(__file__).resolve().parent.parent
 VIEWPORT = {"width": 1280, "height": 720}
 VIEWS = [(p.address, "", p.title) for p in PAGES if p.menu] + [
-    ("/", "?step=4", "stepper, 4 words written"), ("/", "?step=6&present=true", "stepper, presentation mode"),
+    ("/", "?sp_step=4", "stepper, 4 words written"),
+    ("/", "?sp_step=6&sp_present=true", "stepper, presentation mode"),
     ("/watch_it_learn", "?wl_present=true", "Watch it learn, presentation mode")]
 # the views a class sees from its seats, where every control must also show its label (tests/controls.py; the
 # 150 % zoom views: tests/test_browser_back_row.py)

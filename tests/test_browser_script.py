@@ -129,7 +129,7 @@ def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
     for present in (False, True):
         if present:
             page.get_by_text("Presentation", exact=True).click()
-            page.wait_for_url(re.compile(r"[?&]present=true(&|$)"), timeout=WAIT)
+            page.wait_for_url(re.compile(r"[?&]sp_present=true(&|$)"), timeout=WAIT)
             settle(page)
             # the sidebar collapsed: under load the boxes once read stable with the projector's larger words
             # drawn and the sidebar still open (the chart pushed below 720), a state no presenter sees
@@ -152,7 +152,7 @@ def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
 
 def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: object) -> None:
     load(page, "Fixed-vector bottleneck")
-    assert query(page).get("model") == ["europarl-en-fr-50"]
+    assert query(page).get("sp_model") == ["europarl-en-fr-50"]
     frozen = [step_to(page, n) for n in (5, 6)]
     assert all(" · reads the same summary c as every word · no weights α" in r for r in frozen), frozen
     chart = page.get_by_test_id("stVegaLiteChart").first
@@ -168,7 +168,7 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
     settle(page)
     assert len(page.locator('[data-testid="translation-so-far"] > span').all_inner_texts()) == 6  # the same step
     q = query(page)
-    assert q.get("step") == ["6"] and q.get("model") == ["europarl-en-fr-50"] and "freeze" not in q, q
+    assert q.get("sp_step") == ["6"] and q.get("sp_model") == ["europarl-en-fr-50"] and "sp_freeze" not in q, q
     page.get_by_text("c_i is free again (RNNsearch-50)").first.wait_for()
     assert page.get_by_text("c_i is frozen (RNNencdec-50)").count() == 0
     page.screenshot(path=str(ARTIFACTS / "script-3-unfrozen.png"))
@@ -183,7 +183,7 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
     # presentation mode: the readout line stays in view; T opens the energy / weight table
     page.get_by_text("Presentation", exact=True).click()
     # the click's rerun may not have begun when settle() looks: wait for the URL it writes, then for quiet
-    assert browser_waits.wait_query(page, lambda q: q.get("present") == ["true"]).get("present") == ["true"]
+    assert browser_waits.wait_query(page, lambda q: q.get("sp_present") == ["true"]).get("sp_present") == ["true"]
     browser_waits.quiet(page, timeout=WAIT)
     line = page.get_by_test_id("stepper-readout")
     box = line.bounding_box()

@@ -16,7 +16,7 @@ from nmt.decoding.trace import DecodeTrace, MemberStep, StepRecord
 from nmt.models import checkpoint
 from tests.stepper_app import SENTENCE, html_bodies, qp, specs, start, trace
 from ui.figures import stepper_state as vs
-from ui.stepper import controller as ctl
+from ui.stepper import decoding as dec
 from ui.stepper import views_ensemble as ev
 
 NAMES = ["RNNsearch", "Luong local-p"]
@@ -81,7 +81,7 @@ def twin_dir(tiny_ckpt: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_the_stepper_decodes_with_an_ensemble_and_shows_its_members(twin_dir: Path) -> None:
     at = start({"text": SENTENCE, "model": "tiny-en-fr", "ens": "true", "step": "3"})
-    assert at.toggle(key="ens").value is True and qp(at, "ens") == ["true"]
+    assert at.toggle(key="sp_ens").value is True and qp(at, "sp_ens") == ["true"]
     shown = trace(at)
     alone = greedy(checkpoint.load(twin_dir / "tiny-en-fr-rnnsearch.pt"), [SENTENCE])[0]
     assert shown.target_tokens == alone.target_tokens[:3]  # a model with itself is the model
@@ -89,10 +89,10 @@ def test_the_stepper_decodes_with_an_ensemble_and_shows_its_members(twin_dir: Pa
     panel = [s for s in specs(at) if "hconcat" in s]
     assert len(panel) == 1
     assert panel[0]["hconcat"][1]["encoding"]["y"]["sort"] == ["ensemble", "RNNsearch", "RNNsearch 2"]
-    at.radio(key="mode").set_value("beam").run()  # the beam search runs on the ensemble too
-    assert not at.exception and all(len(s.members) == 2 for s in at.session_state["_beam"][1].steps)
-    at.radio(key="mode").set_value("greedy").run()
-    at.toggle(key="ens").set_value(False).run()
+    at.radio(key="sp_mode").set_value("beam").run()  # the beam search runs on the ensemble too
+    assert not at.exception and all(len(s.members) == 2 for s in at.session_state["sp__beam"][1].steps)
+    at.radio(key="sp_mode").set_value("greedy").run()
+    at.toggle(key="sp_ens").set_value(False).run()
     assert not at.exception and trace(at).steps[0].members is None
     assert not [s for s in specs(at) if "hconcat" in s]
 
@@ -118,7 +118,7 @@ def test_the_stepper_top_k_of_a_real_ensemble_step_sums_to_one(pair_dir: Path,
     ensemble's step sum to 1 ± 1e-5, one bar per word; the members' geometric mean of the written word
     is not p_ens (Z_i ≠ 1), so the members do disagree."""
     k = len(checkpoint.load(pair_dir / "tiny-en-fr-rnnsearch.pt").tgt_vocab)
-    monkeypatch.setattr(ctl, "TOPK", k)
+    monkeypatch.setattr(dec, "TOPK", k)
     at = start({"text": SENTENCE, "model": "tiny-en-fr", "ens": "true", "step": "2"})
     steps = trace(at).steps
     assert len(steps) == 2 and all(len(s.members) == 2 for s in steps)

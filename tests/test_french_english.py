@@ -40,18 +40,18 @@ def both_ways(tiny_ckpt: Path, tiny_rev_ckpt: Path, tmp_path: Path, monkeypatch:
 
 def test_french_typed_in_the_stepper_goes_to_the_fr_en_pair_and_back(both_ways: Path) -> None:
     at = start()
-    assert at.session_state["model"] == EN_FR  # the first pair with an RNNsearch (no Multi30k pair here)
-    assert at.selectbox(key="model").options == [EN_FR, f"{FR_EN} · fr→en"]  # en→fr: bare, as every old URL
-    assert at.text_area(key="text").label == "Source sentence (English)"
+    assert at.session_state["sp_model"] == EN_FR  # the first pair with an RNNsearch (no Multi30k pair here)
+    assert at.selectbox(key="sp_model").options == [EN_FR, f"{FR_EN} · fr→en"]  # en→fr: bare, as every old URL
+    assert at.text_area(key="sp_text").label == "Source sentence (English)"
     set_text(at, FRENCH)
-    assert at.session_state["model"] == FR_EN
-    assert at.text_area(key="text").label == "Source sentence (French)"
-    click(at, "btn_run")
+    assert at.session_state["sp_model"] == FR_EN
+    assert at.text_area(key="sp_text").label == "Source sentence (French)"
+    click(at, "sp_btn_run")
     t = trace(at)
     assert t.src_tokens[:2] == ["Un", "homme"] and t.target_tokens[:2] == ["A", "man"], t.target_tokens
     set_text(at, "A man is riding a bike.")
-    assert at.session_state["model"] == EN_FR
-    assert at.text_area(key="text").label == "Source sentence (English)"
+    assert at.session_state["sp_model"] == EN_FR
+    assert at.text_area(key="sp_text").label == "Source sentence (English)"
 
 
 def test_french_typed_on_the_beam_page_goes_to_the_fr_en_model(both_ways: Path) -> None:

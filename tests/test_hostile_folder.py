@@ -56,10 +56,10 @@ def test_the_stepper_draws_and_says_what_it_left_out(hostile_dir: Path, monkeypa
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert _notes(at) == [plain(n) for n in checkpoint_files.notes(hostile_dir)]  # each once, in folder order
-    assert at.selectbox(key="model").options == ["m30k-en-fr"]
-    at.button(key="btn_run").click().run()  # decode the default preset to its end with the shipped RNNsearch
+    assert at.selectbox(key="sp_model").options == ["m30k-en-fr"]
+    at.button(key="sp_btn_run").click().run()  # decode the default preset to its end with the shipped RNNsearch
     assert not at.exception and not at.error
-    decoded = at.session_state["_stepper"][1].trace
+    decoded = at.session_state["sp__stepper"][1].trace
     assert decoded.steps and decoded.steps[-1].token == "</s>"
 
 

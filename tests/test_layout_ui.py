@@ -4,9 +4,9 @@
 Rules: a page package imports only ui/common, ui/figures, nmt and itself; a page file in pages/ only its own
 package (:data:`PAGE_FILES`), ui/common and ui/figures; ui/common no page package; ui/figures (and a page's
 ``views*.py``) no Streamlit, and ui/figures nothing of ui outside itself; ``st.session_state`` only in
-ui/common and ``ui/<page>/state.py``; page files at most :data:`MAX_PAGE_LINES` lines. Today's offenders of
-the last three rules are listed by name (phase 2 of issue 49 empties the lists; they can only shrink). Each
-rule is shown to catch a planted violation. Where a new module goes: docs/DEVELOPMENT.md.
+ui/common and ``ui/<page>/state.py``; page files at most :data:`MAX_PAGE_LINES` lines. No
+exceptions are listed. Each rule is shown to catch a planted violation; every key's prefix:
+tests/test_state_keys.py. Where a new module goes: docs/DEVELOPMENT.md.
 """
 
 from __future__ import annotations
@@ -27,21 +27,6 @@ PAGE_FILES = {  # pages/NAME.py -> the ui package behind it
     "length_quality": "length",
 }
 MAX_PAGE_LINES = 150
-
-# Phase 2 of issue 49 (thin pages, one state.py per page) is not done yet: today's offenders, by name. Each list
-# can only shrink: a test fails when an entry no longer offends (take it out) and when anything else offends.
-PAGE_FILES_IMPORTING_NMT = {  # page file -> nmt modules it imports (its package should hand it what it needs)
-    "pages.stepper": {"nmt.decoding.search", "nmt.decoding.trace", "nmt.models.checkpoint", "nmt.text.corpora"},
-}
-SESSION_STATE_NOT_YET_IN_STATE = {  # modules outside ui/common and ui/*/state.py that touch st.session_state
-    "pages.stepper",
-    "ui.stepper.controller", "ui.stepper.ensemble_panel", "ui.stepper.fusion_panel",
-    "ui.stepper.panels", "ui.stepper.phases_panel", "ui.stepper.sampling", "ui.stepper.url",
-}
-PAGES_NOT_YET_THIN = {  # page files over MAX_PAGE_LINES lines
-    "pages.stepper",
-}
-
 
 def ui_package(module: str) -> str | None:
     """The ui package a module lies in (``ui.stepper.url`` -> "stepper"), None outside ui/ or for ui itself."""
@@ -131,17 +116,7 @@ def test_a_page_package_imports_only_common_figures_nmt_and_itself() -> None:
 
 
 def test_a_page_file_imports_only_its_package_common_and_figures() -> None:
-    """Today's imports of nmt from page files are listed (phase 2 moves them behind the page's package)."""
-    found = page_file_imports(today_graph())
-    allowed = {f"{m} -> {w}" for m, ws in PAGE_FILES_IMPORTING_NMT.items() for w in ws}
-    assert [f for f in found if f not in allowed] == []
-
-
-def test_every_page_file_allowed_an_nmt_import_still_has_it() -> None:
-    """The list can only shrink: an import that went leaves it."""
-    found = set(page_file_imports(today_graph()))
-    assert sorted(f"{m} -> {w}" for m, ws in PAGE_FILES_IMPORTING_NMT.items() for w in ws
-                  if f"{m} -> {w}" not in found) == []
+    assert page_file_imports(today_graph()) == []
 
 
 def test_common_imports_no_page_package() -> None:
@@ -154,19 +129,11 @@ def test_figures_and_views_are_pure() -> None:
 
 
 def test_session_state_only_in_common_and_state_modules() -> None:
-    assert sorted(session_state_users(today_files()) - SESSION_STATE_NOT_YET_IN_STATE) == []
-
-
-def test_every_module_allowed_session_state_still_touches_it() -> None:
-    assert sorted(SESSION_STATE_NOT_YET_IN_STATE - session_state_users(today_files())) == []
+    assert sorted(session_state_users(today_files())) == []
 
 
 def test_page_files_are_thin() -> None:
-    assert sorted(long_pages(today_files()) - PAGES_NOT_YET_THIN) == []
-
-
-def test_every_page_allowed_to_be_long_still_is() -> None:
-    assert sorted(PAGES_NOT_YET_THIN - long_pages(today_files())) == []
+    assert sorted(long_pages(today_files())) == []
 
 
 # Planted violations: each rule above reports one, named by its line of the graph.

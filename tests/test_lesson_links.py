@@ -56,17 +56,17 @@ def test_every_stop_opens_its_sentence_in_the_stepper(n: int) -> None:
     stop = STOPS[n - 1]
     text, group = (stop.sentence, stop.group) if stop.sentence else stop.stepper  # type: ignore[misc]
     at = follow(lesson_link({"ls_stop": str(n)}))
-    trace = at.session_state["_stepper"][1].trace
-    assert (at.session_state["text"], at.session_state["model"], trace.source) == (text, group, text)
-    assert at.session_state["present"] is True
+    trace = at.session_state["sp__stepper"][1].trace
+    assert (at.session_state["sp_text"], at.session_state["sp_model"], trace.source) == (text, group, text)
+    assert at.session_state["sp_present"] is True
     if stop.predict is not None:  # the words before the row the class predicts: the next Step writes it
-        assert at.session_state["pos"] == len(trace.steps) == stop.predict
+        assert at.session_state["sp_pos"] == len(trace.steps) == stop.predict
     else:  # the whole translation, its end included
-        assert trace.steps and trace.steps[-1].token == "</s>" and at.session_state["pos"] == len(trace.steps)
+        assert trace.steps and trace.steps[-1].token == "</s>" and at.session_state["sp_pos"] == len(trace.steps)
 
 
 @shipped
 def test_a_revealed_row_opens_with_its_word_written() -> None:
     at = follow(lesson_link({"ls_stop": "7"}, reveal=True))  # « Une voiture »: the row the class predicted
-    trace = at.session_state["_stepper"][1].trace
-    assert [s.token for s in trace.steps] == ["Une", "voiture"] and at.session_state["pos"] == 2
+    trace = at.session_state["sp__stepper"][1].trace
+    assert [s.token for s in trace.steps] == ["Une", "voiture"] and at.session_state["sp_pos"] == 2

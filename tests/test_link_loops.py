@@ -58,7 +58,7 @@ def test_the_stepper_draws_beside_a_loop(loop_dir: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv(models.ENV_VAR, str(loop_dir))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    assert at.selectbox(key="model").options == ["m30k-en-fr"]
+    assert at.selectbox(key="sp_model").options == ["m30k-en-fr"]
     notes = [plain(c.value) for c in at.caption if plain(c.value).startswith("left out: ")]
     assert notes == [plain(n) for n in checkpoint_files.notes(loop_dir)]
 

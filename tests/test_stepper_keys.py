@@ -16,18 +16,19 @@ def shortcut(at: object, key: str) -> str:
 
 def test_clicker_keys_step_back_and_play(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE})
-    assert (shortcut(at, "btn_step"), shortcut(at, "btn_back"), shortcut(at, "btn_play")) == ("right", "left", "p")
-    assert (shortcut(at, "btn_pgdn"), shortcut(at, "btn_pgup")) == ("pagedown", "pageup")
-    click(at, "btn_pgdn")
-    click(at, "btn_pgdn")
-    assert at.session_state["pos"] == 2
-    click(at, "btn_pgup")
-    assert at.session_state["pos"] == 1
-    assert not [b for b in at.button if b.key == "btn_esc"]  # not presenting: nothing for Esc to leave
+    keys = (shortcut(at, "sp_btn_step"), shortcut(at, "sp_btn_back"), shortcut(at, "sp_btn_play"))
+    assert keys == ("right", "left", "p")
+    assert (shortcut(at, "sp_btn_pgdn"), shortcut(at, "sp_btn_pgup")) == ("pagedown", "pageup")
+    click(at, "sp_btn_pgdn")
+    click(at, "sp_btn_pgdn")
+    assert at.session_state["sp_pos"] == 2
+    click(at, "sp_btn_pgup")
+    assert at.session_state["sp_pos"] == 1
+    assert not [b for b in at.button if b.key == "sp_btn_esc"]  # not presenting: nothing for Esc to leave
 
 
 def test_esc_leaves_presentation(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "present": "true"})
-    assert at.session_state["present"] and shortcut(at, "btn_esc").lower() in ("esc", "escape")
-    click(at, "btn_esc")
-    assert not at.session_state["present"] and at.toggle(key="present").value is False
+    assert at.session_state["sp_present"] and shortcut(at, "sp_btn_esc").lower() in ("esc", "escape")
+    click(at, "sp_btn_esc")
+    assert not at.session_state["sp_present"] and at.toggle(key="sp_present").value is False

@@ -24,11 +24,10 @@ from ui.common import widgets as W
 from ui.figures.common import md
 from ui.figures.stepper_charts import Look
 from ui.stepper import controller as ctl
-from ui.stepper import url
+from ui.stepper import state
 from ui.stepper import views_ensemble as ev
 
 MAX_MEMBERS = 6  # RNNsearch and Luong's five variants on Multi30k (docs/ENSEMBLES.md: six beat four)
-ss = st.session_state
 
 
 def vocabulary_digest(path: str, mtime: float) -> str | None:
@@ -51,10 +50,10 @@ def toggle(group: models.ModelGroup) -> None:
     """The sidebar switch (kept in the URL); only offered where two checkpoints can ensemble."""
     found = members(group)
     if len(found) < 2:
-        ss["ens"] = False
+        state.put("ens", False)
         return
     names = " + ".join(models.description(c).name.removeprefix("Luong 2015, ") for c in found)
-    st.toggle(f"Ensemble of {len(found)} models", key="ens", **url.BOUND, on_change=ctl.on_setting, args=("ens",),
+    st.toggle(f"Ensemble of {len(found)} models", **ctl.bound("ens"),
               help=f"Decode with {names} together: at every step their log p are averaged and renormalised, "
                    "so the ensemble's p are the normalised geometric mean of theirs (Luong et al. 2015, "
                    "Jean et al. 2015). They share this group's vocabularies.")
@@ -63,9 +62,9 @@ def toggle(group: models.ModelGroup) -> None:
 def resolve(group: models.ModelGroup, choice: models.Choice) -> models.Choice:
     """The ensemble's choice when the switch is on (and c_i is not frozen), else ``choice``."""
     found = members(group)
-    if not ss.get("ens") or len(found) < 2:
+    if not state.get("ens") or len(found) < 2:
         return choice
-    if ss.get("freeze"):
+    if state.get("freeze"):
         return models.Choice(choice.ckpt, choice.context, choice.description,
                              "The ensemble decodes with attention: turn “Freeze c_i” off to see it.")
     configs = [models.read_meta(str(c.path), c.mtime).get("config", {}) for c in found]
@@ -101,5 +100,5 @@ def panel(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, look: Lo
     spec = ev.members_chart(trace, step, names, look)
     wide = ev.chart_width(len(trace.src_tokens), look) > ev.FITS  # then a fixed height makes it scroll sideways
     with st.container(height=(len(names) + 1) * (look.font + 10) + 150 if wide else "content", border=False):
-        st.vega_lite_chart(spec=spec, key=f"ens_{nonce}_{step.i}", width="content")
+        st.vega_lite_chart(spec=spec, key=state.key(f"ens_{nonce}_{step.i}"), width="content")
     st.caption(md(ev.members_caption(step, names)) + " The ensemble's α row is the mean of the members' rows.")

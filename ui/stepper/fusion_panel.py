@@ -20,14 +20,13 @@ from nmt.models.checkpoint import CheckpointError, LoadedModel
 from ui.common import models
 from ui.figures.common import md
 from ui.stepper import controller as ctl
-from ui.stepper import url
+from ui.stepper import state
 from ui.stepper import views_fusion as fv
 
 SUBFOLDER = "fusion"
 BETA_RANGE = (0.0, 1.0, 0.05)
 DEFAULT_BETA = 0.2
 
-ss = st.session_state
 
 
 def fusion_dir() -> Path:
@@ -61,24 +60,22 @@ def sidebar(tm: LoadedModel, ckpt: models.CheckpointInfo) -> LoadedModel:
     if files.lm is None:
         return tm
     modes = ["none", "shallow"] + (["deep"] if files.controller else [])
-    if "fusion" in ss and ss["fusion"] not in modes:  # e.g. "deep" kept from a model that had a controller
-        ss["fusion"] = "none"
+    if state.has("fusion") and state.get("fusion") not in modes:  # e.g. "deep" kept from a model with a controller
+        state.put("fusion", "none")
     with st.sidebar:
         st.header("Language-model fusion")
-        st.radio("Fusion", modes, key="fusion", **url.BOUND, captions=[fv.MODE_LABELS[m] for m in modes],
-                 on_change=ctl.on_setting, args=("fusion",),
+        st.radio("Fusion", modes, **ctl.bound("fusion"), captions=[fv.MODE_LABELS[m] for m in modes],
                  help="Gülçehre et al. (2015): a French language model joins the translation model. Shallow: "
                       "each word's score adds β × the LM's log-probability. Deep: a learned gate g_i mixes the "
                       "LM's hidden state into the translation model's deep output.")
-        if ss["fusion"] == "shallow":
-            st.slider("β (weight of the language model)", *BETA_RANGE[:2], step=BETA_RANGE[2], key="beta",
-                      value=None if "beta" in ss else DEFAULT_BETA, **url.BOUND, on_change=ctl.on_setting,
-                      args=("beta",))
-    if ss["fusion"] == "none":
+        if state.get("fusion") == "shallow":
+            st.slider("β (weight of the language model)", *BETA_RANGE[:2], step=BETA_RANGE[2],
+                      value=None if state.has("beta") else DEFAULT_BETA, **ctl.bound("beta"))
+    if state.get("fusion") == "none":
         return tm
     try:
         return fused_model(str(ckpt.path), ckpt.mtime, str(files.lm), str(files.controller or ""),
-                           ss["fusion"], float(ss.get("beta", DEFAULT_BETA)))
+                           state.get("fusion"), float(state.get("beta", DEFAULT_BETA)))
     except (CheckpointError, ValueError) as err:
         st.sidebar.error(md(f"Fusion is unavailable: {err}"))
         return tm
@@ -89,16 +86,16 @@ def panel(lm: LoadedModel, trace: DecodeTrace, shown: int | None) -> None:
     if lm.model.capabilities.arch != "fused" or shown is None or not trace.steps:
         return
     key = (str(lm.meta.get("fusion")), trace.source, tuple(s.token_id for s in trace.steps))
-    cached = ss.get("_fusion_steps")
+    cached = state.get("_fusion_steps")
     if cached is None or cached[0] != key:
         cached = (key, explain(lm, trace))
-        ss["_fusion_steps"] = cached
+        state.put("_fusion_steps", cached)
     steps = cached[1]
     mode, beta = lm.model.mode, lm.model.beta
     st.html(fv.topk_html(steps[shown], mode, beta))
     chart = fv.gate_chart(steps, shown)
     if chart is not None:
-        st.altair_chart(chart, width="stretch", key="fusion_gate")
+        st.altair_chart(chart, width="stretch", key=state.key("fusion_gate"))
         st.caption("g_i = σ(v_gᵀ s_i^LM + b_g): how much of the language model's state enters each word's "
                    "deep output (0 = the translation model alone).")
     if mode == "shallow":

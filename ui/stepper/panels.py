@@ -17,9 +17,8 @@ from ui.figures import stepper_state as vs
 from ui.figures import subword_view
 from ui.figures.common import esc, md
 from ui.stepper import controller as ctl
-from ui.stepper import url
+from ui.stepper import state, url
 
-ss = st.session_state
 SOURCE_COLUMNS = {  # the α / e table's columns (built once: the same for every Step)
     "j": st.column_config.NumberColumn("j", width="small"),
     "source word": st.column_config.TextColumn("source word x_j"),
@@ -72,7 +71,7 @@ def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
         if row["written"] or beam:
             word.html(sh.written_candidate_html(row["word"]) if row["written"] else esc(row["word"]))
         else:
-            word.button(md(row["word"]), key=f"force_{nonce}_{row['rank']}", on_click=ctl.on_force,
+            word.button(md(row["word"]), key=state.key(f"force_{nonce}_{row['rank']}"), on_click=ctl.on_force,
                         args=(step.i, row["word"]), width="stretch",
                         help=f"Force “{row['word']}” at i = {step.i} and continue from it")
         bar.html(sh.prob_bar_html(row["p"]))
@@ -90,29 +89,30 @@ def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) 
         return sc.heatmap(trace, look=look, fit=False) or {}
 
     c[0].download_button("Heatmap PNG", data=(lambda: sc.spec_png(heat())) if has else b"",
-                         file_name=f"{base}.png", mime="image/png", disabled=not has, key="dl_png",
+                         file_name=f"{base}.png", mime="image/png", disabled=not has, key=state.key("dl_png"),
                          icon=":material/image:", on_click="ignore")
     c[1].download_button("Heatmap SVG", data=(lambda: sc.spec_svg(heat())) if has else "",
-                         file_name=f"{base}.svg", mime="image/svg+xml", disabled=not has, key="dl_svg",
+                         file_name=f"{base}.svg", mime="image/svg+xml", disabled=not has, key=state.key("dl_svg"),
                          icon=":material/draw:", on_click="ignore")
     c[2].download_button("Trace JSON", data=lambda: sv.trace_json(trace), file_name=f"{base}.json",
-                         mime="application/json", key="dl_json", icon=":material/data_object:", on_click="ignore")
+                         mime="application/json", key=state.key("dl_json"), icon=":material/data_object:",
+                         on_click="ignore")
     c[3].download_button("Trace CSV", data=lambda: sv.trace_csv(trace), file_name=f"{base}.csv", mime="text/csv",
-                         key="dl_csv", icon=":material/table:", on_click="ignore")
-    query = urlencode(vs.view_to_query(url.current_view(group.name)), doseq=True)
+                         key=state.key("dl_csv"), icon=":material/table:", on_click="ignore")
+    query = urlencode(url.link_query(url.current_view(group.name)), doseq=True)
     st.caption("Link to this view (sentence, model, mode, settings, forced words and step):")
     st.code(f"{(st.context.url or '').split('?')[0]}?{query}", language=None, wrap_lines=True)
 
 
 def candidate_controls() -> None:
     """The sidebar's candidate-list switch and, when on, its K (Jean et al. 2015 §3.2)."""
-    st.toggle("Candidate list", key="cand", **url.BOUND, on_change=ctl.on_setting, args=("cand",),
+    st.toggle("Candidate list", **ctl.bound("cand"),
               help="Decode over this sentence's own short list of target words, as Jean et al. (2015, §3.2) "
                    "did to make a very large vocabulary affordable: the K most frequent words plus the 10 "
                    "likeliest dictionary translations of each source word. Every other word gets p = 0.")
-    if ss.get("cand"):
-        st.select_slider("K most frequent words", vs.CANDIDATE_KS, key="cand_k", **url.BOUND,
-                         on_change=ctl.on_setting, args=("cand_k",), format_func=lambda k: f"{k:,}",
+    if state.get("cand"):
+        st.select_slider("K most frequent words", vs.CANDIDATE_KS, **ctl.bound("cand_k"),
+                         format_func=lambda k: f"{k:,}",
                          help="The candidate list's share of the vocabulary taken by frequency alone; "
                               "with K = 0 only the dictionary's translations of the sentence's words remain.")
 
@@ -138,7 +138,7 @@ def energies_panel(trace: DecodeTrace, choice: models.Choice, look: sc.Look, non
     or why there are none."""
     chart = sc.heatmap(trace, "energy", latest=len(trace.steps) - 1, look=look)
     if chart is not None:
-        st.vega_lite_chart(spec=chart, key=f"energy_{nonce}", width="stretch")
+        st.vega_lite_chart(spec=chart, key=state.key(f"energy_{nonce}"), width="stretch")
         st.caption(choice.description.look.energies)
     else:
         st.info(sv.no_energies_note(trace, choice.description.look))
@@ -146,7 +146,7 @@ def energies_panel(trace: DecodeTrace, choice: models.Choice, look: sc.Look, non
 
 def log_panel() -> None:
     """This session's event log, newest first."""
-    log = list(reversed(ss["log"]))
+    log = list(reversed(state.get("log")))
     st.dataframe(log, hide_index=True, width="stretch", height=min(38 + 35 * len(log), 320), column_config={
         "#": st.column_config.NumberColumn(width=45), "who": st.column_config.TextColumn(width=60),
         "step": st.column_config.NumberColumn("words", width=60, help="target words written by then"),
@@ -157,7 +157,7 @@ def words_view(look: sc.Look) -> bool:
     """The "Pieces / Words" switch above a subword model's heatmap (not in presentation mode, where the
     session's choice stays); True for words."""
     if not look.present:
-        ss.setdefault("w_pieces", subword_view.VIEWS[0])  # seeded from the URL at the session's start
-        st.segmented_control("Heatmap of", subword_view.VIEWS, key="w_pieces", persist_state="session",
+        state.setdefault("w_pieces", subword_view.VIEWS[0])  # seeded from the URL at the session's start
+        st.segmented_control("Heatmap of", subword_view.VIEWS, key=state.key("w_pieces"), persist_state="session",
                              help=subword_view.HELP)
-    return ss.get("w_pieces") == subword_view.VIEWS[1]
+    return state.get("w_pieces") == subword_view.VIEWS[1]

@@ -15,10 +15,10 @@ from nmt.decoding.search import Stepper
 from nmt.decoding.trace import DecodeTrace
 from nmt.models.checkpoint import LoadedModel
 from ui.figures.common import md
-from ui.stepper import controller as ctl
+from ui.stepper import decoding as dec
+from ui.stepper import state
 from ui.stepper import views_phases as pv
 
-ss = st.session_state
 SEVERAL = {"ensemble": "averages several models' steps, so it has no single step to split",
            "fused": "is fused with a language model: each step is two models' steps"}
 
@@ -27,10 +27,10 @@ def _stepper(lm: LoadedModel, trace: DecodeTrace, i: int) -> Stepper | None:
     """A stepper that has taken step i of ``trace``: the session's own (read, never built here), or
     (beam) a forced replay of the beam's best hypothesis on the session's model ``lm``."""
     if trace.method != "beam":
-        stepper = ctl.current_stepper()
+        stepper = dec.current_stepper()
         return stepper if stepper is not None and stepper.lm is lm and stepper.position > i else None
-    stepper = replay(lm, trace, i + 1, start=ss.get("_phases_replay"), topk=ctl.TOPK)
-    ss["_phases_replay"] = stepper
+    stepper = replay(lm, trace, i + 1, start=state.get("_phases_replay"), topk=dec.TOPK)
+    state.put("_phases_replay", stepper)
     return stepper
 
 
@@ -54,7 +54,7 @@ def phases_panel(lm: LoadedModel, trace: DecodeTrace, i: int | None) -> None:
     if note := pv.gap_note(ph):
         st.warning(note)
     for card in pv.cards(ph, trace.src_tokens):
-        with st.container(border=True, key=f"phase_{card.key}"):
+        with st.container(border=True, key=f"phase_{card.key}"):  # a CSS hook, not session state
             st.markdown(f"#### {card.title}")
             st.markdown(card.lead)
             left, right = st.columns([1, 1.15], gap="medium")

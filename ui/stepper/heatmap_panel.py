@@ -1,0 +1,83 @@
+"""The stepper's picture of the decoding: the α heatmap (or the frozen summary band), which step a click on
+it picks, and the bottleneck comparison (both sides of the toggle on the sentence) under it or in its tab."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from nmt.decoding.trace import DecodeTrace
+from ui.common import models
+from ui.figures import stepper_charts as sc
+from ui.figures import stepper_html as sh
+from ui.figures import subword_view
+from ui.stepper import decoding as dec
+from ui.stepper import state
+from ui.stepper import views_readout as sr
+from ui.stepper.panels import words_view
+
+HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
+# (not in presentation mode: there every row stays in view of the page, issue 21)
+WIDE_MARGIN = 90  # px below a wide, short heatmap's rows: its labels, legend and a horizontal scrollbar
+
+
+def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look: sc.Look, key: str,
+                     compact: bool = False) -> None:
+    """Both sides of the toggle on this sentence (and a twinless pair's stand-in): their translations and,
+    unless ``compact`` (a projector), how far c_i moves."""
+    pair = dec.bottleneck_pair(group, text)
+    if pair is None:
+        st.caption("This model group has no twin on the other side of the toggle to compare with.")
+        return
+    series, colours, fixed = pair
+    (la, wa, _), (lb, wb, _), *more = series
+    st.html(sh.compare_html(la, wa, lb, wb, big=look.present, colours=colours, more=[(m[0], m[1]) for m in more]))
+    if any("<unk>" in words for (_, words, _), frozen in zip(series, fixed, strict=True) if frozen):
+        st.caption("A model reading one fixed c attends to no source word, so its <unk> cannot be replaced "
+                   "from the dictionary: it stays as written.")
+    if compact:
+        return
+    st.altair_chart(sc.drift_chart(series, look, upto, colours), width="stretch", height=210,
+                    key=state.key(f"drift_{key}"))
+    st.caption(("Boxed words appear in one of the first two translations only, or, in the third, are missing "
+                "from the first. " if more else "Boxed words appear in one translation only. ")
+               + "The chart, in the same colours: how far each word's context c_i is from the first word's c_0. "
+               "RNNsearch reads a new mix of the source for every word; the fixed summary c is one vector, so "
+               "its line stays at 0 by construction.")
+
+
+def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
+              text: str, pieces: str | None = None) -> int | None:
+    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked.
+    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.figures.subword_view`)."""
+    spans = None
+    if pieces and trace.picture == "alpha" and words_view(look):
+        trace, spans = subword_view.words_trace(trace, pieces)
+        latest = len(trace.steps) - 1 if trace.steps else None
+    # the room left under the source words: less for each extra line of them
+    box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
+              * sh.CHIP_ROW[look.present][3])
+    height = sc.heatmap_height(trace, look)
+    tall = height > box and not look.present  # on a projector no row hides in a scrolling box: the page scrolls
+    wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
+    chart = sr.rows_chart(trace, latest=latest, look=look, labels_below=tall)
+    if chart is None:
+        st.caption("The α heatmap grows one row per step: press Step.")
+        return None
+    # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
+    # when it is wider than the column (else its last source words are cut off, unreachable).
+    fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
+    with st.container(height=fixed, border=False, autoscroll=True):
+        ev = st.vega_lite_chart(*sc.arrow_rows(chart), key=state.key(f"alpha_{nonce}"), on_select="rerun",  # Arrow
+                                width="content" if wide else "stretch")
+    if not look.present:
+        unit = "pieces" if pieces and spans is None else "words"  # a subword model's heatmap of pieces
+        st.caption(f"Rows: target {unit} (* = forced); columns: source {unit}; " + (
+            "darker = more attention." if trace.picture == "alpha" else
+            "every row is the same band: each word reads the one summary c, so there is no α to draw.")
+            + " Click a row to look at that step, double-click to clear.")
+        if trace.picture == "summary":
+            st.markdown("**What the one summary costs on this sentence:**")
+            bottleneck_panel(group, text, latest, look, nonce)
+    elif trace.picture == "summary" and dec.stand_in_note(group, dec.frozen_choice(group)):
+        bottleneck_panel(group, text, latest, look, nonce, compact=True)  # what the warning and Watch line promise
+    return sc.selected_step(ev) if spans is None else subword_view.step_of_row(sc.selected_step(ev), spans)
