@@ -53,13 +53,22 @@ def launch(playwright: Any, *extra_args: str) -> Any:
     return playwright.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True)
 
 
+# Run before a page's own scripts at each load: on a tab's first load of the site (its session storage, the
+# tab's own, still unmarked) the local storage other tabs of the shared context left is emptied.
+FRESH_STORAGE = """if (!sessionStorage.getItem('__tab_fresh')) {
+  localStorage.clear(); sessionStorage.setItem('__tab_fresh', '1');
+}"""
+
+
 class Tabs:
     """A Chromium whose ``new_page(**options)`` opens a tab in a context shared by every tab with the same
     ``options``, made at the first: a context of its own per tab would fetch and compile the app's 23 MB of
     scripts again at each page load (1.9 s a load in a new context, 1.3 s in a shared one, measured on the
     readable views). Tabs of one context share its cookies and cache; Streamlit's session is the tab's own
     connection, and only the vote page sets a cookie, whose phones each take a ``new_context``, which (with
-    everything else) is the browser's own."""
+    everything else) is the browser's own. What a tab of its own context would not see is cleared when a
+    tab first loads the app: the site's local storage, where Streamlit keeps a sidebar opened or closed by
+    hand (``stSidebarCollapsed-…``), which then wins over a page's own choice (presentation collapses it)."""
 
     def __init__(self, chromium: Any) -> None:
         self._chromium = chromium
@@ -70,6 +79,7 @@ class Tabs:
         key = json.dumps(options, sort_keys=True)
         if key not in self._contexts:
             self._contexts[key] = self._chromium.new_context(**options)
+            self._contexts[key].add_init_script(FRESH_STORAGE)
         return self._contexts[key].new_page()
 
     def __getattr__(self, name: str) -> Any:

@@ -4,7 +4,8 @@
    step and forced words, the lesson's stops and views, the vote page), opened first thing (Streamlit's data
    cache emptied, as on a server just started), shows the texts recorded for it with no exception and no error
    box, and keeps the link's query (the stepper's links from before its prefix under today's names ``sp_…``;
-   the address bar's path and "Page not found" are the browser's: tests/test_browser.py).
+   the address bar's path and "Page not found" are the browser's: tests/test_browser.py), and leaves in the
+   session only keys its page's ``ui/<page>/state.py`` lists (issue 49).
 2. A fresh clone: no corpus configured (``RNNSEARCH_DATA`` an empty folder, the committed
    ``configs/data_roots.toml`` naming no root), only the shipped checkpoints and ``evalsets/``: every page of
    the frame's list (``app.PAGES``) draws with no error, no "not found", every picker holding a value, and the corpus
@@ -25,7 +26,10 @@ from streamlit.testing.v1 import AppTest
 from app import PAGES
 from tests.conftest import ROOT, plain
 from tests.deep_links import LINKS, Link
-from tests.page_app import open_link, shown
+from tests.page_app import open_link, page_file, shown
+from tests.state_keys import unlisted
+from tests.test_layout_ui import PAGE_FILES
+from tests.test_state_keys import STATES
 from ui.common import models
 
 TIMEOUT = 300  # seconds: a first run loads the shipped models
@@ -70,6 +74,8 @@ def test_deep_link_opens_its_view_first_thing_and_keeps_its_query(link: Link) ->
     for key, value in link.query.items():
         key = written(link.path, key)
         assert kept.get(key) == (value if isinstance(value, list) else [value]), (key, kept.get(key))
+    page = PAGE_FILES[Path(page_file(link.path) if link.path.startswith("/") else link.path).stem]
+    assert unlisted(at, STATES[page].KEYS) == []  # every key the view made is its page's (issue 49)
 
 
 def written(path: str, key: str) -> str:
