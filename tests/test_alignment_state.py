@@ -13,10 +13,6 @@ from tests.test_pages_analysis import GOLD, TIMEOUT, data_dir, env  # noqa: F401
 from ui.alignment import state
 
 
-def test_every_key_carries_the_prefix() -> None:
-    assert state.PREFIX == "al_" and [k for k in state.KEYS if not k.startswith(state.PREFIX)] == []
-
-
 def test_every_key_the_page_and_its_package_spell_out_is_listed() -> None:
     found = source_keys(page_files("alignment_browser", "alignment"), state.PREFIX)
     assert {"al_model", "al_pick", "al_table_ids", "al_dl_own"} <= found  # the search sees keys of every kind

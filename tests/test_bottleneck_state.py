@@ -16,10 +16,6 @@ from ui.bottleneck import state
 PAGE = "pages/bottleneck_compare.py"
 
 
-def test_every_key_carries_the_prefix() -> None:
-    assert state.PREFIX == "bn_" and [k for k in state.KEYS if not k.startswith(state.PREFIX)] == []
-
-
 def test_every_key_the_page_and_its_package_spell_out_is_listed() -> None:
     found = source_keys(page_files("bottleneck_compare", "bottleneck"), state.PREFIX)
     assert {"bn_model", "bn_text", "bn_default", "bn_chart_*", "bn_dl_*"} <= found  # keys of every kind are seen

@@ -18,10 +18,6 @@ from ui.length import state
 PAGE = "pages/length_quality.py"
 
 
-def test_every_key_carries_the_prefix() -> None:
-    assert state.PREFIX == "lq_" and [k for k in state.KEYS if not k.startswith(state.PREFIX)] == []
-
-
 def test_every_key_the_page_and_its_package_spell_out_is_listed() -> None:
     found = source_keys(page_files("length_quality", "length"), state.PREFIX)
     assert {"lq_results", "lq_dl_csv", "lq_recomputed", "lq_go"} <= found  # keys of every kind are seen

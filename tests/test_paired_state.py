@@ -21,10 +21,6 @@ from ui.paired import state
 PAGE = "pages/paired_compare.py"
 
 
-def test_every_key_carries_the_prefix() -> None:
-    assert state.PREFIX == "pr_" and [k for k in state.KEYS if not k.startswith(state.PREFIX)] == []
-
-
 def test_every_key_the_page_and_its_package_spell_out_is_listed() -> None:
     found = source_keys(page_files("paired_compare", "paired"), state.PREFIX)
     assert {"pr_a", "pr_row", "pr_table_lines", "pr_ng_*", "pr_chart_*"} <= found  # keys of every kind are seen
