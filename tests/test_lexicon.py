@@ -16,6 +16,7 @@ from nmt.text.lexicon import (
     link_counts,
     ranked,
     read_lexicon,
+    tables,
     translations,
     write_lexicon,
 )
@@ -45,6 +46,25 @@ def test_link_counts_and_best_translations_by_hand(tmp_path: Path) -> None:
     assert intersect([{(0, 0), (1, 2)}], [{(1, 2), (2, 2)}]) == [{(1, 2)}]
     with pytest.raises(ValueError, match="outside"):
         link_counts([["a"]], [["b"]], [{(1, 0)}])
+
+
+def test_a_dictionary_is_read_once_per_version_of_its_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Models that share a dictionary file share its tables (read once); a file written again is read again."""
+    import nmt.text.lexicon as lexicon_module
+
+    path = tmp_path / "shared.lexicon.tsv"
+    write_lexicon({"cat": [("chat", 2), ("noir", 1)]}, path)
+    reads: list[str] = []
+    real = lexicon_module.read_lexicon
+    monkeypatch.setattr(lexicon_module, "read_lexicon", lambda p: reads.append(str(p)) or real(p))
+    first = tables(path)
+    assert first == ({"cat": ("chat", "noir")}, {"cat": "chat"})
+    assert tables(path) is first and len(reads) == 1  # a second model of the same file: nothing read
+    write_lexicon({"cat": [("minou", 3)], "dog": [("chien", 1)]}, path)  # written again (another size)
+    assert tables(path) == ({"cat": ("minou",), "dog": ("chien",)}, {"cat": "minou", "dog": "chien"})
+    assert len(reads) == 2
+    with pytest.raises(FileNotFoundError):
+        tables(tmp_path / "gone.lexicon.tsv")
 
 
 def test_candidate_list_by_hand() -> None:

@@ -57,7 +57,7 @@ from nmt.models.kinds import ModelDescription
 from nmt.models.registry import build_model, describe_model
 from nmt.models.rnnsearch import ModelConfig, RNNSearch
 from nmt.models.seal import FORMAT as FORMAT  # re-exported: every writer names it as checkpoint.FORMAT
-from nmt.models.shapes import weight_shapes
+from nmt.models.shapes import on_meta, weight_shapes
 from nmt.text import lexicon, subword
 from nmt.text.atomic import atomic_path
 from nmt.text.tokenize import Tokenizer
@@ -293,8 +293,11 @@ def model_from_checkpoint(ckpt: dict[str, Any], device: str | torch.device = "cp
         weights = quantize.dequantized(ckpt["model"])  # int8 storage → fp32; other dicts unchanged
     except ValueError as err:
         raise CheckpointError(f"the checkpoint's weights are not usable: {err}") from None
-    model = build_model(ckpt["config"], init=False)  # RNNSearch, or LuongNMT for arch "luong"; no QR/init
-    model.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in weights.items()})
+    model = on_meta(lambda: build_model(ckpt["config"], init=False))  # RNNSearch, or LuongNMT; no storage, no init
+    # every weight is the file's (strict), in fp32, and the model's own: never a tensor of the dict read from the file
+    stored = ckpt["model"]
+    model.load_state_dict({k: v.to(torch.float32 if v.is_floating_point() else v.dtype, copy=stored.get(k) is v)
+                           for k, v in weights.items()}, assign=True)
     return model.to(device).eval()
 
 
@@ -318,8 +321,7 @@ def use_dictionary(lm: LoadedModel, path: str | Path | None) -> None:
         lm.dictionary, lm.dictionary_file, lm.translations = {}, "", {}
         return
     try:
-        lex = lexicon.read_lexicon(path)
-        lm.translations, lm.dictionary = lexicon.ranked(lex), lexicon.translations(lex)
+        lm.translations, lm.dictionary = lexicon.tables(path)
     except (OSError, ValueError, EOFError, lzma.LZMAError) as err:
         raise CheckpointError(f"the dictionary {Path(path).name} cannot be read: {err}") from None
     lm.dictionary_file = str(path)

@@ -37,6 +37,15 @@ class _NoDrawsOnMeta(TorchFunctionMode):
         return func(*args, **kwargs)
 
 
+def on_meta(build: Callable[[], torch.nn.Module]) -> torch.nn.Module:
+    """The module ``build()`` makes, built on the meta device (shapes, no storage, no draws): the frame of a model
+    whose every weight is about to be loaded (``load_state_dict(..., assign=True)``), so that its layers' default
+    initialisation (random draws over every matrix, about a third of loading a shipped model) is not computed
+    only to be overwritten."""
+    with torch.device("meta"), _NoDrawsOnMeta():
+        return build()
+
+
 def weight_shapes(build: Callable[[], torch.nn.Module]) -> dict[str, tuple[int, ...]]:
     """Name → shape of every entry of the state dict of the module ``build()`` makes, built on the meta device."""
     with torch.device("meta"), _NoDrawsOnMeta():

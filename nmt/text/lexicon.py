@@ -17,7 +17,9 @@ the checkpoint's name or ``PREFIX-`` begins it (``m30k-en-fr.lexicon.tsv.xz`` se
 
 from __future__ import annotations
 
+import functools
 import lzma
+import os
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -91,6 +93,20 @@ def ranked(lex: Lexicon) -> dict[str, tuple[str, ...]]:
     """Each source word's translations, best first, without their counts (a candidate list's K′,
     :mod:`nmt.models.candidates`); words interned, as a 35k-word dictionary repeats its targets often."""
     return {sys.intern(s): tuple(sys.intern(t) for t, _ in ts) for s, ts in lex.items() if ts}
+
+
+def tables(path: str | Path) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    """(:func:`ranked`, :func:`translations`) of the dictionary file ``path``, read once per version of the file
+    (path, size, modification time) and shared by every model that uses it (seven shipped models share one);
+    the tables are never changed after reading. Errors as :func:`read_lexicon`'s."""
+    st = os.stat(path)
+    return _tables(os.path.abspath(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _tables(path: str, size: int, mtime_ns: int) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
+    lex = read_lexicon(path)
+    return ranked(lex), translations(lex)
 
 
 SUFFIX = ".lexicon.tsv.xz"

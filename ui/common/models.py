@@ -252,9 +252,12 @@ def configure_threads() -> int:
     return n
 
 
-@st.cache_resource(show_spinner="Loading the model…", max_entries=8)
+@st.cache_resource(show_spinner="Loading the model…", max_entries=16)
 def load_model(path: str, mtime: float) -> LoadedModel:
     """The model of a checkpoint file, loaded once per process (``mtime`` reloads a rewritten file).
+
+    Up to 16 are kept (about 0.6 GB for the ten shipped ones): with 8, the comparison page's eight attending
+    models alone filled the cache, so going back to an RNNencdec or a Luong model loaded it again.
 
     The first load also sets the process's torch threads (:func:`configure_threads`)."""
     configure_threads()
