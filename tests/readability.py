@@ -154,10 +154,17 @@ def rendered(page: Any, url: str) -> None:
     """Open ``url`` and wait until the page's charts have drawn and its script has stayed finished for 0.6 s (a
     bound control's first view runs the script once more to write the URL), then scroll through it once and
     wait until the script is still finished and every chart drawn (what the scroll brought into view too)."""
-    from tests.browser_waits import drawn, still_drawn
-
     page.goto(url, timeout=180_000)
     page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
+    settled(page)
+
+
+def settled(page: Any) -> None:
+    """Wait until the page's charts have drawn and its script has stayed finished for 0.6 s, then scroll through
+    it once and wait until the script is still finished and every chart drawn: what :func:`rendered` waits for
+    after a load, and what a view reached without one (a clicker's key, a click) waits for too."""
+    from tests.browser_waits import drawn, still_drawn
+
     drawn(page)
     page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn
     still_drawn(page, timeout=180_000)
