@@ -41,8 +41,13 @@ AUDIT_JS = r"""
     return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
   };
   const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  // one walk reads a page that does not change meanwhile: each element's box, style and opacity are read once
+  const memo = (f) => { const m = new Map(); return (e) => { if (!m.has(e)) m.set(e, f(e)); return m.get(e); }; };
+  const boxOf = memo((e) => e.getBoundingClientRect());
+  const styleOf = memo((e) => getComputedStyle(e));
+  const ownOpacity = memo((e) => parseFloat(styleOf(e).opacity || '1'));
   const inside = (e, x, y) => {
-    const b = e.getBoundingClientRect();
+    const b = boxOf(e);
     return x >= b.left - 0.5 && x <= b.right + 0.5 && y >= b.top - 0.5 && y <= b.bottom + 0.5;
   };
   // the ancestors' background colours under the point (x, y), composited from white upwards (a
@@ -51,7 +56,7 @@ AUDIT_JS = r"""
     const layers = [];
     for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
       if (x !== undefined && !inside(e, x, y)) continue;
-      const bg = parse(getComputedStyle(e).backgroundColor);
+      const bg = parse(styleOf(e).backgroundColor);
       if (bg && bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) break; }
     }
     let out = [255, 255, 255, 1];
@@ -60,22 +65,26 @@ AUDIT_JS = r"""
   };
   const opacity = (el) => {
     let o = 1;
-    for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= parseFloat(getComputedStyle(e).opacity || '1');
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= ownOpacity(e);
     return o;
   };
+  // an <svg>'s filled shapes in painting order, each with its fill and its alpha (null when not drawn)
+  const shapesOf = memo((root) => [...root.querySelectorAll('path, rect, circle, ellipse, polygon')].map((s) => {
+    const cs = styleOf(s);
+    const fill = parse(cs.fill);
+    const drawn = fill && cs.visibility === 'visible' && cs.display !== 'none';
+    return {s, fill, a: drawn ? fill[3] * parseFloat(cs.fillOpacity || '1') * opacity(s) / opacity(root) : null};
+  }));
   // the topmost filled shape painted before the text (under it) at the text's centre, else the HTML behind the <svg>
   const svgBackground = (el, x, y) => {
     let root = el;
     while (root.ownerSVGElement) root = root.ownerSVGElement;
     const base = htmlBackground(root.parentElement, x, y);
     let under = null;
-    for (const s of root.querySelectorAll('path, rect, circle, ellipse, polygon')) {
+    for (const {s, fill, a} of shapesOf(root)) {
       if (s.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_PRECEDING) break;  // painted after the text
       if (!inside(s, x, y) || !s.getScreenCTM) continue;
-      const cs = getComputedStyle(s);
-      const fill = parse(cs.fill);
-      if (!fill || cs.visibility !== 'visible' || cs.display === 'none') continue;
-      const a = fill[3] * parseFloat(cs.fillOpacity || '1') * opacity(s) / opacity(root);
+      if (!fill || a === null) continue;
       if (a <= 0) continue;
       const m = s.getScreenCTM();
       if (!m || !s.isPointInFill(new DOMPoint(x, y).matrixTransform(m.inverse()))) continue;
@@ -154,10 +163,23 @@ def rendered(page: Any, url: str) -> None:
     """Open ``url`` and wait until the page's charts have drawn and its script has stayed finished for 0.6 s (a
     bound control's first view runs the script once more to write the URL), then scroll through it once and
     wait until the script is still finished and every chart drawn (what the scroll brought into view too)."""
+    page.goto(url, timeout=180_000)
+    loaded(page)
+
+
+def loaded(page: Any) -> None:
+    """What :func:`rendered` waits for once the page has been sent to its URL (by a ``goto`` that returned
+    early, say, while another tab was read): its title in place, then :func:`settled`."""
+    page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
+    settled(page)
+
+
+def settled(page: Any) -> None:
+    """Wait until the page's charts have drawn and its script has stayed finished for 0.6 s, then scroll through
+    it once and wait until the script is still finished and every chart drawn: what :func:`rendered` waits for
+    after a load, and what a view reached without one (a clicker's key, a click) waits for too."""
     from tests.browser_waits import drawn, still_drawn
 
-    page.goto(url, timeout=180_000)
-    page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
     drawn(page)
     page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn
     still_drawn(page, timeout=180_000)
