@@ -30,7 +30,7 @@ from ui.stepper import ensemble_panel as ens
 from ui.stepper import fusion_panel as fusion_ui
 from ui.stepper import sampling, state, url
 from ui.stepper import views_readout as sr
-from ui.stepper.controls import controls, inputs, page_css, watch
+from ui.stepper.controls import controls, inputs, page_css, watch, watch_line
 from ui.stepper.heatmap_panel import alignment
 from ui.stepper.panels import candidate_panel, table_dialog, topk_panel
 from ui.stepper.sidebar import sidebar
@@ -53,12 +53,11 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     line = st.container()  # the readout line and the source words, full width above both columns (one line of
     # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
     left, right = st.columns([1.8, 1], gap="medium")
-    with left:
-        clicked = alignment(trace, latest, nonce, look, group, text, lm.subword)
-        if not look.present:
-            watch()
-            st.caption(sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
-        fusion_slot = st.container()  # the LM's top-k beside the TM's, when fused (filled below)
+    notes = (watch_line(), sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
+    fused = lm.model.capabilities.arch == "fused" and not look.present
+    with left:  # the chart's caption, the watch line and the status: one caption
+        clicked = alignment(trace, latest, nonce, look, group, text, lm.subword, tuple(n for n in notes if n))
+        fusion_slot = st.container() if fused else None  # the LM's top-k beside the TM's (filled below)
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     swap = swaps.get(cur) if cur is not None else None
@@ -89,9 +88,10 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
                 sampling.panel(step)
     if state.mode() == "sample" and not look.present:
         sampling.translation_table(lm, choice, text)
-    if not look.present:
+    if fusion_slot is not None:
         with fusion_slot:
             fusion_ui.panel(lm, trace, cur)
+    if not look.present:
         paper_panel.expander(trace, choice.label)  # on the paper's Fig. 3(a) sentence only, full width
         secondary(lm, trace, step, choice, group, text, look, nonce)
     url.write_position()

@@ -89,6 +89,25 @@ def open_tab(at: AppTest, name: str) -> AppTest:
     return at
 
 
+def force_pills(at: AppTest) -> list:
+    """The top-k panel's pills that force a candidate (key ``sp_force_<nonce>``): none, or one per view."""
+    return [p for p in at.pills if str(p.key).startswith("sp_force_")]
+
+
+def step_view(at: AppTest) -> object:
+    """The block of the page that a Step redraws (the decoding view's fragment: it holds the Step button)."""
+
+    def keys(node: object) -> list[object]:
+        return [getattr(node, "key", None), *(k for c in getattr(node, "children", {}).values() for k in keys(c))]
+
+    return next(c for c in at.main.children.values() if "sp_btn_step" in keys(c))
+
+
+def drawn(node: object) -> int:
+    """How many elements and blocks ``node`` holds, itself included: one ForwardMsg each when it is drawn."""
+    return 1 + sum(drawn(c) for c in getattr(node, "children", {}).values())
+
+
 def body(at: AppTest, testid: str) -> str:
     """The HTML snippet with ``data-testid=testid``."""
     return next(b for b in html_bodies(at) if f'data-testid="{testid}"' in b)

@@ -6,6 +6,7 @@ The app reads the tiny RNNsearch / RNNencdec pair of ``tiny_checkpoint_dir`` thr
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ from tests.stepper_app import (
     chart_count,
     chart_rows,
     click,
+    drawn,
+    force_pills,
     html_bodies,
     link,
     open_tab,
@@ -25,6 +28,7 @@ from tests.stepper_app import (
     set_text,
     specs,
     start,
+    step_view,
     trace,
 )
 from ui.common.presets import BY_NAME
@@ -59,17 +63,22 @@ def test_step_back_and_step_again_is_exact(ckpt_dir: Path) -> None:
     # 3 words written: the line names the third (i = 2) as written and the fourth as the next
     assert "Written at i = 2 (word 3)" in " ".join(html_bodies(at))
     assert "Next: Step writes word 4 (i = 3)." in " ".join(html_bodies(at))
-    # the "now writing" panel: α table, Σα = 1.00, entropy, top-k buttons
-    assert any(m.label == "Σ_j α_ij" and m.value == "1.00" for m in at.metric)
-    assert any(m.label == "entropy of α_i" and m.value.endswith("nats") for m in at.metric)
+    # the "now writing" panel: α table, Σα = 1.00, entropy (its numbers from the trace's α), top-k pills
+    stats, alpha = body(at, "step-stats"), trace(at).steps[2].alpha
+    entropy = -sum(a * math.log(a) for a in alpha if a > 0)
+    assert ">Σ_j α_ij<" in stats and ">1.00<" in stats and f">{entropy:.2f} nats<" in stats
+    assert f"ln T_x = {math.log(len(alpha)):.2f} = spread evenly" in stats
     table = at.dataframe[0].value
     assert abs(table["α_ij"].sum() - 1.0) < 1e-4 and (table["most"] == "★").sum() == 1
-    # the top-k list: the written word is a marked chip, the 4 alternatives are buttons that force them
-    written = trace(at).steps[2].token
-    forces = [b for b in at.button if str(b.key).startswith("sp_force_")]
-    assert len(forces) == 4 and not any(b.disabled for b in forces)
-    assert written not in [b.label for b in forces]
+    # the top-k list: every word with its p, the written one a marked chip; the 4 others the pills that force them
+    step = trace(at).steps[2]
+    written = step.token
+    forces = force_pills(at)
+    assert len(forces) == 1 and not forces[0].disabled
+    assert [o.strip() for o in forces[0].options] == [w for w, _ in step.topk if w != written]
+    assert all(o.startswith(" ") for o in forces[0].options)  # no emoji search per pill (ui.stepper.panels.pill_label)
     assert f"✓ {written}" in body(at, "written-candidate")
+    assert [f"{p:.1%}</span>" in body(at, "topk-candidates") for _, p in step.topk] == [True] * 5
     assert chart_count(at) == 1  # the α heatmap; the tabs below are built only when opened
     open_tab(at, "Energies e_ij")
     assert chart_count(at) == 2  # the α heatmap and the energy heatmap
@@ -79,6 +88,21 @@ def test_step_back_and_step_again_is_exact(ckpt_dir: Path) -> None:
     log = at.session_state["sp_log"]
     assert any(e["who"] == "you" and e["what"] == "step" for e in log)
     assert any(e["who"] == "model" and e["what"].startswith("step 2: wrote") for e in log)
+
+
+STEP_ELEMENTS = 38  # a Step's fragment drew 35 (bench/step-cost-cpu.json, elements_2026_11_29): 3 to spare
+
+
+def test_a_step_draws_few_elements(ckpt_dir: Path) -> None:
+    """Each element drawn costs the server ~0.4 ms a Step at 30 sessions (docs/recorded/step-cost.md): a Step
+    redraws at most STEP_ELEMENTS (it drew 68 when every top-k row was a row of columns and the α / e numbers
+    three metrics in columns), with the top-k, the α / e table and its numbers all there."""
+    at = start({"text": SENTENCE})
+    click(at, "sp_btn_step")
+    click(at, "sp_btn_step")
+    view = step_view(at)
+    assert force_pills(at) and at.dataframe and body(at, "step-stats") and body(at, "topk-candidates")
+    assert drawn(view) <= STEP_ELEMENTS, drawn(view)
 
 
 def test_run_to_end_matches_greedy_and_reset(ckpt_dir: Path, search_lm: checkpoint.LoadedModel) -> None:
@@ -183,10 +207,9 @@ def test_force_a_word_and_continue(ckpt_dir: Path, search_lm: checkpoint.LoadedM
     at = start({"text": SENTENCE})
     click(at, "sp_btn_step")
     click(at, "sp_btn_step")
-    alternatives = [b for b in at.button if str(b.key).startswith("sp_force_") and not b.disabled]
-    target = alternatives[0]
-    word = trace(at).steps[1].topk[int(str(target.key).rsplit("_", 1)[1])][0]
-    target.click().run()
+    step = trace(at).steps[1]
+    word = step.topk[2][0] if step.topk[2][0] != step.token else step.topk[3][0]  # the third candidate (or fourth)
+    force_pills(at)[0].set_value(word).run()
     assert not at.exception
     t = trace(at)
     assert len(t.steps) == 2 and t.steps[1].forced and t.steps[1].token == word
@@ -208,8 +231,8 @@ def test_force_a_word_and_continue(ckpt_dir: Path, search_lm: checkpoint.LoadedM
 def test_query_params_round_trip(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE})
     click(at, "sp_btn_step")
-    alternatives = [b for b in at.button if str(b.key).startswith("sp_force_") and not b.disabled]
-    alternatives[0].click().run()
+    pills = force_pills(at)[0]
+    pills.set_value(pills.options[0].strip()).run()
     click(at, "sp_btn_step")
     at.toggle(key="sp_freeze").set_value(True).run()
     shared = link(at)
@@ -234,7 +257,7 @@ def test_beam_mode_walks_the_best_hypothesis(ckpt_dir: Path, search_lm: checkpoi
     ref = beam_search(search_lm, [SENTENCE], beam=5)[0]
     assert beam_trace.translation == ref.translation
     assert at.session_state["sp_pos"] == len(ref.steps)
-    assert not [b for b in at.button if str(b.key).startswith("sp_force_")]  # no forcing in beam mode
+    assert not force_pills(at) and "topk-candidates" in " ".join(html_bodies(at))  # no forcing in beam mode
     assert "End of the beam&#x27;s best hypothesis" in " ".join(html_bodies(at))
     assert link(at)["sp_mode"] == ["beam"]
     click(at, "sp_btn_back")
@@ -249,14 +272,14 @@ def test_beam_mode_walks_the_best_hypothesis(ckpt_dir: Path, search_lm: checkpoi
 def test_presentation_mode_is_large_and_drops_the_secondary_panels(ckpt_dir: Path) -> None:
     at = start({"text": SENTENCE, "step": "3", "present": "1"})
     assert at.toggle(key="sp_present").value is True
-    assert not at.tabs and not [b for b in at.button if str(b.key).startswith("sp_force_")]  # no tabs, no top-k
+    assert not at.tabs and not force_pills(at)  # no tabs, no top-k
     assert not any("target words written" in c.value for c in at.caption)
     assert "font-size:1.6rem" in body(at, "source-words") and "font-size:1.6rem" in body(at, "translation-so-far")
     heat = specs(at)[0]["encoding"]
     sizes = [heat[a]["axis"][k] for a in ("x", "y") for k in ("labelFontSize", "titleFontSize")]
     assert min([*sizes, heat["color"]["legend"]["labelFontSize"]]) >= 18
     at.toggle(key="sp_present").set_value(False).run()
-    assert at.tabs and len([b for b in at.button if str(b.key).startswith("sp_force_")]) == 4
+    assert at.tabs and len(force_pills(at)[0].options) == 4
     assert "sp_present" not in link(at) and len(trace(at).steps) == 3
     assert any(e["what"] == "presentation mode off" for e in at.session_state["sp_log"])
 

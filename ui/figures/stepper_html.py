@@ -8,6 +8,7 @@ chip and its heatmap cell say the same thing.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from nmt.decoding.trace import DICTIONARY, DecodeTrace, Replacement, StepRecord
 from ui.figures.common import esc
@@ -187,6 +188,37 @@ def prob_bar_html(p: float) -> str:
             f'background:{BLUES[8]};border-radius:6px"></div></div><span style="min-width:3.5em">{p:.1%}</span></div>')
 
 
+def topk_html(rows: Sequence[Mapping[str, Any]], outside: str | None = None) -> str:
+    """A step's top-k candidates in one snippet (one element a Step, not a row of columns each): every word
+    beside its probability bar, the written one a marked chip (:func:`written_candidate_html`); ``outside``:
+    the line saying the written word is not among them (plain text, escaped here)."""
+    cells = []
+    for r in rows:
+        word = (written_candidate_html(r["word"]) if r["written"] else
+                '<div style="padding:4px 10px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis">'
+                f'{esc(r["word"])}</div>')
+        cells.append(word + prob_bar_html(r["p"]))
+    grid = ('<div data-testid="topk-candidates" style="display:grid;grid-template-columns:minmax(0,1.2fr) '
+            'minmax(0,1fr);gap:6px 12px;align-items:center;margin-bottom:6px">' + "".join(cells) + "</div>")
+    return grid + (f'<div style="font-size:.875rem">{esc(outside)}</div>' if outside else "")
+
+
+def stats_html(stats: Mapping[str, Any]) -> str:
+    """The shown step's Σ_j α_ij, the entropy of α_i and its most-weighted source word, side by side in one
+    snippet (:func:`ui.figures.stepper.step_stats`'s numbers, as the three metrics drawn before)."""
+    spread = f"0 = all weight on one word; ln T_x = {stats['max_entropy']:.2f} = spread evenly."
+
+    def box(label: str, value: str, under: str = "", title: str = "") -> str:
+        return (f'<div style="min-width:8rem" title="{esc(title)}"><div style="font-size:.875rem">{label}</div>'
+                f'<div style="font-size:2rem;line-height:1.25">{value}</div>'
+                + (f'<div style="font-size:.875rem">{under}</div>' if under else "") + "</div>")
+
+    return ('<div data-testid="step-stats" style="display:flex;flex-wrap:wrap;gap:8px 2.5rem;margin:4px 0">'
+            + box("Σ_j α_ij", f"{stats['sum']:.2f}")
+            + box("entropy of α_i", f"{stats['entropy']:.2f} nats", esc(spread), spread)
+            + box("most weight", esc(stats["word"]), f"α = {stats['weight']:.2f}") + "</div>")
+
+
 def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Sequence[str],
                  big: bool = False, colours: Sequence[str] = MODEL_COLOURS,
                  more: Sequence[tuple[str, Sequence[str]]] = ()) -> str:
@@ -219,8 +251,8 @@ def page_css(present: bool) -> str:
         # the buttons' key badges (→, ←, P, T) widened the controls row until it wrapped onto a second
         # line, pushing the heatmap below 720 px; the keys still work (the buttons' help and the README say them)
         '[data-testid="stMainBlockContainer"] button kbd{display:none}',
-        # the clicker's hidden buttons (app.clicker_keys): keys only, and no row gap for their wrapper
-        '.st-key-stepper_clicker,[data-testid="stLayoutWrapper"]:has(> .st-key-stepper_clicker){display:none}',
+        # the clicker's hidden buttons (ui.stepper.controls.clicker_keys, at the end of the controls row): keys only
+        ".st-key-btn_pgdn,.st-key-btn_pgup,.st-key-btn_esc{display:none}",
         # a narrow window (150 % zoom of 1280×720 is 853 CSS px): the preset, the sentence and the toggle
         # wrap onto two lines rather than squeeze the toggle's label into a sliver
         '@media (max-width:1000px){.st-key-inputs [data-testid="stHorizontalBlock"]{flex-wrap:wrap}'

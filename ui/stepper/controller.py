@@ -191,6 +191,14 @@ def on_force(i: int, word: str) -> None:
     log_event("you", f"forced “{word}” at step {i}")
 
 
+def on_pick(i: int, nonce: str) -> None:
+    """A candidate picked in the top-k pills of the view ``nonce``: force it at target position ``i``
+    (:func:`on_force`)."""
+    word = state.get(f"force_{nonce}")
+    if word is not None:
+        on_force(i, word)
+
+
 def on_table() -> None:
     """Open the shown step's energy / weight table (presentation mode's T key)."""
     state.put("_show_table", True)

@@ -18,13 +18,17 @@ SPEED_WIDTH = {False: 190, True: 265}  # px of the Play speed slider (presentati
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
          "sum, the context c_i. Step through it and watch where it looks.")
-SPEED_CSS_KEY = "w_speed"  # the speed slider's key as ui.figures.stepper_html.page_css names it (.st-key-w_speed)
+CSS_KEYS = ("w_speed", "btn_pgdn", "btn_pgup", "btn_esc")  # keys ui.figures.stepper_html.page_css styles
+# (.st-key-w_speed …), written there without the page's prefix
 
 
 def page_css(present: bool) -> str:
-    """The page's style (:func:`ui.figures.stepper_html.page_css`), its rule for the speed slider on the
-    slider's own key."""
-    return sh.page_css(present).replace(f".st-key-{SPEED_CSS_KEY} ", f".st-key-{state.key('w_speed')} ")
+    """The page's style (:func:`ui.figures.stepper_html.page_css`), its rules for the speed slider and the
+    clicker's hidden buttons on their own (prefixed) keys."""
+    css = sh.page_css(present)
+    for name in CSS_KEYS:
+        css = css.replace(f".st-key-{name}", f".st-key-{state.key(name)}")
+    return css
 
 
 def freeze_help(twin: bool, frozen_ok: bool) -> str:
@@ -60,12 +64,17 @@ def inputs(group: models.ModelGroup) -> None:
                              "what attention was doing for it.")
 
 
-def watch() -> None:
-    """The preset's one line on what to watch, for the toggle as it is now."""
+def watch_line() -> str | None:
+    """The preset's one line on what to watch, for the toggle as it is now (Markdown); None off a preset."""
     preset = BY_NAME.get(state.get("w_preset"))
-    if preset is not None:
-        line = f"**Watch:** {md(watch_for(preset, bool(state.get('freeze'))))}"
-        (st.markdown if state.present() else st.caption)(line)
+    return None if preset is None else f"**Watch:** {md(watch_for(preset, bool(state.get('freeze'))))}"
+
+
+def watch() -> None:
+    """The watch line on its own, large: presentation mode's (elsewhere it joins the heatmap's caption)."""
+    line = watch_line()
+    if line is not None:
+        st.markdown(line)
 
 
 def controls(done: bool) -> None:
@@ -94,7 +103,7 @@ def controls(done: bool) -> None:
                       on_click=ctl.on_table, help="This step's energies e_ij and weights α_ij")
         st.toggle("Presentation", **ctl.bound("present"),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels (Esc leaves it).")
-    clicker_keys(at_start, done)
+        clicker_keys(at_start, done)  # hidden at the row's end: no container of their own to draw each Step
 
 
 def leave_presentation() -> None:
@@ -105,9 +114,8 @@ def leave_presentation() -> None:
 
 def clicker_keys(at_start: bool, done: bool) -> None:
     """A presenter's clicker sends PageDown / PageUp (Step / Back) and Esc (leave presentation): hidden
-    buttons (``sh.page_css`` hides their container) whose shortcuts still work."""
-    with st.container(key="stepper_clicker"):
-        st.button("PageDown", key=state.key("btn_pgdn"), shortcut="PageDown", on_click=ctl.on_step, disabled=done)
-        st.button("PageUp", key=state.key("btn_pgup"), shortcut="PageUp", on_click=ctl.on_back, disabled=at_start)
-        if state.present():
-            st.button("Leave presentation", key=state.key("btn_esc"), shortcut="Esc", on_click=leave_presentation)
+    buttons (:func:`page_css` hides each by its key) whose shortcuts still work."""
+    st.button("PageDown", key=state.key("btn_pgdn"), shortcut="PageDown", on_click=ctl.on_step, disabled=done)
+    st.button("PageUp", key=state.key("btn_pgup"), shortcut="PageUp", on_click=ctl.on_back, disabled=at_start)
+    if state.present():
+        st.button("Leave presentation", key=state.key("btn_esc"), shortcut="Esc", on_click=leave_presentation)

@@ -46,9 +46,12 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
-              text: str, pieces: str | None = None) -> int | None:
+              text: str, pieces: str | None = None, notes: tuple[str, ...] = ()) -> int | None:
     """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked.
-    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.figures.subword_view`)."""
+    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.figures.subword_view`);
+    ``notes``: Markdown paragraphs for the chart's caption after its own (not in presentation mode): one
+    caption element a Step, not one each."""
+    more = "".join(f"\n\n{n}" for n in notes)
     spans = None
     if pieces and trace.picture == "alpha" and words_view(look):
         trace, spans = subword_view.words_trace(trace, pieces)
@@ -61,7 +64,7 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
     wide = len(trace.src_tokens) > sc.FIT_MAX_SOURCE  # its columns keep their width: it scrolls sideways
     chart = sr.rows_chart(trace, latest=latest, look=look, labels_below=tall)
     if chart is None:
-        st.caption("The α heatmap grows one row per step: press Step.")
+        st.caption("The α heatmap grows one row per step: press Step." + ("" if look.present else more))
         return None
     # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
     # when it is wider than the column (else its last source words are cut off, unreachable).
@@ -74,7 +77,7 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
         st.caption(f"Rows: target {unit} (* = forced); columns: source {unit}; " + (
             "darker = more attention." if trace.picture == "alpha" else
             "every row is the same band: each word reads the one summary c, so there is no α to draw.")
-            + " Click a row to look at that step, double-click to clear.")
+            + " Click a row to look at that step, double-click to clear." + more)
         if trace.picture == "summary":
             st.markdown("**What the one summary costs on this sentence:**")
             bottleneck_panel(group, text, latest, look, nonce)

@@ -15,7 +15,7 @@ from ui.figures import stepper_charts as sc
 from ui.figures import stepper_html as sh
 from ui.figures import stepper_state as vs
 from ui.figures import subword_view
-from ui.figures.common import esc, md
+from ui.figures.common import md
 from ui.stepper import controller as ctl
 from ui.stepper import state, url
 
@@ -46,13 +46,7 @@ def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, h
     rows = len(cols["j"]) if cols else 0  # sent as Arrow: through pandas it cost ~1.5 ms of each Step
     st.dataframe(pa.table(cols or {}), hide_index=True, width="stretch", height=min(38 + 35 * rows, 420),
                  column_config=SOURCE_COLUMNS)
-    m = st.columns(3)
-    m[0].metric("Σ_j α_ij", f"{stats['sum']:.2f}")
-    m[1].metric("entropy of α_i", f"{stats['entropy']:.2f} nats",
-                help=f"0 = all weight on one word; ln T_x = {stats['max_entropy']:.2f} = spread evenly.")
-    m[2].html(f'<div style="font-size:.9rem;opacity:.8">most weight</div>'
-              f'<div style="font-size:1.5rem">{esc(stats["word"])}</div>'
-              f'<div style="font-size:.9rem">α = {stats["weight"]:.2f}</div>')
+    st.html(sh.stats_html(stats))  # Σα, entropy, most weight: one element, not three metrics in columns
 
 
 @st.dialog("This step's energies and weights", width="large")
@@ -63,20 +57,26 @@ def table_dialog(trace: DecodeTrace, step: StepRecord, choice: models.Choice, ha
     context_panel(trace, step, choice, half_width)
 
 
+def pill_label(word: str) -> str:
+    """A candidate's pill: the word as Markdown, after one space. Streamlit looks for an emoji at the start of
+    each option's first word, and for a word with a letter outside ASCII (« été ») that search takes ~1 ms
+    of every Step; a label whose first word is empty skips it and shows the same (Markdown drops the space)."""
+    return " " + md(word)
+
+
 def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
-    """The shown step's candidates: the written one marked, the others buttons that force them."""
+    """The shown step's candidates: every word beside its probability bar (the written one marked) in one
+    snippet, and (greedy, sampling) the others as one row of pills, a click on one forcing it."""
     st.markdown(f"**Top-{len(step.topk)} candidates at i = {step.i}**" + ("" if beam else " · click one to force it"))
-    for row in sv.topk_rows(step):
-        word, bar = st.columns([1.2, 1], vertical_alignment="center")
-        if row["written"] or beam:
-            word.html(sh.written_candidate_html(row["word"]) if row["written"] else esc(row["word"]))
-        else:
-            word.button(md(row["word"]), key=state.key(f"force_{nonce}_{row['rank']}"), on_click=ctl.on_force,
-                        args=(step.i, row["word"]), width="stretch",
-                        help=f"Force “{row['word']}” at i = {step.i} and continue from it")
-        bar.html(sh.prob_bar_html(row["p"]))
-    if step.token not in [w for w, _ in step.topk]:
-        st.caption(f"Written: {md(step.token)} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
+    rows = sv.topk_rows(step)
+    outside = None if step.token in [w for w, _ in step.topk] else (
+        f"Written: {step.token} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
+    st.html(sh.topk_html(rows, outside))
+    others = [r["word"] for r in rows if not r["written"]]
+    if others and not beam:
+        st.pills(f"Force instead at i = {step.i}", others, key=state.key(f"force_{nonce}"), format_func=pill_label,
+                 on_change=ctl.on_pick, args=(step.i, nonce))  # a new widget (no pill picked) for each prefix
+        # no help icon: the header says what a click does, and the pills stay the only buttons of the widget
 
 
 def export_section(trace: DecodeTrace, look: sc.Look, group: models.ModelGroup) -> None:

@@ -37,7 +37,7 @@ _NAMES = (
     # families keyed at run time (by the decoded words' nonce, the step or the phase card)
     "force_*", "follow_*", "alpha_*", "energy_*", "drift_*", "ens_*", "sample_stages_*",
 )
-# Not here: the containers' keys ``inputs``, ``stepper_clicker`` and ``phase_*``, hooks of the page's style
+# Not here: the containers' keys ``inputs`` and ``phase_*``, hooks of the page's style
 # (``.st-key-…`` in ui/figures/stepper_html.py) that Streamlit keeps out of session state.
 
 KEYS: frozenset[str] = frozenset(PREFIX + n for n in _NAMES)
