@@ -154,14 +154,9 @@ def rendered(page: Any, url: str) -> None:
     """Open ``url`` and wait until the page's charts have drawn and its script has stayed finished for 0.6 s (a
     bound control's first view runs the script once more to write the URL), then scroll through it once and
     wait until the script is still finished and every chart drawn (what the scroll brought into view too)."""
-    page.goto(url, timeout=180_000)
-    drawn_through(page)
-
-
-def drawn_through(page: Any) -> None:
-    """The waits of :func:`rendered` on a page already loading its URL (several tabs loading at once)."""
     from tests.browser_waits import drawn, still_drawn
 
+    page.goto(url, timeout=180_000)
     page.locator("h1").first.wait_for(state="attached", timeout=180_000)  # hidden in presentation mode
     drawn(page)
     page.evaluate(SCROLL_THROUGH)  # anything drawn only once scrolled into view is drawn

@@ -15,7 +15,6 @@ Screenshots go to test-artifacts/back-row-*.png.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -24,7 +23,7 @@ import pytest
 
 from tests import readability as R
 from tests.browser_waits import drawn, quiet, stable
-from tests.chromium import ARTIFACTS, new_page, sync_api
+from tests.chromium import ARTIFACTS, sync_api
 from tests.controls import unlabelled
 
 # the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
@@ -92,22 +91,21 @@ def test_forty_target_words_fit_in_presentation_mode(shipped_app_url: str, brows
 
 def test_at_150_percent_zoom(shipped_app_url: str, browser: object) -> None:
     """A 1280×720 projector at 150 % zoom: the stepper (normal, then presenting) and the lesson's stop 7, each
-    opened by its URL (a fresh session) in a tab of its own, the three loading at once."""
-    step = f"{shipped_app_url}/?sp_text={quote('A man is riding a bike.')}&sp_step=2"
-    urls = [step, step + "&sp_present=true", f"{shipped_app_url}/lesson?ls_stop=7"]
-    with contextlib.ExitStack() as stack:
-        pages = [stack.enter_context(new_page(browser, **ZOOM_150)) for _ in urls]
-        for page, url in zip(pages, urls, strict=True):
-            page.goto(url, wait_until="commit", timeout=WAIT)
-        for page, present in zip(pages, (False, True), strict=False):
-            stepper_at_150_percent_zoom(page, present)
-        lesson_at_150_percent_zoom(pages[2])
+    opened by its URL (a fresh session) in one tab: a new tab would load the app's scripts again."""
+    page = browser.new_page(**ZOOM_150)
+    try:
+        for present in (False, True):
+            stepper_at_150_percent_zoom(shipped_app_url, page, present)
+        lesson_at_150_percent_zoom(shipped_app_url, page)
+    finally:
+        page.close()
 
 
-def stepper_at_150_percent_zoom(page: object, present: bool) -> None:
+def stepper_at_150_percent_zoom(shipped_app_url: str, page: object, present: bool) -> None:
     """Step is reachable and clickable; neither the page nor the main block scrolls sideways; the heatmap
     lies within the window's width; every control shows its label."""
-    R.drawn_through(page)
+    R.rendered(page, f"{shipped_app_url}/?sp_text={quote('A man is riding a bike.')}&sp_step=2"
+               + ("&sp_present=true" if present else ""))
     sync_api.expect(chips(page)).to_have_count(2, timeout=WAIT)
     page.get_by_role("button", name=STEP).click()  # reachable and clickable
     sync_api.expect(chips(page)).to_have_count(3, timeout=WAIT)
@@ -130,10 +128,10 @@ WIDTHS_JS = """() => {
 }"""
 
 
-def lesson_at_150_percent_zoom(page: object) -> None:
+def lesson_at_150_percent_zoom(shipped_app_url: str, page: object) -> None:
     """Stop 7 (reordering): every guess pill and the whole α chart lie within the window's width; every control
     shows its label."""
-    R.drawn_through(page)
+    R.rendered(page, f"{shipped_app_url}/lesson?ls_stop=7")
     pills = page.get_by_test_id("stButtonGroup").first.locator("button")
     pills.first.wait_for(timeout=WAIT)
     rights = pills.evaluate_all("els => els.map(e => e.getBoundingClientRect().right)")
