@@ -98,8 +98,9 @@ def browser(playwright: Any) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def shipped_app_url() -> Iterator[str]:
-    """The app on the shipped checkpoints (the models a class sees), one server per worker, stopped at
-    the end of the session; tests open its pages by URL."""
+    """The app on the shipped checkpoints (the models a class sees), one server per worker, killed at the
+    end of the session (a Streamlit server takes 5-10 s to stop on SIGTERM, and holds nothing to save);
+    tests open its pages by URL."""
     require()
     from scripts import app_server
 
@@ -107,6 +108,7 @@ def shipped_app_url() -> Iterator[str]:
     env = {"RNNSEARCH_CHECKPOINTS": str(ROOT / "checkpoints"), "OMP_NUM_THREADS": "1"}
     with app_server.running_app(env=env, log_dir=ARTIFACTS, timeout=120) as app:
         yield app.url
+        app.proc.kill()
 
 
 @contextlib.contextmanager
