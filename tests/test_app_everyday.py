@@ -57,7 +57,8 @@ def test_the_freeze_view_of_the_30k_pair_labels_the_ablation_and_the_stand_in() 
     assert "RNNencdec" not in labels[1] and "RNNencdec" not in at.toggle(key="sp_freeze").label
     notice = " ".join(w.value for w in at.warning).replace("\\", "")
     assert "untrained ablation" in notice and "RNNencdec of the europarl-en-fr-50 pair" in notice
-    status = next(c.value for c in at.caption if "target words written" in c.value).replace("\\", "")
+    status = next(line for c in at.caption for line in c.value.split("\n\n")  # the caption's status paragraph
+                  if "target words written" in line).replace("\\", "")
     assert "untrained ablation" in status and "RNNencdec" not in status
 
 

@@ -125,7 +125,7 @@ def test_the_stepper_top_k_of_a_real_ensemble_step_sums_to_one(pair_dir: Path,
     for s in steps:
         assert len(s.topk) == k and sum(p for _, p in s.topk) == pytest.approx(1.0, abs=1e-5)
     shown = steps[-1]
-    bars = [b for b in html_bodies(at) if "min-width:3.5em" in b]
-    assert len(bars) == k  # the top-k panel lists every word, each with its p
+    panel = [b for b in html_bodies(at) if 'data-testid="topk-candidates"' in b]
+    assert len(panel) == 1 and panel[0].count("min-width:3.5em") == k  # one row per word, each with its p
     geo = math.exp(sum(m.logprob for m in shown.members) / 2)
     assert abs(geo / shown.prob - 1) > 0.01

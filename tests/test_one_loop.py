@@ -15,7 +15,10 @@ the loop's mutants (scripts/mutants_teeth.py, LOOP) moves some loss by 1e-3 rela
 are all still caught (bench/mutation.json). A run stopped and resumed is compared with the straight run
 of the same process bit for bit: on one machine nothing excuses a difference. The old fusion
 script stopped on its clock only, so it was run with ``time.time`` replaced by a clock that ran out
-after 40 updates (two rounds of 20 batches); the new one stops with ``--max-updates 40``.
+after 40 updates (two rounds of 20 batches); the new one stops with ``--max-updates 40``. The controller's
+part was recorded again with the new loop on 2026-11-29 (the fixture's ``fusion_note``): loading a model
+stopped drawing random numbers (it is built on the meta device), so the controller is now seeded after the
+loads; the translation model's and the LM's parts are still the old code's.
 """
 
 from __future__ import annotations

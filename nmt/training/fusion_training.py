@@ -92,9 +92,9 @@ class FusionTask:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         torch.set_num_threads(args.threads)
-        torch.manual_seed(args.seed)
         self.tm_l, lm_l = checkpoint.load(args.tm), load_lm(args.lm)
         self.tm, self.lm = self.tm_l.model.requires_grad_(False).eval(), lm_l.model.requires_grad_(False).eval()
+        torch.manual_seed(args.seed)  # the controller's draws follow from the seed alone, whatever loading drew
         self.model = DeepFusionController(self.lm.cfg.hidden_dim, 2 * self.tm.cfg.maxout_dim)
         self.train = pairs(args, "train", args.train_pairs, args.seed)
         dev = pairs(args, "dev", args.valid_pairs, 0)
