@@ -8,7 +8,6 @@ sees: the address bar, clicks on the chart, sizes at 1280×720 and on a phone, s
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 import time
@@ -162,57 +161,48 @@ def _html_input_stays_text(page: object, dialogs: list[str]) -> None:
 def test_links_reopen_their_view(shipped_app_url: str, browser: object) -> None:
     """Links in the address bar: a shared stepper link reopens its view, one shared before the controls were
     bound (flags as 1) too; leaving the stepper and coming back keeps it; each page's deep link keeps its path
-    and query, with no dialog and no "Page not found". Each link opens in a tab of its own (a fresh session),
-    all nine loading at once: the server runs their scripts while Chromium draws the others."""
-    views = [(SHARED, {"width": 1400, "height": 1400}), (COME_BACK, PROJECTOR)]
-    views += [(path, PROJECTOR) for path, _ in DEEP_LINKS]
-    with contextlib.ExitStack() as stack:
-        pages = [stack.enter_context(new_page(browser, viewport=size)) for _, size in views]
-        for page, (path, _) in zip(pages, views, strict=True):
-            page.goto(shipped_app_url + path, wait_until="commit", timeout=LOAD)
-        _shared_link_reopens_view(pages[0])
-        _leaving_the_stepper_and_coming_back_keeps_its_view(pages[1])
-        for page, (path, title) in zip(pages[2:], DEEP_LINKS, strict=True):
+    and query, with no dialog and no "Page not found"."""
+    _shared_link_reopens_view(browser, shipped_app_url)
+    _leaving_the_stepper_and_coming_back_keeps_its_view(browser, shipped_app_url)
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:  # one tab: each link a fresh session
+        for path, title in DEEP_LINKS:
             _deep_link_keeps_its_url(page, shipped_app_url, path, title)
 
 
-PROJECTOR = {"width": 1280, "height": 720}
-LOAD = 120_000  # ms: a page's first view, nine loading at once on a shared machine
-SHARED = "/?text=A+man+is+riding+a+bike.&step=2&freeze=1"  # shared before the prefix sp_ and the bound controls
-COME_BACK = "/?sp_text=A+man+is+riding+a+bike.&sp_step=2&sp_freeze=true"
-
-
-def _shared_link_reopens_view(page: object) -> None:
+def _shared_link_reopens_view(browser: object, url: str) -> None:
     """A URL with the view in its query string reopens that view in a fresh session; a link shared
     before the controls were bound (flags as 1) and before the stepper's keys took the prefix ``sp_``
     (``text=…&step=…``) opens too, and the address bar then shows the new form, old names gone."""
-    page.get_by_text("Step through decoding").first.wait_for(timeout=LOAD)
-    settle(page)
-    wait_chips(page, 2)
-    page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-    q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"])
-    assert (q.get("sp_freeze"), q.get("sp_step"), q.get("sp_text")) == (["true"], ["2"],
-                                                                          ["A man is riding a bike."])
-    assert not {"text", "step", "freeze"} & set(q), q
-    page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
+    with new_page(browser, viewport={"width": 1400, "height": 1400}) as page:
+        page.goto(f"{url}/?text=A+man+is+riding+a+bike.&step=2&freeze=1")
+        page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
+        settle(page)
+        wait_chips(page, 2)
+        page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+        q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"])
+        assert (q.get("sp_freeze"), q.get("sp_step"), q.get("sp_text")) == (["true"], ["2"],
+                                                                              ["A man is riding a bike."])
+        assert not {"text", "step", "freeze"} & set(q), q
+        page.screenshot(path=str(ARTIFACTS / "07-shared-link.png"), full_page=True)
 
 
-def _leaving_the_stepper_and_coming_back_keeps_its_view(page: object) -> None:
+def _leaving_the_stepper_and_coming_back_keeps_its_view(browser: object, url: str) -> None:
     """Another page and back through the sidebar's links: the sentence, the toggle, the position and
     the URL are as they were."""
-    page.get_by_role("button", name=STEP).wait_for(timeout=LOAD)
-    wait_chips(page, 2)
-    page.get_by_role("link", name="Beam search explorer").first.click()
-    page.get_by_text("Search tree").first.wait_for(timeout=60_000)
-    settle(page)
-    page.get_by_role("link", name="Step through decoding").first.click()
-    wait_chips(page, 2)
-    assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == \
-        "A man is riding a bike."
-    page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
-    q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"] and q.get("sp_step") == ["2"])
-    assert (q.get("sp_freeze"), q.get("sp_step"), q.get("sp_text")) == (["true"], ["2"],
-                                                                          ["A man is riding a bike."])
+    with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
+        page.goto(f"{url}/?sp_text=A+man+is+riding+a+bike.&sp_step=2&sp_freeze=true")
+        wait_chips(page, 2)
+        page.get_by_role("link", name="Beam search explorer").first.click()
+        page.get_by_text("Search tree").first.wait_for(timeout=60_000)
+        settle(page)
+        page.get_by_role("link", name="Step through decoding").first.click()
+        wait_chips(page, 2)
+        assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == \
+            "A man is riding a bike."
+        page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
+        q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"] and q.get("sp_step") == ["2"])
+        assert (q.get("sp_freeze"), q.get("sp_step"), q.get("sp_text")) == (["true"], ["2"],
+                                                                              ["A man is riding a bike."])
 
 
 DEEP_LINKS = [  # (path and query, the page's title); tests/test_app_links.py opens each first thing in AppTest
@@ -227,10 +217,11 @@ DEEP_LINKS = [  # (path and query, the page's title); tests/test_app_links.py op
 
 
 def _deep_link_keeps_its_url(page: object, url: str, path: str, title: str) -> None:
-    """A page's link, loading in ``page`` (a tab and a session of its own): that page, no dialog, no
-    "Page not found", the URL kept."""
-    page.get_by_role("heading", name=title).first.wait_for(timeout=LOAD)
-    settle(page, timeout=LOAD)
+    """A page's link opened in ``page`` (a document and session of its own, in a tab a new one would cost the
+    app's scripts loaded again): that page, no dialog, no "Page not found", the URL kept."""
+    page.goto(url + path)
+    page.get_by_role("heading", name=title).first.wait_for(timeout=60_000)
+    settle(page)
     assert page.get_by_role("dialog").count() == 0, path
     assert page.get_by_text("Page not found").count() == 0, path
     got = urlparse(page.url)
@@ -264,13 +255,8 @@ def _heatmap_font_sizes(page: object) -> list[float]:
 
 def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url: str, browser: object) -> None:
     """At 1280×720 after three Steps: sentence, controls, α row, translation and the whole heatmap in view;
-    presentation mode collapses the sidebar, drops the tabs and keeps every heatmap text at 14 px or more.
-    The twelve-word view loads in a second tab meanwhile (its own session)."""
+    presentation mode collapses the sidebar, drops the tabs and keeps every heatmap text at 14 px or more."""
     page = browser.new_page(viewport={"width": 1280, "height": 720})
-    long = browser.new_page(viewport={"width": 1280, "height": 720})
-    forced = "".join(f"&sp_force={i}:homme" for i in range(4, 12))  # whatever the tiny model would write
-    long.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.&sp_step=12&sp_present=true{forced}",
-              wait_until="commit")
     page.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.")
     page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
     settle(page)
@@ -301,6 +287,9 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
     assert sizes and min(sizes) >= 14, sizes
     # twelve words written (a whole Multi30k sentence): the whole heatmap is still in view, its first
     # row included, and the page itself does not scroll
+    long = browser.new_page(viewport={"width": 1280, "height": 720})
+    forced = "".join(f"&sp_force={i}:homme" for i in range(4, 12))  # whatever the tiny model would write
+    long.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.&sp_step=12&sp_present=true{forced}")
     wait_chips(long, 12)
     long.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
     settle(long)

@@ -8,7 +8,6 @@ screenshot per card goes to ``test-artifacts/``.
 
 from __future__ import annotations
 
-import contextlib
 from urllib.parse import urlencode
 
 import pytest
@@ -32,18 +31,14 @@ def test_phase_cards_at_1280x720(shipped_app_url: str, browser: object) -> None:
     ckpts = models.ROOT / "checkpoints"
     if not all((ckpts / file).exists() for _, file, _ in MODELS):
         pytest.skip("the shipped Multi30k checkpoints are not in checkpoints/")
-    with contextlib.ExitStack() as stack:  # a tab per model, both loading at once
-        pages = [stack.enter_context(new_page(browser, viewport={"width": 1280, "height": 720})) for _ in MODELS]
-        for page, (model, _, _) in zip(pages, MODELS, strict=True):
-            page.goto(f"{shipped_app_url}/?{urlencode({'sp_text': SENTENCE, 'sp_model': model, 'sp_step': 4})}",
-                      wait_until="commit", timeout=240_000)
-        for page, (model, _, order) in zip(pages, MODELS, strict=True):
-            phase_cards(page, model, order)
+    for model, _, order in MODELS:
+        with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
+            phase_cards(page, shipped_app_url, model, order)
 
 
-def phase_cards(page: object, model: str, order: list[str]) -> None:
-    """The three cards in ``model``'s ``order``, typeset, ≥ 14 px, each within 1280 px (``page`` loading the
-    shared link at step 4 with ``model``)."""
+def phase_cards(page: object, url: str, model: str, order: list[str]) -> None:
+    """The three cards in ``model``'s ``order``, typeset, ≥ 14 px, each within 1280 px."""
+    page.goto(f"{url}/?{urlencode({'sp_text': SENTENCE, 'sp_model': model, 'sp_step': 4})}")
     page.wait_for_selector('[data-testid="translation-so-far"]', timeout=240_000)
     page.get_by_role("tab", name="Look · Generate · Update").click()
     page.wait_for_selector('[class*="st-key-phase_generate"] .katex', timeout=120_000)
