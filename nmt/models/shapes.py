@@ -48,5 +48,4 @@ def on_meta(build: Callable[[], torch.nn.Module]) -> torch.nn.Module:
 
 def weight_shapes(build: Callable[[], torch.nn.Module]) -> dict[str, tuple[int, ...]]:
     """Name → shape of every entry of the state dict of the module ``build()`` makes, built on the meta device."""
-    with torch.device("meta"), _NoDrawsOnMeta():
-        return {k: tuple(v.shape) for k, v in build().state_dict().items()}
+    return {k: tuple(v.shape) for k, v in on_meta(build).state_dict().items()}
