@@ -22,6 +22,7 @@ import pytest
 
 from tests import browser_waits
 from tests.chromium import ARTIFACTS, new_page, sync_api
+from ui.common.presets import SCRIPT_PRESETS
 
 # the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
 STEP, PLAY = re.compile(r"^Step( |$)"), re.compile(r"^Play( |$)")
@@ -34,6 +35,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 if not (CHECKPOINTS / "europarl-en-fr-rnnsearch-50.pt").exists():
     pytest.skip("the explainer's script needs the shipped Europarl pair", allow_module_level=True)
 
+SOURCE = "Source sentence (English)"
 READS = re.compile(r"writing « (.+?) » · weights sum (\d\.\d\d) · reads '(.+?)' (\d+) % · spread (\d+\.\d\d) nats")
 
 
@@ -77,8 +79,12 @@ def row_reads(page: object, n: int) -> list[str]:
 
 
 def load(page: object, preset: str) -> None:
+    """Pick ``preset`` and wait for its sentence in the text box, then for the fresh readout: the page's
+    first view is at step 0 too ("Press Step"), so the readout alone can be read before the pick lands."""
+    text = next(p.text for p in SCRIPT_PRESETS if p.name == preset)
     page.get_by_test_id("stSelectbox").filter(has_text="Preset").click()
     page.get_by_role("option", name=preset, exact=True).click()
+    sync_api.expect(page.get_by_role("textbox", name=SOURCE)).to_have_value(text, timeout=WAIT)
     sync_api.expect(page.get_by_test_id("stepper-readout")).to_contain_text("Press Step", timeout=WAIT)
     settle(page)
 
@@ -97,8 +103,7 @@ def query(page: object) -> dict[str, list[str]]:
 
 def monotonic_copy_walks_the_diagonal_and_explains_the_first_word(page: object) -> None:
     load(page, "Monotonic copy")
-    assert page.get_by_role("textbox", name="Source sentence (English)").input_value() == \
-        "She read the old letter slowly."
+    assert page.get_by_role("textbox", name=SOURCE).input_value() == "She read the old letter slowly."
     step_to(page, 1)
     note = page.get_by_test_id("stepper-note").inner_text()
     assert "backward encoder" in note and "« Elle »" in note  # « Elle » reads 'old', not 'She'
