@@ -15,7 +15,6 @@ panels draw their parts and :mod:`ui.figures.stepper` builds every chart and sni
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ui.common import shell
 
@@ -42,7 +41,7 @@ from ui.stepper.tabs_panel import secondary, tab_bar
 
 
 def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: models.ModelGroup,
-                  row: DeltaGenerator, tabs: Sequence[Any] | None) -> None:
+                  row: DeltaGenerator, tabs: Sequence[DeltaGenerator] | None) -> None:
     """Everything below the inputs; runs as a fragment so a step redraws only this part. ``row``: the controls
     row above it, whose buttons this draws; ``tabs``: the tab bar below it (None presenting), whose open tab
     this fills (both drawn by the full run: a Step does not redraw them)."""
@@ -65,8 +64,7 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     if ctl.table_asked() and step is not None:
         table_dialog(trace, step, choice, lm.model.capabilities.gaussian_half_width())
     note = sr.first_word_note(trace, step, copied)
-    # the readout line and the source words, full width above both columns (one line of words for a 15-word
-    # sentence, so the heatmap below fits a projector)
+    # the readout and the source words above both columns (one line for 15 words: the heatmap fits a projector)
     st.html(sr.readout_html(trace, step, copied, big=look.present)
             + (sh.note_html(note, look.present) if note else "")
             + sh.source_html(trace, step, paper=look.paper, big=look.present, heading=False))
@@ -99,7 +97,7 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
             fusion_ui.panel(lm, trace, cur)
     if not look.present:
         paper_panel.expander(trace, choice.label)  # on the paper's Fig. 3(a) sentence only, full width
-    if tabs is not None and not look.present:
+    if tabs is not None:  # none presenting
         secondary(tabs, lm, trace, step, choice, group, text, look, nonce)
     url.write_position()
 

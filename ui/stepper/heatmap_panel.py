@@ -93,7 +93,7 @@ def clicked_step(trace: DecodeTrace, nonce: str, pieces: str | None = None) -> i
     """The step a click on the heatmap picked (a row; a subword model's word row stands for its last piece),
     read from the chart's selection as kept under its key (``nonce``: :func:`alignment`'s) before the chart is
     drawn again, so the page writes that step's readout above the chart at once, not into a box filled later."""
-    row = sc.selected_step(st.session_state.get(state.key(f"alpha_{nonce}")))
+    row = sc.selected_step(state.get(f"alpha_{nonce}"))
     if pieces and trace.picture == "alpha" and words_chosen():
         return subword_view.step_of_row(row, subword_view.words_trace(trace, pieces)[1])
     return row

@@ -9,9 +9,9 @@ Picking another tab reruns the whole page, which builds that tab's contents.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.checkpoint import LoadedModel
@@ -26,13 +26,13 @@ TABS = ("This step's numbers", "Look · Generate · Update", "Why this word?", "
         "Event log", "Share and export")
 
 
-def tab_bar() -> Sequence[Any]:
+def tab_bar() -> Sequence[DeltaGenerator]:
     """The tabs' bar, drawn once per full run below the decoding fragment's slot; its tabs (each with
     ``open``) are filled by the fragment's :func:`secondary`."""
     return st.tabs(list(TABS), key=state.key("w_tab"), on_change="rerun")
 
 
-def secondary(tabs: Sequence[Any], lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None,
+def secondary(tabs: Sequence[DeltaGenerator], lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None,
               choice: models.Choice, group: models.ModelGroup, text: str, look: sc.Look, nonce: str) -> None:
     """The open tab of ``tabs`` (from :func:`tab_bar`); only it is built. ``lm`` is the session's model (one
     checkpoint, an ensemble or a fusion): every tab asks it, none loads another."""
