@@ -14,11 +14,14 @@ panels draw their parts and :mod:`ui.figures.stepper` builds every chart and sni
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ui.common import shell
 
 shell.framed()  # a page Streamlit started on its own (a fresh server's first request) runs in the frame
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.common import checkpoint_files, models, paper_panel, shell, user_models
 from ui.figures import stepper as sv
@@ -30,15 +33,18 @@ from ui.stepper import ensemble_panel as ens
 from ui.stepper import fusion_panel as fusion_ui
 from ui.stepper import sampling, state, url
 from ui.stepper import views_readout as sr
-from ui.stepper.controls import controls, inputs, page_css, watch, watch_line
-from ui.stepper.heatmap_panel import alignment
+from ui.stepper.controls import clicker_keys, controls, controls_row, inputs, page_css, settings, watch, watch_line
+from ui.stepper.heatmap_panel import alignment, clicked_step
 from ui.stepper.panels import candidate_panel, table_dialog, topk_panel
 from ui.stepper.sidebar import sidebar
-from ui.stepper.tabs_panel import secondary
+from ui.stepper.tabs_panel import secondary, tab_bar
 
 
-def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: models.ModelGroup) -> None:
-    """Everything below the inputs; runs as a fragment so a step redraws only this part."""
+def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: models.ModelGroup,
+                  row: DeltaGenerator, tabs: Sequence[DeltaGenerator] | None) -> None:
+    """Everything below the inputs; runs as a fragment so a step redraws only this part. ``row``: the controls
+    row above it, whose buttons this draws; ``tabs``: the tab bar below it (None presenting), whose open tab
+    this fills (both drawn by the full run: a Step does not redraw them)."""
     if ctl.pace_changed():
         st.rerun()  # a full run registers (or drops) the play timer, or redraws the page for presentation
     ctl.advance_play()
@@ -46,18 +52,11 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     if ctl.stop_at_end(done):
         st.rerun()
     look = ctl.look()
-    controls(done)
+    controls(done, row)
     nonce = dec.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
     swaps = dec.replacements(trace)
-    line = st.container()  # the readout line and the source words, full width above both columns (one line of
-    # words for a 15-word sentence, so the heatmap below fits a projector): filled once the step is known
-    left, right = st.columns([1.8, 1], gap="medium")
-    notes = (watch_line(), sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
-    fused = lm.model.capabilities.arch == "fused" and not look.present
-    with left:  # the chart's caption, the watch line and the status: one caption
-        clicked = alignment(trace, latest, nonce, look, group, text, lm.subword, tuple(n for n in notes if n))
-        fusion_slot = st.container() if fused else None  # the LM's top-k beside the TM's (filled below)
+    clicked = clicked_step(trace, nonce, lm.subword)  # a row of the heatmap drawn below, clicked before this run
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     swap = swaps.get(cur) if cur is not None else None
@@ -65,18 +64,23 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     if ctl.table_asked() and step is not None:
         table_dialog(trace, step, choice, lm.model.capabilities.gaussian_half_width())
     note = sr.first_word_note(trace, step, copied)
-    line.html(sr.readout_html(trace, step, copied, big=look.present)
-              + (sh.note_html(note, look.present) if note else "")
-              + sh.source_html(trace, step, paper=look.paper, big=look.present, heading=False))
-    with left:
+    # the readout and the source words above both columns (one line for 15 words: the heatmap fits a projector)
+    st.html(sr.readout_html(trace, step, copied, big=look.present)
+            + (sh.note_html(note, look.present) if note else "")
+            + sh.source_html(trace, step, paper=look.paper, big=look.present, heading=False))
+    left, right = st.columns([1.8, 1], gap="medium")
+    notes = (watch_line(), sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
+    fused = lm.model.capabilities.arch == "fused" and not look.present
+    with left:  # the chart's caption, the watch line and the status: one caption
+        alignment(trace, latest, nonce, look, group, text, lm.subword, tuple(n for n in notes if n))
+        fusion_slot = st.container() if fused else None  # the LM's top-k beside the TM's (filled below)
         ens.panel(lm, trace, step, look, nonce)  # an ensemble's members beside it (nothing for one model)
     with right:
-        st.html(sh.translation_html(trace, cur, swaps, big=look.present))
-        if trace.steps and not look.present:
-            st.caption(f"Detokenised: {md(dec.translation_text(lm, trace)) or '—'}")
-        candidate_panel(trace, look.present)
-        st.html(sh.now_writing_html(step, len(trace.steps), ended=dec.ended(trace, done),
-                                    swap=swap, big=look.present))
+        detok = sh.detokenised_html(dec.translation_text(lm, trace)) if trace.steps and not look.present else ""
+        st.html(sh.translation_html(trace, cur, swaps, big=look.present) + detok  # one element a Step
+                + sh.now_writing_html(step, len(trace.steps), ended=dec.ended(trace, done), swap=swap,
+                                      big=look.present))
+        candidate_panel(trace, look.present)  # the candidate list the top-k below come from
         if look.present:
             watch()  # beside the heatmap: below it, it would push a projector's page into scrolling
         if cur != latest:
@@ -93,7 +97,8 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
             fusion_ui.panel(lm, trace, cur)
     if not look.present:
         paper_panel.expander(trace, choice.label)  # on the paper's Fig. 3(a) sentence only, full width
-        secondary(lm, trace, step, choice, group, text, look, nonce)
+    if tabs is not None:  # none presenting
+        secondary(tabs, lm, trace, step, choice, group, text, look, nonce)
     url.write_position()
 
 
@@ -111,6 +116,7 @@ def main() -> None:
             st.caption(md(line))
         return
     group = sidebar(groups)
+    clicker_keys()
     inputs(group)
     if dec.typed_note():
         st.caption(md(dec.typed_note()))
@@ -131,9 +137,13 @@ def main() -> None:
     if src_trace.truncated:
         st.warning(f"The sentence is long: only its first {dec.MAX_SRC_TOKENS} tokens are translated "
                    f"(it has {len(lm.src_tok.tokenize(text))}).")
-    # guarded: the fragment's own reruns (each Step, the play timer) run outside the page's boundary
-    st.fragment(run_every=ctl.play_timer())(shell.guarded("Step through decoding", decoding_view))(
-        lm, choice, text, group)
+    # the controls row and the tab bar are the full run's, the fragment fills them: a Step does not redraw them
+    row, slot = controls_row(), st.container()
+    tabs = None if state.present() else tab_bar()
+    with slot:  # guarded: the fragment's own reruns (each Step, the play timer) run outside the page's boundary
+        st.fragment(run_every=ctl.play_timer())(shell.guarded("Step through decoding", decoding_view))(
+            lm, choice, text, group, row, tabs)
+    settings(row)  # after the fragment's buttons
 
 
 main()

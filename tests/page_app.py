@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 from streamlit.testing.v1 import AppTest
@@ -43,9 +45,12 @@ def open_page(page: str, **params: Any) -> AppTest:
 
 
 def shown(at: AppTest) -> list[str]:
-    """The texts a view shows: titles, headings, Markdown, captions, alerts and the labels of its controls."""
+    """The texts a view shows: titles, headings, Markdown, captions, alerts, the labels of its controls and the
+    text of its HTML snippets."""
     texts = [e.value for kind in ("title", "header", "subheader", "markdown", "caption", "info", "warning")
              for e in getattr(at, kind)]
     texts += [w.label for kind in ("button", "toggle", "slider", "select_slider", "selectbox", "radio", "text_area")
               for w in getattr(at, kind)]
-    return [plain(str(t)) for t in texts]
+    texts = [plain(str(t)) for t in texts]
+    # and the text of its HTML snippets (the stepper's top-k heading is in its list's snippet, issue 52)
+    return texts + [html.unescape(re.sub(r"<[^>]+>", "", h.proto.body)) for h in at.get("html")]

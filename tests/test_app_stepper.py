@@ -68,8 +68,9 @@ def test_step_back_and_step_again_is_exact(ckpt_dir: Path) -> None:
     entropy = -sum(a * math.log(a) for a in alpha if a > 0)
     assert ">Σ_j α_ij<" in stats and ">1.00<" in stats and f">{entropy:.2f} nats<" in stats
     assert f"ln T_x = {math.log(len(alpha)):.2f} = spread evenly" in stats
-    table = at.dataframe[0].value
-    assert abs(table["α_ij"].sum() - 1.0) < 1e-4 and (table["most"] == "★").sum() == 1
+    table = body(at, "step-table")  # the α / e table, with the stats in one snippet
+    assert "step-stats" in table and table.count("★") == 1 and table.count("<tr>") == len(alpha) + 1
+    assert [f"{a:.3f}</span>" in table for a in alpha] == [True] * len(alpha)  # every α_ij, to three decimals
     # the top-k list: every word with its p, the written one a marked chip; the 4 others the pills that force them
     step = trace(at).steps[2]
     written = step.token
@@ -101,7 +102,7 @@ def test_a_step_draws_few_elements(ckpt_dir: Path) -> None:
     click(at, "sp_btn_step")
     click(at, "sp_btn_step")
     view = step_view(at)
-    assert force_pills(at) and at.dataframe and body(at, "step-stats") and body(at, "topk-candidates")
+    assert force_pills(at) and body(at, "step-table") and body(at, "step-stats") and body(at, "topk-candidates")
     assert drawn(view) <= STEP_ELEMENTS, drawn(view)
 
 
@@ -303,7 +304,8 @@ def test_unknown_word_is_copied_from_the_source(ckpt_dir: Path) -> None:
     src = t.src_tokens[max(range(len(alpha)), key=alpha.__getitem__)]
     chip = body(at, "translation-so-far").split("<span")[2]
     assert chip.split('">', 1)[1].startswith(src) and "copied" in chip
-    assert any(c.value.startswith("Detokenised:") and src in c.value for c in at.caption)
+    detok = body(at, "detokenised")  # under the chips, in their snippet
+    assert "translation-so-far" in detok and ">Detokenised: " in detok and src in detok.split("Detokenised:")[1]
     at.toggle(key="sp_unk").set_value(False).run()
     chip = body(at, "translation-so-far").split("<span")[2]
     assert "copied" not in chip and "&lt;unk&gt;" in chip

@@ -59,8 +59,12 @@ def _preset_then_three_steps(page: object) -> None:
     page.screenshot(path=str(ARTIFACTS / "01-preset.png"), full_page=True)
 
     step = page.get_by_role("button", name=STEP)
-    for n in range(1, 4):
+    for n in range(1, 3):
         step.click()
+        wait_chips(page, n)
+    # a presenter's clicker: PageDown steps, PageUp steps back (the page's script clicks Step / Back)
+    for key, n in (("PageDown", 3), ("PageUp", 2), ("PageDown", 3)):
+        page.keyboard.press(key)
         wait_chips(page, n)
     q = wait_query(page, lambda q: q.get("sp_step") == ["3"])
     assert q.get("sp_step") == ["3"] and "Two dogs" in q.get("sp_text", [""])[0]  # the position beside the controls

@@ -197,7 +197,7 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
     page.keyboard.press("t")
     dialog = page.get_by_role("dialog")
     dialog.get_by_text("Σ_j α_ij").first.wait_for(timeout=WAIT)
-    assert dialog.get_by_test_id("stDataFrame").count() == 1  # the energy / weight table
+    assert dialog.get_by_test_id("step-table").count() == 1  # the energy / weight table
     page.screenshot(path=str(ARTIFACTS / "script-3-table.png"))
     page.keyboard.press("Escape")
     sync_api.expect(dialog).to_have_count(0, timeout=WAIT)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 
 import pytest
 
@@ -36,6 +37,7 @@ from ui.figures.stepper_html import (
     translation_html,
     written_candidate_html,
 )
+from ui.figures.stepper_table import source_table_html
 
 
 def test_source_table_and_stats() -> None:
@@ -70,6 +72,24 @@ def test_source_columns_are_the_tables_by_hand() -> None:
     mean = make_trace("mean")
     assert source_columns(mean, mean.steps[0])["e_ij"] == [None] * 5
     assert source_columns(make_trace("fixed"), make_trace("fixed").steps[0]) is None
+
+
+def test_the_step_table_shows_each_column_to_three_decimals() -> None:
+    """The α / e table's HTML, cell by cell, from columns written by hand: j, the word (escaped), how it was read,
+    e to three decimals (— for none), α as a bar of its width and its value, the ★; local attention's columns
+    when they are there, with the column help as hover text."""
+    cols = {"j": [0, 1], "source word": ["<b>", "dog"], "read as": ["<unk>", ""], "e_ij": [1.23456, None],
+            "α_ij": [0.25, 0.75], "most": ["", "★"], "in window": ["yes", "—"], "Gaussian": [0.5, 0.0]}
+    html = source_table_html(cols)
+    heads = re.findall(r"<th(?: [^>]*)?>(.*?)</th>", html)
+    assert heads == ["j", "source word x_j", "read as", "energy e_ij", "weight α_ij", "max", "in window", "Gaussian"]
+    rows = [re.findall(r"<td(?: [^>]*)?>(.*?)</td>", r) for r in re.findall(r"<tr>(.*?)</tr>", html)[1:]]
+    text = [[re.sub(r"<[^>]+>", "", c) for c in r] for r in rows]
+    assert text == [["0", "&lt;b&gt;", "&lt;unk&gt;", "1.235", "0.250", "", "yes", "0.500"],
+                    ["1", "dog", "", "—", "0.750", "★", "—", "0.000"]]
+    assert 'width:25.0%' in rows[0][4] and 'width:75.0%' in rows[1][4]  # the bar is α wide
+    assert 'title="Words outside the vocabulary are read as &lt;unk&gt;"' in html
+    assert "font-size:1.2rem" in source_table_html(cols, big=True) and "<tbody></tbody>" in source_table_html({})
 
 
 def test_html_snippets_escape_everything() -> None:

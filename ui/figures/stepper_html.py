@@ -7,6 +7,7 @@ chip and its heatmap cell say the same thing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -145,6 +146,13 @@ def note_html(text: str, big: bool = False) -> str:
             f'margin:0 0 4px">{esc(text)}</div>')
 
 
+def detokenised_html(text: str) -> str:
+    """The translation so far as one detokenised line, under its word chips (drawn with them: one element a
+    Step); a caption's size and weight."""
+    return (f'<div data-testid="detokenised" style="font-size:.875rem;opacity:.75;margin:2px 0 4px">'
+            f"Detokenised: {esc(text) or '—'}</div>")
+
+
 def now_writing_html(
     step: StepRecord | None, n_written: int, *, ended: str | None = None, swap: Replacement | None = None,
     big: bool = False,
@@ -186,6 +194,13 @@ def prob_bar_html(p: float) -> str:
     return (f'<div style="display:flex;align-items:center;gap:6px"><div style="flex:1;height:12px;'
             f'background:rgba(128,128,128,.2);border-radius:6px"><div style="width:{w:.1f}%;height:12px;'
             f'background:{BLUES[8]};border-radius:6px"></div></div><span style="min-width:3.5em">{p:.1%}</span></div>')
+
+
+def topk_header_html(k: int, i: int, forcing: bool) -> str:
+    """The top-k list's heading (drawn in one snippet with the list): k words at step i, and, where a click on
+    one forces it (not in beam mode), that it does."""
+    more = '<span style="font-weight:400"> · click one to force it</span>' if forcing else ""
+    return f'<div style="font-weight:600;margin:4px 0 6px">Top-{k} candidates at i = {i}{more}</div>'
 
 
 def topk_html(rows: Sequence[Mapping[str, Any]], outside: str | None = None) -> str:
@@ -240,6 +255,32 @@ def compare_html(label_a: str, words_a: Sequence[str], label_b: str, words_b: Se
     return '<div data-testid="bottleneck-compare">' + "".join(lines) + "</div>"
 
 
+# A presenter's clicker sends PageDown / PageUp: a click on the Step / Back button (by its key's class), as
+# → / ← (their own shortcuts) do; not while typing, and not on a page without those buttons (the lesson has
+# its own). A script, not two hidden buttons: a Step would redraw those buttons each time (issue 52).
+CLICKER_JS = """<script>(() => {
+  if (window.__rnnsearchClicker) return;
+  window.__rnnsearchClicker = true;
+  const keys = KEYS;
+  document.addEventListener("keydown", (e) => {
+    const name = keys[e.key];
+    if (!name || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    const t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    const button = document.querySelector(".st-key-" + name + " button");
+    if (!button) return;
+    e.preventDefault();
+    if (!button.disabled) button.click();
+  });
+})();</script>"""
+
+
+def clicker_js(step_key: str, back_key: str) -> str:
+    """The page's script that turns a clicker's PageDown / PageUp into a click on the buttons keyed
+    ``step_key`` / ``back_key`` (each drawn with its own → / ← shortcut), for ``st.html`` with JavaScript."""
+    return CLICKER_JS.replace("KEYS", json.dumps({"PageDown": step_key, "PageUp": back_key}))
+
+
 def page_css(present: bool) -> str:
     """The stepper's style sheet: less padding so a 1280×720 projector shows the whole stepper;
     larger buttons in presentation mode."""
@@ -251,8 +292,8 @@ def page_css(present: bool) -> str:
         # the buttons' key badges (→, ←, P, T) widened the controls row until it wrapped onto a second
         # line, pushing the heatmap below 720 px; the keys still work (the buttons' help and the README say them)
         '[data-testid="stMainBlockContainer"] button kbd{display:none}',
-        # the clicker's hidden buttons (ui.stepper.controls.clicker_keys, at the end of the controls row): keys only
-        ".st-key-btn_pgdn,.st-key-btn_pgup,.st-key-btn_esc{display:none}",
+        # presentation mode's hidden Esc button (ui.stepper.controls.settings): its key only
+        ".st-key-btn_esc{display:none}",
         # a narrow window (150 % zoom of 1280×720 is 853 CSS px): the preset, the sentence and the toggle
         # wrap onto two lines rather than squeeze the toggle's label into a sliver
         '@media (max-width:1000px){.st-key-inputs [data-testid="stHorizontalBlock"]{flex-wrap:wrap}'

@@ -1,9 +1,14 @@
 """The stepper's inputs and controls: title, preset, sentence and bottleneck toggle above; Reset, Back, Step,
-Play, Run to end, the speed and presentation mode in one row; a presenter's clicker keys."""
+Play, Run to end, the speed and presentation mode in one row; a presenter's clicker keys.
+
+The row is the page's full run's (:func:`controls_row`): the decoding fragment draws the buttons in it each
+Step (:func:`controls`), the full run the speed and the presentation switch after them (:func:`settings`), which
+a Step leaves as they are (issue 52: fewer elements a Step)."""
 
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ui.common import models, user_models
 from ui.common.presets import BY_NAME, listed, watch_for
@@ -18,7 +23,7 @@ SPEED_WIDTH = {False: 190, True: 265}  # px of the Play speed slider (presentati
 INTRO = ("RNNsearch (Bahdanau, Cho & Bengio, 2015) translates one word at a time. Before each word the decoder "
          "scores every source word (energies e_ij), turns the scores into weights α_ij and reads their weighted "
          "sum, the context c_i. Step through it and watch where it looks.")
-CSS_KEYS = ("w_speed", "btn_pgdn", "btn_pgup", "btn_esc")  # keys ui.figures.stepper_html.page_css styles
+CSS_KEYS = ("w_speed", "btn_esc")  # keys ui.figures.stepper_html.page_css styles
 # (.st-key-w_speed …), written there without the page's prefix
 
 
@@ -77,15 +82,22 @@ def watch() -> None:
         st.markdown(line)
 
 
-def controls(done: bool) -> None:
-    """Reset, back, step, play/pause, run to end, and the play speed: one row that wraps."""
+def controls_row() -> DeltaGenerator:
+    """The row of controls, made by the page's full run above the decoding fragment: the fragment writes its
+    buttons in (:func:`controls`), the full run then adds the speed and presentation mode (:func:`settings`)."""
+    return st.container(horizontal=True, vertical_alignment="center", gap="small")
+
+
+def controls(done: bool, row: DeltaGenerator) -> None:
+    """Reset, back, step, play/pause and run to end, at the start of ``row`` (:func:`controls_row`): drawn
+    each Step, for whether each may be pressed now. The clicker's hidden keys follow them."""
     at_start, playing = state.pos() == 0, state.playing()
-    with st.container(horizontal=True, vertical_alignment="center", gap="small"):
+    with row:
         st.button("Reset", key=state.key("btn_reset"), icon=":material/first_page:", on_click=ctl.on_reset,
                   disabled=at_start and not state.plan())
         st.button("Back", key=state.key("btn_back"), icon=":material/chevron_left:", on_click=ctl.on_back,
                   disabled=at_start, shortcut="Left",
-                  help="Key: ← or PageUp")  # a clicker: ← / PageUp, → / PageDown (clicker_keys)
+                  help="Key: ← or PageUp")  # a clicker: PageUp / PageDown click Back / Step (clicker_keys)
         st.button("Step", key=state.key("btn_step"), icon=":material/chevron_right:", on_click=ctl.on_step,
                   disabled=done, type="primary", shortcut="Right", help="Key: → or PageDown")
         st.button("Pause" if playing else "Play", key=state.key("btn_play"),
@@ -93,6 +105,12 @@ def controls(done: bool) -> None:
                   disabled=done and not playing, shortcut="P", help="Key: P")
         st.button("Run to end", key=state.key("btn_run"), icon=":material/last_page:", on_click=ctl.on_run,
                   disabled=done)
+
+
+def settings(row: DeltaGenerator) -> None:
+    """The play speed, presentation mode's table key and the presentation switch, after the buttons in ``row``:
+    drawn by the full run only (a change of any reruns the whole page), not on each Step."""
+    with row:
         # labelled above the slider; in presentation mode beside it (page_css), so the row stays as
         # low as the buttons and 12 words fit 720 px (issue 21: every control labelled)
         st.select_slider("Play speed", SPEEDS, key=state.key("w_speed"), persist_state="session",
@@ -103,7 +121,8 @@ def controls(done: bool) -> None:
                       on_click=ctl.on_table, help="This step's energies e_ij and weights α_ij")
         st.toggle("Presentation", **ctl.bound("present"),
                   help="For a projector: larger type, the sidebar collapsed, no secondary panels (Esc leaves it).")
-        clicker_keys(at_start, done)  # hidden at the row's end: no container of their own to draw each Step
+        if state.present():  # hidden (page_css): its key only
+            st.button("Leave presentation", key=state.key("btn_esc"), shortcut="Esc", on_click=leave_presentation)
 
 
 def leave_presentation() -> None:
@@ -112,10 +131,8 @@ def leave_presentation() -> None:
     ctl.on_setting("present")
 
 
-def clicker_keys(at_start: bool, done: bool) -> None:
-    """A presenter's clicker sends PageDown / PageUp (Step / Back) and Esc (leave presentation): hidden
-    buttons (:func:`page_css` hides each by its key) whose shortcuts still work."""
-    st.button("PageDown", key=state.key("btn_pgdn"), shortcut="PageDown", on_click=ctl.on_step, disabled=done)
-    st.button("PageUp", key=state.key("btn_pgup"), shortcut="PageUp", on_click=ctl.on_back, disabled=at_start)
-    if state.present():
-        st.button("Leave presentation", key=state.key("btn_esc"), shortcut="Esc", on_click=leave_presentation)
+def clicker_keys() -> None:
+    """A presenter's clicker sends PageDown / PageUp (Step / Back): the page's script clicks those buttons
+    (:func:`ui.figures.stepper_html.clicker_js`), drawn once per full run in the sidebar (a script element takes
+    a row's gap in the main column; the sidebar's content is on the page even when it is collapsed)."""
+    st.sidebar.html(sh.clicker_js(state.key("btn_step"), state.key("btn_back")), unsafe_allow_javascript=True)

@@ -3,6 +3,8 @@ it picks, and the bottleneck comparison (both sides of the toggle on the sentenc
 
 from __future__ import annotations
 
+import contextlib
+
 import streamlit as st
 
 from nmt.decoding.trace import DecodeTrace
@@ -13,7 +15,7 @@ from ui.figures import subword_view
 from ui.stepper import decoding as dec
 from ui.stepper import state
 from ui.stepper import views_readout as sr
-from ui.stepper.panels import words_view
+from ui.stepper.panels import words_chosen, words_view
 
 HEATMAP_BOX = {False: 340, True: 400}  # px (normal, presentation): a taller heatmap scrolls inside its box
 # (not in presentation mode: there every row stays in view of the page, issue 21)
@@ -46,15 +48,16 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 
 def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
-              text: str, pieces: str | None = None, notes: tuple[str, ...] = ()) -> int | None:
-    """The rows as the trace decided (the α heatmap, or the frozen summary band); returns the step clicked.
+              text: str, pieces: str | None = None, notes: tuple[str, ...] = ()) -> None:
+    """The rows as the trace decided (the α heatmap, or the frozen summary band); the step a click on it picks
+    is :func:`clicked_step`'s.
     ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.figures.subword_view`);
     ``notes``: Markdown paragraphs for the chart's caption after its own (not in presentation mode): one
     caption element a Step, not one each."""
     more = "".join(f"\n\n{n}" for n in notes)
-    spans = None
-    if pieces and trace.picture == "alpha" and words_view(look):
-        trace, spans = subword_view.words_trace(trace, pieces)
+    words = bool(pieces and trace.picture == "alpha" and words_view(look))
+    if words:
+        trace, _ = subword_view.words_trace(trace, pieces)
         latest = len(trace.steps) - 1 if trace.steps else None
     # the room left under the source words: less for each extra line of them
     box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
@@ -65,15 +68,16 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
     chart = sr.rows_chart(trace, latest=latest, look=look, labels_below=tall)
     if chart is None:
         st.caption("The α heatmap grows one row per step: press Step." + ("" if look.present else more))
-        return None
+        return
     # A fixed height makes a scrolling box: needed when the chart is taller than the box, and also
     # when it is wider than the column (else its last source words are cut off, unreachable).
-    fixed = box if tall else (height + WIDE_MARGIN if wide else "content")
-    with st.container(height=fixed, border=False, autoscroll=True):
-        ev = st.vega_lite_chart(*sc.arrow_rows(chart), key=state.key(f"alpha_{nonce}"), on_select="rerun",  # Arrow
-                                width="content" if wide else "stretch")
+    # (no box when the chart fits: one element fewer to draw each Step)
+    with st.container(height=box if tall else height + WIDE_MARGIN, border=False, autoscroll=True) \
+            if tall or wide else contextlib.nullcontext():
+        st.vega_lite_chart(*sc.arrow_rows(chart), key=state.key(f"alpha_{nonce}"), on_select="rerun",  # Arrow
+                           width="content" if wide else "stretch")
     if not look.present:
-        unit = "pieces" if pieces and spans is None else "words"  # a subword model's heatmap of pieces
+        unit = "pieces" if pieces and not words else "words"  # a subword model's heatmap of pieces
         st.caption(f"Rows: target {unit} (* = forced); columns: source {unit}; " + (
             "darker = more attention." if trace.picture == "alpha" else
             "every row is the same band: each word reads the one summary c, so there is no α to draw.")
@@ -83,4 +87,13 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
             bottleneck_panel(group, text, latest, look, nonce)
     elif trace.picture == "summary" and dec.stand_in_note(group, dec.frozen_choice(group)):
         bottleneck_panel(group, text, latest, look, nonce, compact=True)  # what the warning and Watch line promise
-    return sc.selected_step(ev) if spans is None else subword_view.step_of_row(sc.selected_step(ev), spans)
+
+
+def clicked_step(trace: DecodeTrace, nonce: str, pieces: str | None = None) -> int | None:
+    """The step a click on the heatmap picked (a row; a subword model's word row stands for its last piece),
+    read from the chart's selection as kept under its key (``nonce``: :func:`alignment`'s) before the chart is
+    drawn again, so the page writes that step's readout above the chart at once, not into a box filled later."""
+    row = sc.selected_step(state.get(f"alpha_{nonce}"))
+    if pieces and trace.picture == "alpha" and words_chosen():
+        return subword_view.step_of_row(row, subword_view.words_trace(trace, pieces)[1])
+    return row

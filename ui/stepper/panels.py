@@ -1,11 +1,10 @@
-"""The stepper's secondary panels: this step's α / e table, the top-k candidates and the exports."""
+"""The stepper's secondary panels: this step's α / e table (HTML), the top-k candidates and the exports."""
 
 from __future__ import annotations
 
 from typing import Any
 from urllib.parse import urlencode
 
-import pyarrow as pa
 import streamlit as st
 
 from nmt.decoding.trace import DecodeTrace, StepRecord
@@ -16,23 +15,14 @@ from ui.figures import stepper_html as sh
 from ui.figures import stepper_state as vs
 from ui.figures import subword_view
 from ui.figures.common import md
+from ui.figures.stepper_table import source_table_html
 from ui.stepper import controller as ctl
 from ui.stepper import state, url
 
-SOURCE_COLUMNS = {  # the α / e table's columns (built once: the same for every Step)
-    "j": st.column_config.NumberColumn("j", width="small"),
-    "source word": st.column_config.TextColumn("source word x_j"),
-    "read as": st.column_config.TextColumn("read as", help="Words outside the vocabulary are read as \\<unk\\>"),
-    "e_ij": st.column_config.NumberColumn("energy e_ij", format="%.3f"),
-    "α_ij": st.column_config.ProgressColumn("weight α_ij", format="%.3f", min_value=0.0, max_value=1.0,
-                                          color=sc.BLUES[-3]),  # the heatmap's blue
-    "most": st.column_config.TextColumn("max", width="small"),
-    "Gaussian": st.column_config.NumberColumn("Gaussian", format="%.3f",
-                                              help="exp(−(j − p_t)² / 2σ²), σ = D/2: local-p's factor on α")}
 
-
-def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None) -> None:
-    """What c_i was at the shown step: the α / e table, or the fixed/mean explanation."""
+def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, half_width: int | None,
+                  big: bool = False) -> None:
+    """What c_i was at the shown step: the α / e table, or the fixed/mean explanation (``big``: a projector's)."""
     note = sv.context_note(trace.context, step, choice.kind == "ablation")
     if note:
         st.info(note)
@@ -41,12 +31,9 @@ def context_panel(trace: DecodeTrace, step: StepRecord, choice: models.Choice, h
     if step.window is not None:
         st.caption("Local attention (Luong et al. 2015) reads only the words in the window [p_t − D, p_t + D]"
                    + (", weighted by a Gaussian around p_t (σ = D/2)." if half_width else "."))
-    stats = sv.step_stats(trace, step)
-    cols = sv.source_columns(trace, step, half_width)
-    rows = len(cols["j"]) if cols else 0  # sent as Arrow: through pandas it cost ~1.5 ms of each Step
-    st.dataframe(pa.table(cols or {}), hide_index=True, width="stretch", height=min(38 + 35 * rows, 420),
-                 column_config=SOURCE_COLUMNS)
-    st.html(sh.stats_html(stats))  # Σα, entropy, most weight: one element, not three metrics in columns
+    cols = sv.source_columns(trace, step, half_width) or {}
+    # the table, then Σα, entropy and most weight: one element a Step (ui.figures.stepper_table)
+    st.html(source_table_html(cols, big) + sh.stats_html(sv.step_stats(trace, step)))
 
 
 @st.dialog("This step's energies and weights", width="large")
@@ -54,7 +41,7 @@ def table_dialog(trace: DecodeTrace, step: StepRecord, choice: models.Choice, ha
     """The α / e table of the shown step over the page (presentation mode's one key away: T); ``half_width``:
     a local-p model's D (its capabilities' ``gaussian_half_width``), else None."""
     st.markdown(f"**i = {step.i}: writing « {md(step.token)} »**")
-    context_panel(trace, step, choice, half_width)
+    context_panel(trace, step, choice, half_width, big=True)
 
 
 def pill_label(word: str) -> str:
@@ -67,11 +54,10 @@ def pill_label(word: str) -> str:
 def topk_panel(step: StepRecord, beam: bool, nonce: str) -> None:
     """The shown step's candidates: every word beside its probability bar (the written one marked) in one
     snippet, and (greedy, sampling) the others as one row of pills, a click on one forcing it."""
-    st.markdown(f"**Top-{len(step.topk)} candidates at i = {step.i}**" + ("" if beam else " · click one to force it"))
     rows = sv.topk_rows(step)
     outside = None if step.token in [w for w, _ in step.topk] else (
         f"Written: {step.token} (p = {step.prob:.3f}), outside the top-{len(step.topk)}.")
-    st.html(sh.topk_html(rows, outside))
+    st.html(sh.topk_header_html(len(step.topk), step.i, not beam) + sh.topk_html(rows, outside))  # one element
     others = [r["word"] for r in rows if not r["written"]]
     if others and not beam:
         st.pills(f"Force instead at i = {step.i}", others, key=state.key(f"force_{nonce}"), format_func=pill_label,
@@ -160,4 +146,9 @@ def words_view(look: sc.Look) -> bool:
         state.setdefault("w_pieces", subword_view.VIEWS[0])  # seeded from the URL at the session's start
         st.segmented_control("Heatmap of", subword_view.VIEWS, key=state.key("w_pieces"), persist_state="session",
                              help=subword_view.HELP)
+    return words_chosen()
+
+
+def words_chosen() -> bool:
+    """Whether the session shows a subword model's heatmap in words (the switch of :func:`words_view`)."""
     return state.get("w_pieces") == subword_view.VIEWS[1]

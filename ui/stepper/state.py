@@ -32,7 +32,7 @@ _NAMES = (
     "_stepper", "_beam", "_fresh", "_catalogue", "_phases_replay", "_fusion_steps",
     # widgets not kept in the URL (the preset, the speed, the tabs, the heatmap's pieces / words)
     "w_preset", "w_speed", "w_tab", "w_pieces",
-    "btn_reset", "btn_back", "btn_step", "btn_play", "btn_run", "btn_table", "btn_pgdn", "btn_pgup", "btn_esc",
+    "btn_reset", "btn_back", "btn_step", "btn_play", "btn_run", "btn_table", "btn_esc",
     "dl_png", "dl_svg", "dl_json", "dl_csv", "fusion_gate", "sample_translations",
     # families keyed at run time (by the decoded words' nonce, the step or the phase card)
     "force_*", "follow_*", "alpha_*", "energy_*", "drift_*", "ens_*", "sample_stages_*",

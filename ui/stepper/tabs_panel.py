@@ -1,9 +1,17 @@
 """The tabs under the stepper: this step's numbers, Look · Generate · Update, Why this word?, the energies,
-the bottleneck, the event log and the exports; only the open one is built."""
+the bottleneck, the event log and the exports; only the open one is built.
+
+The tab bar is drawn by the page's full run (:func:`tab_bar`), outside the decoding fragment, and the fragment
+fills the open tab (:func:`secondary`): a Step redraws the tab's contents, not the bar's eight blocks (issue 52).
+Picking another tab reruns the whole page, which builds that tab's contents.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from nmt.decoding.trace import DecodeTrace, StepRecord
 from nmt.models.checkpoint import LoadedModel
@@ -18,11 +26,16 @@ TABS = ("This step's numbers", "Look · Generate · Update", "Why this word?", "
         "Event log", "Share and export")
 
 
-def secondary(lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None, choice: models.Choice,
-              group: models.ModelGroup, text: str, look: sc.Look, nonce: str) -> None:
-    """The tabs under the stepper; only the open one is built. ``lm`` is the session's model (one
+def tab_bar() -> Sequence[DeltaGenerator]:
+    """The tabs' bar, drawn once per full run below the decoding fragment's slot; its tabs (each with
+    ``open``) are filled by the fragment's :func:`secondary`."""
+    return st.tabs(list(TABS), key=state.key("w_tab"), on_change="rerun")
+
+
+def secondary(tabs: Sequence[DeltaGenerator], lm: LoadedModel, trace: DecodeTrace, step: StepRecord | None,
+              choice: models.Choice, group: models.ModelGroup, text: str, look: sc.Look, nonce: str) -> None:
+    """The open tab of ``tabs`` (from :func:`tab_bar`); only it is built. ``lm`` is the session's model (one
     checkpoint, an ensemble or a fusion): every tab asks it, none loads another."""
-    tabs = st.tabs(list(TABS), key=state.key("w_tab"), on_change="rerun")
     if tabs[0].open:
         with tabs[0]:
             if step is not None:
