@@ -28,8 +28,8 @@ CSS_KEYS = ("w_speed", "btn_esc")  # keys ui.figures.stepper_html.page_css style
 
 
 def page_css(present: bool) -> str:
-    """The page's style (:func:`ui.figures.stepper_html.page_css`), its rules for the speed slider and the
-    clicker's hidden buttons on their own (prefixed) keys."""
+    """The page's style (:func:`ui.figures.stepper_html.page_css`), its rules for the speed slider and
+    presentation mode's hidden Esc button on their own (prefixed) keys."""
     css = sh.page_css(present)
     for name in CSS_KEYS:
         css = css.replace(f".st-key-{name}", f".st-key-{state.key(name)}")
