@@ -90,7 +90,8 @@ def controls_row() -> DeltaGenerator:
 
 def controls(done: bool, row: DeltaGenerator) -> None:
     """Reset, back, step, play/pause and run to end, at the start of ``row`` (:func:`controls_row`): drawn
-    each Step, for whether each may be pressed now. The clicker's hidden keys follow them."""
+    each Step, for whether each may be pressed now (a clicker's PageDown / PageUp click Step / Back:
+    :func:`clicker_keys`)."""
     at_start, playing = state.pos() == 0, state.playing()
     with row:
         st.button("Reset", key=state.key("btn_reset"), icon=":material/first_page:", on_click=ctl.on_reset,
