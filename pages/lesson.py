@@ -125,7 +125,7 @@ def main() -> None:
     else:
         body(room, stop, group, level)
     sidebar(k, room)
-    vote_panel.follow(room, room.version)
+    vote_panel.follow(room, R.drawn(room))
 
 
 main()

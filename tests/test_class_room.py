@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from nmt.tools import serve
 from tests.page_app import app_at
 from tests.test_lesson import plain, shipped
+from ui.lesson import page as P
 from ui.lesson import vote_panel
 from ui.lesson.teacher import TEACHER
 
@@ -47,6 +48,32 @@ def test_projector_and_presenter_are_one_room_in_step() -> None:
     assert TEACHER["reorder"].answer in texts(presenter) and TEACHER["reorder"].answer not in texts(projector)
     other = tab({"ls_stop": "2"})  # a second lesson on the same server: its own room, its own stop
     assert other.query_params["ls_room"] != code and other.query_params["ls_stop"] == "2"
+
+
+@shipped
+def test_a_move_while_the_projector_draws_is_followed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the presenter's → then ←: the projector's run for → copies stop 8, and ← lands while it still draws;
+    # its follower must compare with the version it copied, or it never redraws and stays on stop 8
+    projector = tab({"ls_stop": "7"})
+    room = vote_panel.rooms().get(projector.query_params["ls_room"])
+    assert room is not None
+    room.move(stop=7)  # → in the other tab (0-based 7: stop 8)
+    copied = room.version
+    moved: list[int] = []
+    pair = P.model_pair
+
+    def slow_pair(*args: object, **kwargs: object) -> object:  # ← arrives while the stop is drawn
+        if not moved:
+            room.move(stop=6)
+            moved.append(room.version)
+        return pair(*args, **kwargs)
+
+    followed: list[int] = []
+    monkeypatch.setattr(P, "model_pair", slow_pair)
+    monkeypatch.setattr(vote_panel, "follow", lambda r, seen: followed.append(seen))
+    projector.run()
+    assert projector.query_params["ls_stop"] == "8"  # the run copied → …
+    assert moved == [copied + 1] and followed == [copied]  # … and its follower waits for a later version: ←
 
 
 @shipped

@@ -46,15 +46,23 @@ def start() -> Room | None:
 
 def sync(r: Room) -> None:
     """Copy the room's position into this tab's address and state when it changed since last drawn."""
-    if state.seen() == (r.code, r.version):
+    p, version = r.snapshot()
+    if state.seen() == (r.code, version):
         return
-    p = r.position
     st.query_params[STOP_KEY], st.query_params[LEVEL_KEY] = str(p.stop + 1), p.level
     if p.voting:
         st.query_params[VOTE_KEY] = "true"
     else:
         st.query_params.pop(VOTE_KEY, None)
-    state.copy_position([s.key for s in STOPS], p.revealed, (r.code, r.version))  # the widgets start again
+    state.copy_position([s.key for s in STOPS], p.revealed, (r.code, version))  # the widgets start again
+
+
+def drawn(r: Room) -> int:
+    """The room's version this tab copied last (:func:`sync`): what its follower compares with. Not the
+    room's version at the end of the run: a move by the other tab while this one draws would then pass
+    unseen, and the tab would stay on the stop it drew (a presenter's quick → ← left the projector behind)."""
+    seen = state.seen()
+    return int(seen[1]) if seen is not None and seen[0] == r.code else -1
 
 
 def move(delta: int) -> None:

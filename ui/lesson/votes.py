@@ -95,6 +95,12 @@ class Room:
         """The lesson's shared position."""
         return self._position
 
+    def snapshot(self) -> tuple[Position, int]:
+        """The position and its version, read together (a move between two separate reads would pair a
+        position with another position's version)."""
+        with self._lock:
+            return self._position, self.version
+
     def move(self, stop: int | None = None, level: str | None = None, voting: bool | None = None,
              check: str | None = None, item: int | None = None) -> None:
         """Change the shared position (``None``: leave that part as it is)."""
