@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from tests.browser_waits import chip_texts, settle, url_query, wait_chips, wait_query
+from tests.browser_waits import chip_texts, drawn, quiet, settle, url_query, wait_chips, wait_query
 from tests.chromium import ARTIFACTS, new_page, sync_api
 
 # the stepper's buttons are named with their clicker key after the word ("Step →", "Play P")
@@ -36,7 +36,7 @@ def test_step_force_and_toggle(shipped_app_url: str, browser: object) -> None:
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(shipped_app_url)
     page.get_by_text("Step through decoding").first.wait_for(timeout=60_000)
-    settle(page)
+    quiet(page)  # the first view's second run (it writes the URL) over, not only its first
     _preset_then_three_steps(page)
     _click_the_first_heatmap_row(page)
     forced_q = _force_a_candidate(page)
@@ -115,7 +115,6 @@ def _freeze_the_context(page: object, forced_q: dict[str, list[str]]) -> None:
     """Freeze c_i: no heatmap, both translations side by side, the URL keeps the position and forced word."""
     # Flip the bottleneck toggle: no heatmap; both translations and how far c_i moves instead.
     page.get_by_text("Freeze c_i (RNNencdec)").click()
-    settle(page)
     page.get_by_text("No alignment: every step reads the same summary vector").first.wait_for()
     page.get_by_test_id("bottleneck-compare").wait_for()
     q = wait_query(page, lambda q: q.get("sp_freeze") == ["true"])
@@ -127,7 +126,9 @@ def _freeze_the_context(page: object, forced_q: dict[str, list[str]]) -> None:
 def _run_to_end_then_play(page: object) -> None:
     """Unfreeze and run to the end; then Reset and Play, which shows the words one by one and stops."""
     # Run to the end and look at the whole heatmap with the toggle off again.
-    page.get_by_text("Freeze c_i (RNNencdec)").click()
+    page.get_by_text("Freeze c_i (RNNencdec)").click()  # the switch writes the URL itself, before its run:
+    sync_api.expect(page.get_by_text("No alignment: every step reads the same summary vector")).to_have_count(
+        0, timeout=30_000)  # wait for what the run draws
     settle(page)
     assert "sp_freeze" not in wait_query(page, lambda q: "sp_freeze" not in q)
     page.get_by_role("button", name="Run to end").click()
@@ -153,11 +154,11 @@ def _html_input_stays_text(page: object, dialogs: list[str]) -> None:
     box = page.get_by_role("textbox", name="Source sentence (English)")
     box.fill("<script>alert(1)</script> <b>bold</b> dog 😀")
     box.press("Control+Enter")
-    settle(page)
     page.get_by_role("button", name=STEP).click()
+    wait_chips(page, 1)  # the typed sentence's first word (the last one had written the whole sentence)
+    page.get_by_test_id("source-words").get_by_text("script").first.wait_for()
     settle(page)
     assert dialogs == []
-    page.get_by_test_id("source-words").get_by_text("script").first.wait_for()
     assert page.locator("b", has_text="bold").count() == 0
     page.screenshot(path=str(ARTIFACTS / "06-html-input.png"), full_page=True)
 
@@ -263,11 +264,11 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike.")
     page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
-    settle(page)
+    quiet(page)
     for n in range(1, 4):
         page.get_by_role("button", name=STEP).click()
         wait_chips(page, n)
-    page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
+    drawn(page)  # the chart drawn again after the run: the last step's chart would answer the same wait
     boxes = _boxes(page)
     (ARTIFACTS / "layout-1280x720.json").write_text(json.dumps(boxes, indent=1))
     page.screenshot(path=str(ARTIFACTS / "08-projector-1280x720.png"))
@@ -276,13 +277,16 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
     assert page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollTop") == 0
     assert min(_heatmap_font_sizes(page)) >= 14
 
+    # the switch writes the URL itself and collapses the sidebar as the run starts, and the old tabs stay
+    # until it ends: wait for what only that run draws (presentation's table key), then for the tabs to go
     page.get_by_text("Presentation", exact=True).click()
-    settle(page)
+    page.get_by_role("button", name=re.compile("^Table")).wait_for(timeout=30_000)
     assert wait_query(page, lambda q: q.get("sp_present") == ["true"]).get("sp_present") == ["true"]
     page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
                            ".getBoundingClientRect().right <= 0", timeout=30_000)  # collapsed
-    page.get_by_test_id("stVegaLiteChart").first.locator("g.mark-rect path").first.wait_for()
-    assert page.get_by_role("tab").count() == 0 and page.locator('[class*="st-key-sp_force_"]').count() == 0
+    sync_api.expect(page.get_by_role("tab")).to_have_count(0, timeout=30_000)
+    sync_api.expect(page.locator('[class*="st-key-sp_force_"]')).to_have_count(0, timeout=30_000)
+    drawn(page)
     boxes = _boxes(page)
     page.screenshot(path=str(ARTIFACTS / "09-presentation-1280x720.png"))
     for name, box in boxes.items():
@@ -304,7 +308,6 @@ def test_projector_1280x720_shows_the_stepper_without_scrolling(shipped_app_url:
     assert long.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight") <= 720
     long.close()
     page.get_by_text("Presentation", exact=True).click()
-    settle(page)
     page.get_by_role("tab", name="Event log").wait_for(timeout=30_000)
     page.close()
 
@@ -332,7 +335,7 @@ def test_beam_mode_switch_and_step_timings(shipped_app_url: str, browser: object
     page = browser.new_page(viewport={"width": 1280, "height": 720})
     page.goto(f"{shipped_app_url}/?sp_text=A+man+is+riding+a+bike+down+the+street.&sp_beam=12")
     page.get_by_role("button", name=STEP).wait_for(timeout=60_000)
-    settle(page)
+    quiet(page)
     t0 = time.perf_counter()
     page.get_by_test_id("stRadio").get_by_text("beam", exact=True).click()
     page.get_by_text("beam's best hypothesis").first.wait_for(timeout=60_000)

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.browser_waits import settle, stable
+from tests.browser_waits import quiet, settle, stable
 from tests.chromium import ARTIFACTS, new_page
 from ui.common import models
 
@@ -40,6 +40,7 @@ def phase_cards(page: object, url: str, model: str, order: list[str]) -> None:
     """The three cards in ``model``'s ``order``, typeset, ≥ 14 px, each within 1280 px."""
     page.goto(f"{url}/?{urlencode({'sp_text': SENTENCE, 'sp_model': model, 'sp_step': 4})}")
     page.wait_for_selector('[data-testid="translation-so-far"]', timeout=240_000)
+    quiet(page)  # the first view's second run (it writes the URL) over: a tab clicked during it is lost
     page.get_by_role("tab", name="Look · Generate · Update").click()
     page.wait_for_selector('[class*="st-key-phase_generate"] .katex', timeout=120_000)
     settle(page)

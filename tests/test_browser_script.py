@@ -44,6 +44,7 @@ def test_the_explainers_script(shipped_app_url: str, browser: object) -> None:
     with new_page(browser, viewport={"width": 1280, "height": 720}) as page:
         page.goto(shipped_app_url)
         page.get_by_role("button", name=STEP).wait_for(timeout=WAIT)
+        browser_waits.quiet(page, timeout=WAIT)  # the first view's second run (it writes the URL) over
         monotonic_copy_walks_the_diagonal_and_explains_the_first_word(page)
         reordered_phrase_jumps_to_area_and_fits_the_screen(page)
         fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page)
@@ -132,16 +133,18 @@ def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
     sync_api.expect(page.get_by_role("button", name="Run to end")).to_be_disabled(timeout=WAIT)
     settle(page)
     for present in (False, True):
-        if present:
+        if present:  # the switch writes the URL itself, before its run: wait for what only that run draws
             page.get_by_text("Presentation", exact=True).click()
-            page.wait_for_url(re.compile(r"[?&]sp_present=true(&|$)"), timeout=WAIT)
+            page.get_by_role("button", name=re.compile("^Table")).wait_for(timeout=WAIT)
+            assert query(page).get("sp_present") == ["true"]
+            sync_api.expect(page.get_by_role("tab")).to_have_count(0, timeout=WAIT)  # the old tabs gone: run over
             settle(page)
             # the sidebar collapsed: under load the boxes once read stable with the projector's larger words
             # drawn and the sidebar still open (the chart pushed below 720), a state no presenter sees
             page.wait_for_function("() => document.querySelector('[data-testid=\"stSidebar\"]')"
                                    ".getBoundingClientRect().right <= 0", timeout=WAIT)
         chart = page.get_by_test_id("stVegaLiteChart").first
-        chart.locator("svg").first.wait_for(timeout=WAIT)
+        browser_waits.drawn(page, timeout=WAIT)  # the chart drawn again after the run
         boxes = browser_waits.stable(page, BOXES)
         svg, words = boxes["svg"], boxes["words"]
         # the whole chart lies below the source words and above the screen's bottom edge: were it scrolled
@@ -152,6 +155,7 @@ def reordered_phrase_jumps_to_area_and_fits_the_screen(page: object) -> None:
         assert page.get_by_test_id("stepper-readout").bounding_box()["y"] >= 0
         page.screenshot(path=str(ARTIFACTS / f"script-2-end{'-presentation' if present else ''}.png"))
     page.get_by_text("Presentation", exact=True).click()
+    page.get_by_role("tab", name="Event log").wait_for(timeout=WAIT)  # tabs: presentation is off
     settle(page)
 
 
@@ -162,8 +166,10 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
     assert all(" · reads the same summary c as every word · no weights α" in r for r in frozen), frozen
     chart = page.get_by_test_id("stVegaLiteChart").first
     chart.get_by_text("Every word reads the same summary c").wait_for(timeout=WAIT)
-    fills = chart.locator("g.mark-rect path").evaluate_all("els => els.map(e => e.getAttribute('fill'))")
     n_src = page.get_by_test_id("source-words").locator("span").count()
+    # the last step's chart (five rows) has the same title: wait for the sixth row's cells
+    sync_api.expect(chart.locator("g.mark-rect path")).to_have_count(6 * n_src, timeout=WAIT)
+    fills = chart.locator("g.mark-rect path").evaluate_all("els => els.map(e => e.getAttribute('fill'))")
     assert len(fills) == 6 * n_src and len(set(fills)) == 1, set(fills)  # six identical rows: one flat band
     page.get_by_text("c_i is frozen (RNNencdec-50)").first.wait_for()
     page.screenshot(path=str(ARTIFACTS / "script-3-frozen.png"))
@@ -187,8 +193,8 @@ def fixed_vector_bottleneck_band_then_the_alignment_at_the_same_step(page: objec
 
     # presentation mode: the readout line stays in view; T opens the energy / weight table
     page.get_by_text("Presentation", exact=True).click()
-    # the click's rerun may not have begun when settle() looks: wait for the URL it writes, then for quiet
-    assert browser_waits.wait_query(page, lambda q: q.get("sp_present") == ["true"]).get("sp_present") == ["true"]
+    page.get_by_role("button", name=re.compile("^Table")).wait_for(timeout=WAIT)  # drawn by that run only
+    assert query(page).get("sp_present") == ["true"]
     browser_waits.quiet(page, timeout=WAIT)
     line = page.get_by_test_id("stepper-readout")
     box = line.bounding_box()
