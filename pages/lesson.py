@@ -53,8 +53,11 @@ def nav_bar(k: int, stop: Stop, checking: bool = False) -> None:
     with st.container(key="ls_clicker"):  # hidden by CSS below; their shortcuts still work
         st.button("PageUp", key="ls_pgup", shortcut="PageUp", on_click=R.move, args=(-1,))
         st.button("PageDown", key="ls_pgdn", shortcut="PageDown", on_click=R.move, args=(1,))
+    # (the main area takes the focus when clicked, as a teacher does before using the clicker: without its
+    # focus shadow, drawn by a ::before, no grey frame around the projected page then)
     st.html("<style>.st-key-ls_clicker{display:none} .block-container{padding-top:4.25rem} "
-            ".st-key-ls_top h1{font-size:2rem;padding:0}</style>")
+            ".st-key-ls_top h1{font-size:2rem;padding:0} "
+            "[data-testid=\"stMain\"]:focus::before{box-shadow:none}</style>")
     st.html(P.PILL_CSS)
     st.html(P.RELEASE_PILLS, unsafe_allow_javascript=True)
 

@@ -78,6 +78,7 @@ def _click_the_first_heatmap_row(page: object) -> None:
     chart = page.get_by_test_id("stVegaLiteChart").first
     chart.scroll_into_view_if_needed()
     cell = chart.locator("g.mark-rect path").first
+    chart.locator("svg, canvas").first.wait_for()  # drawn (a chart being drawn again has neither for a moment)
     if cell.count():
         cell.click()
     else:  # canvas renderer: click where the first row's first cell is drawn

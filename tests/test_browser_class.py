@@ -123,6 +123,12 @@ def test_the_class_server_answers_its_names_only_and_a_phone_waits(server: int, 
     # ≥ 28 px once the page's style applies (CI measured 12 px once, before it had): wait, failing if it never does
     sync_api.expect(code).to_have_css("font-size", re.compile(r"^(2[89]|[3-9]\d|\d{3,})(\.\d+)?px$"), timeout=WAIT)
     sync_api.expect(projector.locator('[data-testid="stImage"] img').first).to_be_visible(timeout=WAIT)  # its QR
+    # the join bar (style applied: the 28 px above) sits in the band above the title, on the first screen at
+    # every stop without pushing it down, the address on one line (it wrapped in mid-address, below 720 px)
+    bar, title = projector.locator(".st-key-ls_joinbar").bounding_box(), projector.locator("h1").first.bounding_box()
+    assert bar and title and 0 <= bar["y"] and bar["y"] + bar["height"] <= title["y"], (bar, title)
+    assert 0 <= bar["x"] and bar["x"] + bar["width"] <= 1280, bar
+    assert code.bounding_box()["height"] < 2 * 28, code.bounding_box()
     projector.screenshot(path=str(ARTIFACTS / "class-projector-stop1.png"))
     waiting = phone.locator(".st-key-ls_phone_status p").filter(has_text="Waiting for the teacher's question")
     waiting.wait_for(timeout=WAIT)
@@ -184,6 +190,7 @@ def test_a_room_votes_in_step_and_a_reopened_tab_votes_once(server: int, chromiu
     tally = projector.get_by_text(re.compile("^First vote:"))
     tally.wait_for(timeout=WAIT)
     assert tally.inner_text() == "First vote: red 1 · car 1 (2). After discussion: car 2 (2)."
+    counted(projector, "voting closed · first vote: 2 votes, after discussion: 2 votes")  # not "no question"
     projector.screenshot(path=str(ARTIFACTS / "class-histogram.png"))
     (ARTIFACTS / "class-follow.txt").write_text(f"projector followed the presenter in {followed:.2f} s\n")
     assert followed <= 10

@@ -53,6 +53,10 @@ def at_stop(page: object, n: int, title: str) -> None:
     settle(page, WAIT)
 
 
+FOCUS_SHADOW = """() => [document.activeElement.getAttribute('data-testid'),
+  getComputedStyle(document.querySelector('[data-testid="stMain"]'), '::before').boxShadow]"""
+
+
 def guess(page: object, word: str) -> object:
     """Click the guess pill ``word`` and wait until it is checked and the page has finished its run."""
     pills = page.get_by_test_id("stButtonGroup")
@@ -75,8 +79,11 @@ def test_the_clicker_keys(shipped_app_url: str, browser: object) -> None:
 def clicker_keys_move_between_stops(page: object, app_url: str) -> None:
     page.goto(f"{app_url}/lesson?ls_stop=5")
     at_stop(page, 5, "Softmax")
+    page.locator('[data-testid="stMain"]').click(position={"x": 8, "y": 400})  # the teacher clicks the page first
     page.keyboard.press("ArrowRight")
     at_stop(page, 6, "The context")
+    # the main area has the focus, and draws no focus shadow: no grey frame around the projected page
+    assert page.evaluate(FOCUS_SHADOW) == ["stMain", "none"]
     page.keyboard.press("PageDown")
     at_stop(page, 7, "Reordering")
     page.keyboard.press("PageUp")

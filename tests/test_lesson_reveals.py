@@ -42,6 +42,18 @@ def test_a_revealed_row_and_the_row_it_returns_on_both_marked() -> None:
     assert "« c » reads “s1” (α = 0.85)" in description
 
 
+def test_the_energies_argmax_is_a_patch_under_its_number_not_a_cross_over_it() -> None:
+    t = make_trace(ROWS, tokens=["a", "b", "c", "d"])
+    for k, step in enumerate(t.steps):
+        step.energies = [10 * a for a in ROWS[k]]
+    alpha = L.lesson_alpha_chart(t, 1, revealed=True).to_dict()
+    energy = L.lesson_alpha_chart(t, 1, revealed=True, quantity="energy").to_dict()
+    cross, patch = alpha["layer"][1]["mark"], energy["layer"][1]["mark"]
+    assert (cross["type"], cross["shape"], cross["color"]) == ("point", "cross", L.ARGMAX)
+    assert (patch["type"], patch["color"], patch["height"]) == ("rect", L.ARGMAX, 22) and "shape" not in patch
+    assert energy["layer"][-1]["mark"]["type"] == "text"  # the numbers drawn over it, the argmax's (8.0) too
+
+
 def test_stop_7_draws_the_return_to_rouge() -> None:
     reorder = next(s for s in STOPS if s.key == "reorder")
     assert reorder.then == 2 and (2, "rouge", "red") in reorder.expect and reorder.predict == 1

@@ -125,3 +125,30 @@ def test_at_most_200_votes_a_round_even_at_once() -> None:
     assert MAX_PHONES == 200 and results.count("counted") == 200 and results.count("full") == 25
     ballot = room.ballot("reorder")
     assert ballot is not None and ballot.counts(1) == [200, 0]
+
+
+def test_the_join_bar_says_the_open_round_then_what_the_closed_question_got() -> None:
+    from ui.lesson.vote_panel import address_px, votes_line
+
+    room = RoomStore().create()
+    assert room.current() is None and votes_line(room.current()) == "no question at this stop"
+    q = room.open("reorder", "?", WORDS)
+    assert votes_line(room.current()) == "first vote: **0 votes**"
+    room.vote("p1", q.serial, 2)
+    assert votes_line(room.current()) == "first vote: **1 vote**"
+    q2 = room.revote("reorder")
+    assert q2 is not None and votes_line(room.current()) == "after discussion: **0 votes**"
+    room.vote("p1", q2.serial, 2)
+    room.vote("p2", q2.serial, 1)
+    room.show("reorder")  # the question is closed, not gone: the bar says what it got (it said "no question")
+    assert room.question() is None
+    assert votes_line(room.current()) == "voting closed · first vote: 1 vote, after discussion: 2 votes"
+    room.open("unknown", "?", ["toaster", "the"])
+    room.reveal("unknown", True)  # revealed in round 1: one round to report
+    assert votes_line(room.current()) == "voting closed · first vote: 0 votes"
+    room.close()
+    assert votes_line(room.current()) == "no question at this stop"
+    # 28 px for a LAN address (42 letters × 0.6 em × 28 px = 706 px ≤ 800); a long host name shrinks to fit
+    assert address_px("http://192.168.100.123:8501/vote?room=K7QX") == 28
+    assert address_px("http://nmt-lab.physics.example-university.edu:8501/vote?room=K7QX") == 20  # 800/(0.6×66)
+    assert address_px("http://" + "a" * 200) == 16

@@ -202,7 +202,7 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
         layers.append(alt.Chart(hidden).mark_text(color=INK, fontSize=16, fontWeight="bold", aria=False).encode(
             x=x, y=y, text="q:N"))
     elif step is not None:
-        layers.extend(_marks(trace, last, guess, x, y, cell, end))
+        layers.extend(_marks(trace, last, guess, x, y, cell, end, badge=quantity == "energy"))
     if quantity == "energy" and len(cells):  # the numbers themselves (energies have no fixed scale), over the marks
         layers.append(alt.Chart(cells).mark_text(fontSize=14, fontWeight="bold", color=INK, aria=False).encode(
             x=x, y=y, text=alt.Text("alpha:Q", format=".1f")))
@@ -212,15 +212,17 @@ def lesson_alpha_chart(trace: DecodeTrace, step: int | None, revealed: bool, gue
 
 
 def _marks(trace: DecodeTrace, last: int, guess: int | None, x: alt.X, y: alt.Y, cell: int,
-           end: int | None = None) -> list[alt.Chart]:
+           end: int | None = None, badge: bool = False) -> list[alt.Chart]:
     """The revealed row's marks: the model's argmax crossed in orange (and on each row after it up to
-    ``end``), the class's guess framed in red."""
+    ``end``), the class's guess framed in red. ``badge``: the argmax as an orange patch under its cell's
+    number instead (the energies stop: a cross would cover the number it marks; dark on orange, 7.5:1)."""
     v = verdict(trace, last, guess)
     marks = [{"i": i, "j": (w := verdict(trace, i, None)).argmax, "what": "model's argmax",
               "says": f"« {w.target} » reads “{w.argmax_word}” most (the model's choice)"}
              for i in range(last, max(last, end or last) + 1)]
-    out = [alt.Chart(pd.DataFrame(marks)).mark_point(shape="cross", filled=True, color=ARGMAX,
-                                                     size=cell * 6).encode(x=x, y=y, description="says:N")]
+    mark = (alt.MarkDef(type="rect", color=ARGMAX, cornerRadius=4, width=max(cell - 4, 40), height=22) if badge
+            else alt.MarkDef(type="point", shape="cross", filled=True, color=ARGMAX, size=cell * 6))
+    out = [alt.Chart(pd.DataFrame(marks), mark=mark).encode(x=x, y=y, description="says:N")]
     if v.guess is not None:
         frame = pd.DataFrame([{"i": last, "j": v.guess, "what": "your guess",
                                "says": f"your guess for « {v.target} »: “{v.guess_word}”"}])

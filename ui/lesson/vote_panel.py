@@ -38,8 +38,24 @@ LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 STATES = {"waiting": "Waiting for the teacher's question…",
           "closed": "This question is closed: the class has moved on.", "full": "This round is full.",
           "nocode": "Type the room code shown on the projector."}
-BIG_CSS = ("<style>.st-key-ls_join code{font-size:28px!important;word-break:break-all;white-space:normal} "
-           ".st-key-ls_phone_status p{font-size:20px!important;line-height:1.4} "
+# The join bar: fixed in the band above the lesson's title (Streamlit's header, empty between its » and ⋮), so
+# the address, its QR code and the count are on the projector at every stop without scrolling and without
+# pushing the stop down; the address on one line (never broken inside the host), 28 px unless too long for it.
+# With the sidebar open it moves right of the sidebar (its « stays clickable), the address a little smaller to
+# leave the ⋮ menu free; on a screen too narrow for it, it stays where it is drawn (under the stop), wrapping.
+JOIN_BAR = "ls_joinbar"
+JOIN_CSS = ("<style>@media (min-width: 1100px) {{ .st-key-ls_joinbar{{position:fixed;top:3px;left:50%;"
+            "transform:translateX(-50%);z-index:999995;width:max-content!important;max-width:calc(100vw - 140px);"
+            "background:#ffffff;padding:0 6px}} "
+            "body:has([data-testid=\"stSidebar\"][data-collapsed=\"false\"]) .st-key-ls_joinbar{{left:312px;"
+            "transform:none;max-width:none}} "
+            "body:has([data-testid=\"stSidebar\"][data-collapsed=\"false\"]) .st-key-ls_join code{{"
+            "font-size:min({px}px, calc((100vw - 660px) / {em}))!important}} "
+            ".st-key-ls_join p{{margin:0;line-height:1.2;white-space:nowrap;font-size:20px}} "
+            ".st-key-ls_join code{{white-space:nowrap;padding:0 .15em}} }} "
+            ".st-key-ls_join code{{font-size:{px}px!important;overflow-wrap:anywhere}}</style>")
+BAR_TEXT_PX, MONO_EM = 800, 0.6  # the address's room in the bar; a monospace letter's width in em
+BIG_CSS = ("<style>.st-key-ls_phone_status p{font-size:20px!important;line-height:1.4} "
            ".st-key-ls_phone_choices button p{font-size:22px!important}</style>")
 
 
@@ -108,27 +124,43 @@ def follow(room: Room, seen: int) -> None:
         st.rerun(scope="app")
 
 
+def address_px(address: str) -> int:
+    """The join address's type size: 28 px, read from the back row, or less for an address too long for one
+    line of the join bar at that size (a long ``--host`` name), never under 16 px."""
+    return max(16, min(28, int(BAR_TEXT_PX / (MONO_EM * max(1, len(address))))))
+
+
+def votes_line(ballot: Ballot | None) -> str:
+    """The join bar's count (Markdown): the open round's votes, what the closed question got, or that this
+    stop asks nothing."""
+    if ballot is None:
+        return "no question at this stop"
+    rounds = ("first vote", "after discussion")[:ballot.question.round]
+    said = [votes(sum(ballot.counts(k))) for k in range(1, len(rounds) + 1)]  # each round held
+    if ballot.closed:
+        return "voting closed · " + ", ".join(f"{r}: {v}" for r, v in zip(rounds, said, strict=True))
+    return f"{rounds[-1]}: **{said[-1]}**"
+
+
+def votes(n: int) -> str:
+    """``n`` votes, in words ("1 vote", "3 votes")."""
+    return f"{n} vote{'s' if n != 1 else ''}"
+
+
 @st.fragment(run_every=POLL_S)
 def join_strip(room: Room) -> None:
-    """On every stop while phones vote: the join address (28 px), its QR code, and the open round's count."""
+    """On every stop while phones vote: the join bar (:data:`JOIN_CSS`: the address, its QR code, the count)."""
     address = join_address(phones_base(), room.code)
-    q = room.question()
-    if q is None:
-        count = "no question at this stop"
-    else:
-        b = room.ballot(q.stop)
-        n = sum(b.counts(q.round)) if b else 0
-        count = f"{'first vote' if q.round == 1 else 'after discussion'}: **{n} vote{'s' if n != 1 else ''}**"
-    st.html(BIG_CSS)
-    qr, text = st.columns([1, 3], vertical_alignment="center")
-    qr.image(qr_png(address), width=120)
-    with text, st.container(key="ls_join"):
-        st.markdown(f"**Vote on your phone:** `{address}`  \n{count}",
-                    help="Phones on the same network open the address (or scan the code); one vote per phone per "
-                         "round, kept in memory.")
-        if not os.environ.get(CLASS_ENV) and urlsplit(address).hostname in LOCAL_NAMES:
-            st.caption("This address works on this machine only: for phones, start the server with "
-                       "`python -m nmt serve --class`.")
+    st.html(JOIN_CSS.format(px=address_px(address), em=round(MONO_EM * max(1, len(address)), 1)))
+    with st.container(key=JOIN_BAR, horizontal=True, vertical_alignment="center", gap="small"):
+        st.image(qr_png(address), width=56)
+        with st.container(key="ls_join"):
+            st.markdown(f"**Vote on your phone:** `{address}`  \n{votes_line(room.current())}",
+                        help="Phones on the same network open the address (or scan the code: click it to enlarge); "
+                             "one vote per phone per round, kept in memory.")
+    if not os.environ.get(CLASS_ENV) and urlsplit(address).hostname in LOCAL_NAMES:
+        st.caption("The phones' address works on this machine only: for phones, start the server with "
+                   "`python -m nmt serve --class`.")
 
 
 @st.fragment(run_every=POLL_S)

@@ -171,6 +171,10 @@ class Room:
 
     # -- the phones' side -----------------------------------------------------------------------
 
+    def current(self) -> Ballot | None:
+        """The ballot of this stop's question, open or closed (shown, revealed), or None at a stop without one."""
+        return self._ballots.get(self._open) if self._open else None
+
     def question(self) -> Question | None:
         """The question that takes votes now, for a phone that asks (however late it joined)."""
         b = self._ballots.get(self._open) if self._open else None
