@@ -179,6 +179,17 @@ def test_fig2_frame_keeps_one_decoding_and_buckets_of_ten_sentences() -> None:
     assert L.fig2_chart(L.fig2_frame(RESULTS, "no such test")) is None
 
 
+def test_fig2_names_the_models_as_the_paper_does_with_its_legend_in_two_columns() -> None:
+    spec = L.fig2_chart(L.fig2_frame(RESULTS, "t"), "Multi30k").to_dict()
+    colour = spec["encoding"]["color"]
+    assert colour["scale"]["domain"] == ["RNNencdec", "RNNsearch"]  # the results file's keys are lower case
+    assert {v["model"] for v in spec["data"]["values"]} == {"RNNencdec", "RNNsearch"}
+    assert (colour["legend"]["direction"], colour["legend"]["columns"]) == ("horizontal", 2)
+    assert spec["description"].startswith("BLEU by source sentence length, Multi30k: RNNencdec 49.0 BLEU at 0–9")
+    assert [L.paper_name(n) for n in ("rnnsearch", "RNNencdec-50", "luong-local-p")] == \
+        ["RNNsearch", "RNNencdec-50", "luong-local-p"]
+
+
 def test_fig2_colours_encdec_orange_search_blue() -> None:
     assert L.model_colours(["rnnencdec", "rnnsearch"]) == ["#e6550d", "#206fb2"]
     assert L.model_colours(["RNNencdec-30", "RNNencdec-50", "RNNsearch-30", "RNNsearch-50"]) == [

@@ -99,7 +99,8 @@ def fig2_charts(height: int = 230) -> list[tuple[Any, str]]:
         chart = L.fig2_chart(frame, title, height=height)
         if chart is not None:
             gaps = L.bleu_gaps(frame, better, worse)
-            out.append((chart, f"{better} minus {worse}: " + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
+            out.append((chart, f"{L.paper_name(better)} minus {L.paper_name(worse)}: "
+                        + " · ".join(f"{b}: {g:+.1f}" for b, g in gaps.items())))
     return out
 
 
