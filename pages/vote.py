@@ -18,6 +18,7 @@ from ui.lesson import vote_panel
 def main() -> None:
     """Build the page (laid out for a phone: one column, big buttons)."""
     st.title("Class vote", anchor=False)
+    st.html(vote_panel.PHONE_CHROME)
     vote_panel.phone(vote_panel.phone_token())
 
 

@@ -135,6 +135,10 @@ def test_the_class_server_answers_its_names_only_and_a_phone_waits(server: int, 
     # ≥ 18 px; the page's style and its words arrive in one rerun but may be drawn apart (CI saw 16 px once,
     # before the style applied): wait for it, failing if it never comes
     sync_api.expect(waiting).to_have_css("font-size", re.compile(r"^(1[89]|[2-9]\d|\d{3,})(\.\d+)?px$"), timeout=WAIT)
+    # no sidebar, so no list of the app's pages, on a phone: its expand control is there, and hidden
+    control = phone.locator('[data-testid="stExpandSidebarButton"], [data-testid="stSidebarCollapsedControl"]')
+    assert control.count() >= 1
+    sync_api.expect(control.first).to_be_hidden(timeout=WAIT)
     phone.screenshot(path=str(ARTIFACTS / "class-phone-waiting.png"))
     # the phone tries the presenter view, with the room code and without the key
     phone.goto(f"http://{NAME}:{port}/lesson?ls_view=presenter&ls_stop=7&ls_room={room}", timeout=WAIT)

@@ -55,6 +55,10 @@ JOIN_CSS = ("<style>@media (min-width: 1100px) {{ .st-key-ls_joinbar{{position:f
             ".st-key-ls_join code{{white-space:nowrap;padding:0 .15em}} }} "
             ".st-key-ls_join code{{font-size:{px}px!important;overflow-wrap:anywhere}}</style>")
 BAR_TEXT_PX, MONO_EM = 800, 0.6  # the address's room in the bar; a monospace letter's width in em
+# The phone's page shows no sidebar, so no list of the app's pages: a student's phone is there to vote, and
+# every page opened from a class of phones runs its models on the teacher's machine.
+PHONE_CHROME = ('<style>[data-testid="stSidebar"], [data-testid="stExpandSidebarButton"], '
+                '[data-testid="stSidebarCollapsedControl"]{display:none!important}</style>')
 BIG_CSS = ("<style>.st-key-ls_phone_status p{font-size:20px!important;line-height:1.4} "
            ".st-key-ls_phone_choices button p{font-size:22px!important}</style>")
 
