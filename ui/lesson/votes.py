@@ -177,13 +177,13 @@ class Room:
 
     def question(self) -> Question | None:
         """The question that takes votes now, for a phone that asks (however late it joined)."""
-        b = self._ballots.get(self._open) if self._open else None
+        b = self.current()
         return None if b is None or b.closed else b.question
 
     def vote(self, phone: str, serial: int, choice: int) -> Outcome:
         """A phone's vote on the question it was shown (``serial``): counted, or why not."""
         with self._lock:
-            b = self._ballots.get(self._open) if self._open else None
+            b = self.current()
             if b is None or b.closed or b.question.serial != serial:
                 return "closed"  # the teacher moved on, started the re-vote, showed or revealed
             if not 0 <= choice < len(b.question.choices):
@@ -198,7 +198,7 @@ class Room:
 
     def voted(self, phone: str) -> int | None:
         """The choice this phone made in the open question's current round, or None."""
-        b = self._ballots.get(self._open) if self._open else None
+        b = self.current()
         return None if b is None else b.votes[b.question.round].get(phone)
 
 
