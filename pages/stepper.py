@@ -34,7 +34,7 @@ from ui.stepper import fusion_panel as fusion_ui
 from ui.stepper import sampling, state, url
 from ui.stepper import views_readout as sr
 from ui.stepper.controls import clicker_keys, controls, controls_row, inputs, page_css, settings, watch, watch_line
-from ui.stepper.heatmap_panel import alignment, clicked_step
+from ui.stepper.heatmap_panel import alignment, clicked_step, shown_rows
 from ui.stepper.panels import candidate_panel, table_dialog, topk_panel
 from ui.stepper.sidebar import sidebar
 from ui.stepper.tabs_panel import secondary, tab_bar
@@ -56,7 +56,8 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     nonce = dec.nonce(choice, trace)
     latest = len(trace.steps) - 1 if trace.steps else None
     swaps = dec.replacements(trace)
-    clicked = clicked_step(trace, nonce, lm.subword)  # a row of the heatmap drawn below, clicked before this run
+    shown = shown_rows(trace, lm.subword)  # the heatmap's rows (a subword model's in words): decided once a Step
+    clicked = clicked_step(shown[1], nonce)  # a row of the heatmap drawn below, clicked before this run
     cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
     step = trace.steps[cur] if cur is not None else None
     swap = swaps.get(cur) if cur is not None else None
@@ -72,7 +73,7 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     notes = (watch_line(), sv.status_markdown(trace, done, limit, choice.label, choice.file_names))
     fused = lm.model.capabilities.arch == "fused" and not look.present
     with left:  # the chart's caption, the watch line and the status: one caption
-        alignment(trace, latest, nonce, look, group, text, lm.subword, tuple(n for n in notes if n))
+        alignment(shown, latest, nonce, look, group, text, lm.subword, tuple(n for n in notes if n))
         fusion_slot = st.container() if fused else None  # the LM's top-k beside the TM's (filled below)
         ens.panel(lm, trace, step, look, nonce)  # an ensemble's members beside it (nothing for one model)
     with right:

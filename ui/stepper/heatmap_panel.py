@@ -47,17 +47,29 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
                "its line stays at 0 by construction.")
 
 
-def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look, group: models.ModelGroup,
-              text: str, pieces: str | None = None, notes: tuple[str, ...] = ()) -> None:
+def shown_rows(trace: DecodeTrace, pieces: str | None = None) -> tuple[DecodeTrace, list[tuple[int, int]] | None]:
+    """The rows the heatmap shows, decided once a Step for :func:`clicked_step` and :func:`alignment`: a subword
+    model's (``pieces``: its kind) grouped into words when the session shows words, with each word's span of
+    pieces (:mod:`ui.figures.subword_view`); else the trace itself and None."""
+    if pieces and trace.picture == "alpha" and words_chosen():
+        return subword_view.words_trace(trace, pieces)
+    return trace, None
+
+
+def alignment(shown: tuple[DecodeTrace, list[tuple[int, int]] | None], latest: int | None, nonce: str,
+              look: sc.Look, group: models.ModelGroup, text: str, pieces: str | None = None,
+              notes: tuple[str, ...] = ()) -> None:
     """The rows as the trace decided (the α heatmap, or the frozen summary band); the step a click on it picks
     is :func:`clicked_step`'s.
-    ``pieces``: a subword model's kind, whose heatmap may show words (:mod:`ui.figures.subword_view`);
-    ``notes``: Markdown paragraphs for the chart's caption after its own (not in presentation mode): one
-    caption element a Step, not one each."""
+    ``shown``: :func:`shown_rows`' (a subword model's heatmap in words, or the trace); ``pieces``: a subword
+    model's kind, whose heatmap has the pieces / words switch; ``notes``: Markdown paragraphs for the chart's
+    caption after its own (not in presentation mode): one caption element a Step, not one each."""
     more = "".join(f"\n\n{n}" for n in notes)
-    words = bool(pieces and trace.picture == "alpha" and words_view(look))
+    trace, spans = shown
+    if pieces and trace.picture == "alpha":
+        words_view(look)  # the switch (its choice, read by shown_rows, is the session's before this run)
+    words = spans is not None
     if words:
-        trace, _ = subword_view.words_trace(trace, pieces)
         latest = len(trace.steps) - 1 if trace.steps else None
     # the room left under the source words: less for each extra line of them
     box = max(200, HEATMAP_BOX[look.present] - (sh.chip_lines(trace.src_tokens, look.present) - 1)
@@ -89,11 +101,10 @@ def alignment(trace: DecodeTrace, latest: int | None, nonce: str, look: sc.Look,
         bottleneck_panel(group, text, latest, look, nonce, compact=True)  # what the warning and Watch line promise
 
 
-def clicked_step(trace: DecodeTrace, nonce: str, pieces: str | None = None) -> int | None:
-    """The step a click on the heatmap picked (a row; a subword model's word row stands for its last piece),
-    read from the chart's selection as kept under its key (``nonce``: :func:`alignment`'s) before the chart is
-    drawn again, so the page writes that step's readout above the chart at once, not into a box filled later."""
+def clicked_step(spans: list[tuple[int, int]] | None, nonce: str) -> int | None:
+    """The step a click on the heatmap picked (a row; a subword model's word row, ``spans`` from
+    :func:`shown_rows`, stands for its last piece), read from the chart's selection as kept under its key
+    (``nonce``: :func:`alignment`'s) before the chart is drawn again, so the page writes that step's readout
+    above the chart at once, not into a box filled later."""
     row = sc.selected_step(state.get(f"alpha_{nonce}"))
-    if pieces and trace.picture == "alpha" and words_chosen():
-        return subword_view.step_of_row(row, subword_view.words_trace(trace, pieces)[1])
-    return row
+    return row if spans is None else subword_view.step_of_row(row, spans)
