@@ -34,7 +34,7 @@ from ui.stepper import fusion_panel as fusion_ui
 from ui.stepper import sampling, state, url
 from ui.stepper import views_readout as sr
 from ui.stepper.controls import clicker_keys, controls, controls_row, inputs, page_css, settings, watch, watch_line
-from ui.stepper.heatmap_panel import alignment, clicked_step, shown_rows
+from ui.stepper.heatmap_panel import alignment, shown_rows, shown_step
 from ui.stepper.panels import candidate_panel, table_dialog, topk_panel
 from ui.stepper.sidebar import sidebar
 from ui.stepper.tabs_panel import secondary, tab_bar
@@ -57,8 +57,7 @@ def decoding_view(lm: dec.LoadedModel, choice: models.Choice, text: str, group: 
     latest = len(trace.steps) - 1 if trace.steps else None
     swaps = dec.replacements(trace)
     shown = shown_rows(trace, lm.subword)  # the heatmap's rows (a subword model's in words): decided once a Step
-    clicked = clicked_step(shown[1], nonce)  # a row of the heatmap drawn below, clicked before this run
-    cur = clicked if clicked is not None and 0 <= clicked < len(trace.steps) else latest
+    cur = shown_step(shown[1], nonce, latest)  # a row of the heatmap clicked before this run, else the latest
     step = trace.steps[cur] if cur is not None else None
     swap = swaps.get(cur) if cur is not None else None
     copied = swap.word if swap else None

@@ -48,7 +48,7 @@ def bottleneck_panel(group: models.ModelGroup, text: str, upto: int | None, look
 
 
 def shown_rows(trace: DecodeTrace, pieces: str | None = None) -> tuple[DecodeTrace, list[tuple[int, int]] | None]:
-    """The rows the heatmap shows, decided once a Step for :func:`clicked_step` and :func:`alignment`: a subword
+    """The rows the heatmap shows, decided once a Step for :func:`shown_step` and :func:`alignment`: a subword
     model's (``pieces``: its kind) grouped into words when the session shows words, with each word's span of
     pieces (:mod:`ui.figures.subword_view`); else the trace itself and None."""
     if pieces and trace.picture == "alpha" and words_chosen():
@@ -60,7 +60,7 @@ def alignment(shown: tuple[DecodeTrace, list[tuple[int, int]] | None], latest: i
               look: sc.Look, group: models.ModelGroup, text: str, pieces: str | None = None,
               notes: tuple[str, ...] = ()) -> None:
     """The rows as the trace decided (the α heatmap, or the frozen summary band); the step a click on it picks
-    is :func:`clicked_step`'s.
+    is :func:`shown_step`'s.
     ``shown``: :func:`shown_rows`' (a subword model's heatmap in words, or the trace); ``pieces``: a subword
     model's kind, whose heatmap has the pieces / words switch; ``notes``: Markdown paragraphs for the chart's
     caption after its own (not in presentation mode): one caption element a Step, not one each."""
@@ -101,10 +101,11 @@ def alignment(shown: tuple[DecodeTrace, list[tuple[int, int]] | None], latest: i
         bottleneck_panel(group, text, latest, look, nonce, compact=True)  # what the warning and Watch line promise
 
 
-def clicked_step(spans: list[tuple[int, int]] | None, nonce: str) -> int | None:
-    """The step a click on the heatmap picked (a row; a subword model's word row, ``spans`` from
-    :func:`shown_rows`, stands for its last piece), read from the chart's selection as kept under its key
-    (``nonce``: :func:`alignment`'s) before the chart is drawn again, so the page writes that step's readout
-    above the chart at once, not into a box filled later."""
+def shown_step(spans: list[tuple[int, int]] | None, nonce: str, latest: int | None) -> int | None:
+    """The step the page shows: the one a click on the heatmap picked (a row; a subword model's word row,
+    ``spans`` from :func:`shown_rows`, stands for its last piece), else ``latest`` (None before the first Step).
+    The click is read from the chart's selection as kept under its key (``nonce``: :func:`alignment`'s) before
+    the chart is drawn again, so the page writes that step's readout above the chart at once."""
     row = sc.selected_step(state.get(f"alpha_{nonce}"))
-    return row if spans is None else subword_view.step_of_row(row, spans)
+    step = row if spans is None else subword_view.step_of_row(row, spans)
+    return step if step is not None and latest is not None and 0 <= step <= latest else latest
